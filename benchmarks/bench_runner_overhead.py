@@ -1,0 +1,70 @@
+"""Harness overhead per run (DESIGN §10: ≤ 10 ms beyond the adapter process itself).
+
+An instant adapter (a shell script that prints a fixed valid response) is timed two ways over N
+runs: raw ``subprocess.run`` of the script, and ``runner.execute`` (workspace with a fixture and
+the skill copied, request, process group + watcher, parse, redact, atomic store write, cleanup).
+Prints medians and the difference.
+
+    python benchmarks/bench_runner_overhead.py [N]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from skill_eval.adapters.base import ResolvedAdapter
+from skill_eval.cases import Case, Fixture
+from skill_eval.config import AdapterConfig, Suite
+from skill_eval.plan_types import RunSpec
+from skill_eval.runner import execute
+from skill_eval.store import Store
+
+RESPONSE = '{"output": "feat(web): add login page", "events": [], "usage": {"input_tokens": 12}}'
+
+
+def main(n: int = 200) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        script = root / "instant.sh"
+        script.write_text(f"#!/bin/sh\nprintf '%s' '{RESPONSE}'\n")
+        script.chmod(0o755)
+        skill = root / "skills" / "bench"
+        (skill / "evals").mkdir(parents=True)
+        (skill / "SKILL.md").write_text("---\nname: bench\ndescription: x\n---\nbody\n")
+        (skill / "evals" / "in.txt").write_text("fixture\n" * 100)
+        suite = Suite(path=root / "suite.yaml", name="bench", skills_dir=root / "skills", skills=(),
+                      adapter=AdapterConfig(command=(str(script),)))
+        adapter = ResolvedAdapter("command", (str(script),))
+        case = Case(id="c", prompt="Write it.", fixtures=(Fixture("in.txt", skill / "evals" / "in.txt"),))
+        store = Store(root / "store")
+        env = {"PATH": os.environ.get("PATH", os.defpath)}
+
+        raw, full = [], []
+        for i in range(n):
+            t = time.perf_counter()
+            subprocess.run([str(script)], input=b"{}", capture_output=True, env=env, check=True)
+            raw.append(time.perf_counter() - t)
+            spec = RunSpec(hashlib.sha256(str(i).encode()).hexdigest(), "bench", skill, case,
+                           "with_skill" if i % 2 else "without_skill", "m", 1, adapter)
+            t = time.perf_counter()
+            result = execute(spec, suite, store)
+            full.append(time.perf_counter() - t)
+            assert result.output.startswith("feat"), result
+
+        raw_ms, full_ms = statistics.median(raw) * 1e3, statistics.median(full) * 1e3
+        print(f"runs: {n}")
+        print(f"raw subprocess.run      median {raw_ms:7.2f} ms")
+        print(f"runner.execute          median {full_ms:7.2f} ms")
+        print(f"overhead per run        median {full_ms - raw_ms:7.2f} ms  (target <= 10 ms)")
+        print(f"runner.execute p95 {sorted(full)[int(0.95 * n)] * 1e3:.2f} ms")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)

@@ -1,0 +1,29 @@
+"""doit entry point: `doit [suite=configs/x.yaml] [doit options]` runs the same tasks as
+`skill-eval run`. Every task is listed; up-to-date checks ask skill-eval's store."""
+
+from doit import get_var
+
+from skill_eval.engine import Engine
+from skill_eval.project import load_project
+from skill_eval.store import Store
+from skill_eval.tasks import DOIT_COMMANDS, doit_config, dodo_groups  # noqa: F401
+
+_project = load_project(get_var("suite", "configs/demo.yaml"))
+_engine = Engine(_project, Store(_project.suite.store))
+DOIT_CONFIG = {k: v for k, v in doit_config(_engine).items() if k != "reporter"}
+
+
+def _group(base: str, dicts: list) -> object:
+    def creator():  # noqa: ANN202
+        yield {"basename": base, "name": None, "doc": f"{base} tasks"}
+        for d in dicts:
+            yield {"basename": base, **d}
+    creator.__name__ = f"task_{base}"
+    return creator
+
+
+for _base, _dicts in dodo_groups(_engine):
+    if _base == "summary":
+        globals()["task_summary"] = (lambda d=_dicts[0]: {k: v for k, v in d.items() if k != "basename"})
+    else:
+        globals()[f"task_{_base}"] = _group(_base, _dicts)

@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with skill-eval (installed as the package ``skill_eval.schemas``)."""

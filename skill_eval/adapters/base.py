@@ -1,0 +1,23 @@
+"""What the planner and runner need to know about an adapter, whatever kind it is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ResolvedAdapter:
+    """An adapter ready to run: every kind (command, demo, replay, claude-code, ...) is a
+    protocol-v1 process, so one runner serves them all.
+
+    ``identity`` is the adapter's part of the run key: builtin name and version, arguments with
+    paths made relative, the content hash of its script/executable, the declared version. It
+    never holds absolute paths or environment values.
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    env_names: tuple[str, ...] = ()
+    identity: dict[str, Any] = field(default_factory=dict, hash=False)
+    extra_env: dict[str, str] = field(default_factory=dict, hash=False)  # fixed values, e.g. options

@@ -1,0 +1,92 @@
+"""A loaded suite: the config, its skills, and their eval sets, with every problem collected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cases import Case, EvalSet
+from .config import Suite, display_path, load_suite
+from .errors import InvalidInput, Problem
+from .skills import Skill, discover_skills
+
+
+@dataclass(frozen=True)
+class SkillEvals:
+    skill: Skill
+    evalsets: tuple[EvalSet, ...]
+
+    @property
+    def cases(self) -> tuple[Case, ...]:
+        return tuple(c for es in self.evalsets for c in es.cases)
+
+
+@dataclass(frozen=True)
+class Project:
+    suite: Suite
+    skills: tuple[SkillEvals, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def errors(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if p.is_error)
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if not p.is_error)
+
+    def counts(self) -> tuple[int, int, int]:
+        """(skills, eval sets, cases)."""
+        return (len(self.skills), sum(len(s.evalsets) for s in self.skills),
+                sum(len(s.cases) for s in self.skills))
+
+
+def _select_split(cases: tuple[Case, ...], split: str) -> tuple[Case, ...]:
+    if split == "all":
+        return cases
+    # Cases without a split are visible "tune" cases: only harness manifests declare splits.
+    return tuple(c for c in cases if (c.split or "tune") == split)
+
+
+def load_evalsets(skill: Skill) -> tuple[list[EvalSet], list[Problem]]:
+    from .evalsets import find_evalsets, load_evalset
+
+    sel = skill.selector
+    if sel is not None and sel.evals:
+        paths = [skill.path / rel for rel in sel.evals]
+    else:
+        paths = find_evalsets(skill.path)
+    fmt = sel.format if sel is not None else None
+    sets: list[EvalSet] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if not path.is_file():
+            problems.append(Problem(display_path(path), "eval-set file not found; fix 'evals' in the suite"))
+            continue
+        try:
+            es = load_evalset(path, skill.path, format=fmt)
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+            continue
+        sets.append(es)
+        problems.extend(es.problems)
+    return sets, problems
+
+
+def load_project(suite_path: str | Path, split: str | None = None) -> Project:
+    """Load everything a suite names. Config errors raise; skill and eval-set problems are
+    collected so ``validate`` can report them all at once."""
+    suite = load_suite(suite_path)
+    skills = discover_skills(suite.skills_dir, suite.skills, suite.strict_skills, display_path(suite.path))
+    split = split or suite.split
+    problems: list[Problem] = []
+    loaded: list[SkillEvals] = []
+    for skill in skills:
+        problems.extend(skill.problems)
+        sets, set_problems = load_evalsets(skill)
+        problems.extend(set_problems)
+        if split != "all":
+            sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems)
+                    for es in sets]
+        loaded.append(SkillEvals(skill, tuple(sets)))
+    return Project(suite, tuple(loaded), tuple(problems))

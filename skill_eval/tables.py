@@ -1,0 +1,193 @@
+"""The results folder: a view rebuilt from the store (benchmark.json/md per skill, summaries,
+and the seed harness's per-run layout). Rebuilt only when its inputs changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import __version__
+from .hashing import key_of
+from .plan_types import RunSpec
+from .results import RunError, RunResult
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+INPUTS_FIELD = "inputs_key"
+
+
+def write_text(path: Path, text: str) -> None:
+    """Atomic: a reader (or a crash) never sees half a table."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dump_json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def skill_specs(engine: Engine, skill: str) -> list[RunSpec]:
+    return [s for s in engine.plan.runs if s.skill_name == skill]
+
+
+def models(engine: Engine) -> tuple[str, ...]:
+    return engine.suite.models
+
+
+def bench_dir(engine: Engine, skill: str, model: str) -> Path:
+    base = engine.suite.results / skill
+    return base if len(models(engine)) == 1 else base / model
+
+
+def bench_inputs_key(engine: Engine, skill: str, model: str) -> str:
+    items = []
+    for spec in skill_specs(engine, skill):
+        if spec.model != model:
+            continue
+        has = engine.store.has_json("grades", engine.grade_key(spec))
+        items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
+    return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
+                   "suite": engine.suite.name})
+
+
+def stale_skills(engine: Engine) -> list[str]:
+    """Skills whose tables do not match their inputs (or are missing)."""
+    out = []
+    for se in engine.project.skills:
+        for model in models(engine):
+            path = bench_dir(engine, se.skill.name, model) / "benchmark.json"
+            try:
+                old = json.loads(path.read_text("utf-8")).get(INPUTS_FIELD)
+            except (OSError, ValueError, AttributeError):
+                old = None
+            if old != bench_inputs_key(engine, se.skill.name, model):
+                out.append(se.skill.name)
+                break
+    return out
+
+
+def _records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
+    out = []
+    for spec in specs:
+        result: RunResult | RunError | None = engine.store.get_run(spec.key)
+        grade = None
+        if result is None:
+            result = engine.store.get_error(spec.key) or RunError(spec.key, "missing", "not run yet")
+        else:
+            grade = engine.store.get_json("grades", engine.grade_key(spec))
+        out.append((spec, result, grade))
+    return out
+
+
+def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
+    """benchmark.json and benchmark.md of one skill (per model), and the per-run view."""
+    from .benchmark import RunRecord, build_benchmark
+    from .render.markdown import benchmark_md
+    from .triggers import trigger_block
+
+    se = next(s for s in engine.project.skills if s.skill.name == skill)
+    task_cases = [c for c in se.cases if c.kind == "task"]
+    for model in models(engine):
+        specs = [s for s in skill_specs(engine, skill) if s.model == model]
+        records = _records(engine, specs)
+        runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
+                for spec, result, grade in records if spec.case.kind == "task"]
+        bench = build_benchmark(engine.suite.name, skill, model, task_cases, runs, engine.suite.minimum_lift)
+        triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
+        if triggers:
+            bench["triggers"] = trigger_block(triggers)
+        bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
+        out = bench_dir(engine, skill, model)
+        write_text(out / "benchmark.json", dump_json(bench))
+        write_text(out / "benchmark.md", benchmark_md(bench))
+        fresh = full_view or not (out / "iteration-1").exists()
+        for spec, result, grade in records:
+            if fresh or skill in engine.touched_skills:
+                write_run_view(out, spec, result, grade)
+    return True
+
+
+def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
+    """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
+    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{spec.case.id}"
+    run_dir = case_dir / spec.variant
+    case = spec.case
+    case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
+                 "files": [f"inputs/{f.rel}" for f in case.fixtures], "checks": case.checks_json(),
+                 "rubric": case.rubric_json(), "kind": case.kind, "should_trigger": case.should_trigger}
+    write_text(case_dir / "case.json", dump_json(case_json))
+    if isinstance(result, RunError):
+        write_text(run_dir / "error.json", dump_json({"kind": result.kind, "message": result.message}))
+        for name in ("output.txt", "response.json", "grading.json"):
+            (run_dir / name).unlink(missing_ok=True)
+        return
+    (run_dir / "error.json").unlink(missing_ok=True)
+    response = {"output": result.output, "events": [{"type": e.type, **({"name": e.name} if e.name else {})}
+                                                   for e in result.response.events],
+                "usage": result.response.usage}
+    write_text(run_dir / "output.txt", result.output)
+    write_text(run_dir / "response.json", dump_json(response))
+    write_text(run_dir / "timing.json", dump_json({"duration_s": result.duration_s}))
+    if grade is not None:
+        write_text(run_dir / "grading.json", dump_json(grade))
+    if result.outputs_dir is not None:
+        target = run_dir / "outputs"
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(result.outputs_dir, target)
+
+
+def load_benches(engine: Engine) -> list[dict[str, Any]]:
+    benches = []
+    for se in engine.project.skills:
+        for model in models(engine):
+            path = bench_dir(engine, se.skill.name, model) / "benchmark.json"
+            try:
+                benches.append(json.loads(path.read_text("utf-8")))
+            except (OSError, ValueError):
+                continue
+    return benches
+
+
+def build_summary(engine: Engine, formats: tuple[str, ...] = ("md", "json", "junit")) -> bool:
+    from .benchmark import diff_benchmarks
+    from .render import FORMATS
+
+    results = engine.suite.results
+    benches = load_benches(engine)
+    previous = _previous(results)
+    moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]
+    for name in formats:
+        fmt = FORMATS[name]
+        write_text(results / fmt.filename, fmt.render(benches, moved))
+    # Keep this run's benchmarks as the next run's "previous", for the moved-cases table.
+    write_text(results / ".previous.json", dump_json(benches))
+    return True
+
+
+def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    try:
+        data = json.loads((results / ".previous.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {(b["skill"], b["model"]): b for b in data if isinstance(b, dict) and "skill" in b}
+
+
+def verdict_exit_code(benches: list[dict[str, Any]]) -> int:
+    verdicts = {b.get("verdict") for b in benches}
+    if "error" in verdicts:
+        return 2
+    if "fail" in verdicts:
+        return 1
+    return 0

@@ -1,0 +1,56 @@
+
+# --- runs layer (runner/store/workspace tests): factories for Suite / RunSpec -------------------
+import hashlib as _hashlib  # noqa: E402
+import json as _json  # noqa: E402
+import stat as _stat  # noqa: E402
+from pathlib import Path as _Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def write_adapter(tmp_path):
+    """write_adapter(body, name="adapter.sh") -> Path of an executable script in tmp_path."""
+    def make(body: str, name: str = "adapter.sh") -> _Path:
+        path = tmp_path / name
+        path.write_text(body)
+        path.chmod(path.stat().st_mode | _stat.S_IXUSR)
+        return path
+    return make
+
+
+@pytest.fixture
+def run_setup(tmp_path):
+    """run_setup(argv, **suite_overrides) -> (suite, spec_factory); a skill 'demo-skill' with one
+    fixture; spec_factory(variant="with_skill", iteration=1, prompt=..., key=...) -> RunSpec."""
+    from skill_eval.adapters.base import ResolvedAdapter
+    from skill_eval.cases import Case, Fixture
+    from skill_eval.config import AdapterConfig, Suite
+    from skill_eval.plan_types import RunSpec
+
+    skill = tmp_path / "skills" / "demo-skill"
+    (skill / "evals" / "files").mkdir(parents=True)
+    (skill / "references").mkdir()
+    (skill / "SKILL.md").write_text("---\nname: demo-skill\ndescription: A demo.\n---\nDo it well.\n")
+    (skill / "references" / "guide.md").write_text("guide\n")
+    (skill / "evals" / "evals.json").write_text(_json.dumps({"evals": []}))
+    (skill / "evals" / "files" / "data.txt").write_bytes(b"fixture \x00 bytes\r\n")
+    config = tmp_path / "suite.yaml"
+    config.write_text("suite: t\n")
+
+    def make(argv, **overrides):
+        suite = Suite(path=config, name="t", skills_dir=tmp_path / "skills", skills=(),
+                      adapter=AdapterConfig(command=tuple(str(a) for a in argv)),
+                      store=tmp_path / "store", results=tmp_path / "results",
+                      **{"timeout_seconds": 10.0, **overrides})
+        adapter = ResolvedAdapter(name="fake", argv=tuple(str(a) for a in argv),
+                                  identity={"command": [str(a) for a in argv]})
+
+        def spec(variant="with_skill", iteration=1, prompt="Do the task.", key=None, kind="task"):
+            case = Case(id="c1", prompt=prompt, kind=kind,
+                        fixtures=(Fixture("data.txt", skill / "evals" / "files" / "data.txt"),))
+            key = key or _hashlib.sha256(f"{variant}/{iteration}/{prompt}".encode()).hexdigest()
+            return RunSpec(key=key, skill_name="demo-skill", skill_path=skill, case=case,
+                           variant=variant, model="m", iteration=iteration, adapter=adapter)
+        return suite, spec
+    return make

@@ -1,0 +1,204 @@
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from skill_eval.cases import Check
+from skill_eval.checks import CHECKS, CheckContext, check_problem, run_check
+from skill_eval.errors import InvalidInput
+from skill_eval.results import Event
+
+
+def chk(type_: str, required: bool = True, case_sensitive: bool = False, **params) -> Check:
+    return Check(id=f"{type_}-1", type=type_, required=required, case_sensitive=case_sensitive, params=params)
+
+
+def ctx(output: str = "", **kw) -> CheckContext:
+    return CheckContext(output=output, **kw)
+
+
+def test_registry_covers_every_schema_type():
+    schema = json.loads((Path(__file__).parents[1] / "schemas" / "evals.schema.json").read_text())
+    assert set(CHECKS) == set(schema["$defs"]["check"]["properties"]["type"]["enum"])
+
+
+@pytest.mark.parametrize(("type_", "params", "output", "passed"), [
+    ("contains", {"value": "hello"}, "Say HELLO world", True),
+    ("contains", {"value": "bye"}, "Say hello", False),
+    ("not_contains", {"value": "bye"}, "Say hello", True),
+    ("not_contains", {"value": "HELLO"}, "Say hello", False),
+    ("contains_all", {"values": ["a1", "B2"]}, "a1 b2", True),
+    ("contains_all", {"values": ["a1", "c3"]}, "a1 b2", False),
+    ("contains_any", {"values": ["zz", "B2"]}, "a1 b2", True),
+    ("contains_any", {"values": ["zz", "yy"]}, "a1 b2", False),
+    ("regex", {"pattern": r"total:\s*\d+"}, "TOTAL: 42", True),
+    ("regex", {"pattern": r"^\d+$"}, "abc", False),
+    ("not_regex", {"pattern": r"error\b"}, "all good", True),
+    ("not_regex", {"pattern": r"error\b"}, "an ERROR here", False),
+])
+def test_text_checks(type_, params, output, passed):
+    result = run_check(chk(type_, **params), ctx(output))
+    assert result.passed is passed
+    assert result.type == type_ and result.evidence
+
+
+def test_casefold_sharp_s_matches_double_s():
+    assert run_check(chk("contains", value="STRASSE"), ctx("Die Straße")).passed
+    assert run_check(chk("contains", value="straße"), ctx("DIE STRASSE")).passed
+    assert not run_check(chk("contains", case_sensitive=True, value="STRASSE"), ctx("Die Straße")).passed
+
+
+def test_case_sensitive():
+    assert not run_check(chk("contains", case_sensitive=True, value="Hello"), ctx("hello")).passed
+    assert run_check(chk("contains", case_sensitive=True, value="Hello"), ctx("Hello")).passed
+    assert not run_check(chk("regex", case_sensitive=True, pattern="Hello"), ctx("hello")).passed
+    assert run_check(chk("regex", pattern="Hello"), ctx("hello")).passed
+
+
+def test_regex_does_not_cross_lines_without_dotall():
+    text = "begin\nend"
+    assert not run_check(chk("regex", pattern="begin.end"), ctx(text)).passed
+    assert run_check(chk("regex", pattern="(?s)begin.end"), ctx(text)).passed
+
+
+def test_evidence_names_what_is_missing_and_is_short():
+    r = run_check(chk("contains_all", values=["alpha", "beta", "gamma"]), ctx("alpha only" * 500))
+    assert "beta" in r.evidence and "gamma" in r.evidence and "alpha'" not in r.evidence.split(":")[1]
+    r = run_check(chk("contains", value="only"), ctx("x" * 5000 + "only" + "y" * 5000))
+    assert r.passed and len(r.evidence) <= 200
+
+
+def test_required_false_is_carried():
+    r = run_check(chk("contains", required=False, value="x"), ctx("y"))
+    assert r.required is False and r.passed is False
+
+
+def test_bad_regex_and_unknown_type_are_invalid_input():
+    with pytest.raises(InvalidInput, match="invalid regex"):
+        run_check(chk("regex", pattern="("), ctx("x"), source="evals/evals.json")
+    with pytest.raises(InvalidInput, match="unknown type"):
+        run_check(chk("contain", value="x"), ctx("x"))
+    assert check_problem(chk("regex", pattern="(")) is not None
+    assert check_problem(chk("regex", pattern="ok")) is None
+
+
+def test_file_exists(tmp_path: Path):
+    out = tmp_path / "outputs"
+    (out / "sub").mkdir(parents=True)
+    (out / "sub" / "report.md").write_text("hi")
+    c = ctx(outputs_dir=out)
+    assert run_check(chk("file_exists", path="sub/report.md"), c).passed
+    r = run_check(chk("file_exists", path="sub/missing.md"), c)
+    assert not r.passed and "does not exist" in r.evidence
+
+
+def test_file_exists_refuses_escapes(tmp_path: Path):
+    out = tmp_path / "outputs"
+    out.mkdir()
+    (tmp_path / "secret.txt").write_text("s")
+    (out / "link").symlink_to(tmp_path / "secret.txt")
+    c = ctx(outputs_dir=out)
+    for path, word in ((str(tmp_path / "secret.txt"), "absolute"), ("../secret.txt", ".."),
+                       ("link", "outside")):
+        r = run_check(chk("file_exists", path=path), c)
+        assert not r.passed and "refused" in r.evidence and word in r.evidence
+
+
+def test_file_exists_without_outputs_dir():
+    r = run_check(chk("file_exists", path="a.txt"), ctx())
+    assert not r.passed and "no outputs" in r.evidence
+
+
+def test_loaded_skill():
+    events = (Event("tool_call", "Read"), Event("skill_loaded", "pdf"))
+    assert run_check(chk("loaded_skill"), ctx(events=events, skill_name="pdf")).passed
+    r = run_check(chk("loaded_skill"), ctx(events=events, skill_name="docx"))
+    assert not r.passed and "docx" in r.evidence
+    assert run_check(chk("loaded_skill", skill="docx", expected=False), ctx(events=events)).passed
+    assert not run_check(chk("loaded_skill", expected=False), ctx(events=events, skill_name="pdf")).passed
+
+
+def test_loaded_skill_without_events_says_so():
+    r = run_check(chk("loaded_skill"), ctx(skill_name="pdf"))
+    assert not r.passed and "no skill_loaded events reported" in r.evidence
+
+
+def test_json_path_equals(tmp_path: Path):
+    doc = {"a": {"b": [{"c": 3}, {"c": True}]}, "s": "Yes"}
+    c = ctx(json.dumps(doc))
+    assert run_check(chk("json_path_equals", path="a.b.0.c", value=3), c).passed
+    assert run_check(chk("json_path_equals", path="a.b.0.c", value=3.0), c).passed
+    assert not run_check(chk("json_path_equals", path="a.b.1.c", value=1), c).passed  # true is not 1
+    r = run_check(chk("json_path_equals", path="a.x", value=1), c)
+    assert not r.passed and "no key 'x'" in r.evidence
+    r = run_check(chk("json_path_equals", path="a.b.5", value=1), c)
+    assert not r.passed and "no index" in r.evidence
+    fenced = ctx("Here you go:\n```json\n" + json.dumps(doc) + "\n```\n")
+    assert run_check(chk("json_path_equals", path="s", value="Yes"), fenced).passed
+    r = run_check(chk("json_path_equals", path="s", value="Yes"), ctx("not json"))
+    assert not r.passed and "not JSON" in r.evidence
+    out = tmp_path / "outputs"
+    out.mkdir()
+    (out / "r.json").write_text(json.dumps(doc))
+    in_file = chk("json_path_equals", path="s", value="Yes", file="r.json")
+    assert run_check(in_file, ctx(outputs_dir=out)).passed
+    r = run_check(chk("json_path_equals", path="s", value="Yes", file="../r.json"), ctx(outputs_dir=out))
+    assert not r.passed and "refused" in r.evidence
+
+
+def test_json_schema():
+    schema = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
+    assert run_check(chk("json_schema", schema=schema), ctx('{"name": "x"}')).passed
+    r = run_check(chk("json_schema", schema=schema), ctx('{"name": 3}'))
+    assert not r.passed and "name" in r.evidence
+    with pytest.raises(InvalidInput, match="invalid JSON Schema"):
+        run_check(chk("json_schema", schema={"type": 3}), ctx("{}"))
+
+
+@pytest.mark.parametrize(("usage", "params", "passed", "word"), [
+    ({"input_tokens": 60, "output_tokens": 40}, {"limit": 100}, True, "100"),
+    ({"input_tokens": 60, "output_tokens": 41}, {"limit": 100}, False, "101"),
+    ({"total_tokens": 50}, {"limit": 100}, True, "total_tokens"),
+    ({"cache_tokens": 500, "input_tokens": 1}, {"limit": 100, "usage_key": "cache_tokens"}, False, "500"),
+    ({}, {"limit": 100}, False, "no token usage reported"),
+    ({"input_tokens": 1}, {"limit": 100, "usage_key": "nope"}, False, "no token usage reported"),
+])
+def test_max_tokens(usage, params, passed, word):
+    r = run_check(chk("max_tokens", **params), ctx(usage=usage))
+    assert r.passed is passed and word in r.evidence
+
+
+def test_max_seconds():
+    assert run_check(chk("max_seconds", limit=2), ctx(duration_s=1.5)).passed
+    assert not run_check(chk("max_seconds", limit=1), ctx(duration_s=1.5)).passed
+    r = run_check(chk("max_seconds", limit=1), ctx())
+    assert not r.passed and "no duration" in r.evidence
+
+
+def test_script_disabled_by_default(tmp_path: Path):
+    r = run_check(chk("script", command=[sys.executable, "-c", "pass"]), ctx(outputs_dir=tmp_path))
+    assert not r.passed
+    assert r.evidence == "script checks are disabled; set allow_scripts: true in the suite"
+
+
+def test_script_runs_in_outputs_dir(tmp_path: Path):
+    (tmp_path / "made.txt").write_text("x")
+    code = "import os,sys; sys.exit(0 if os.path.exists('made.txt') and 'ok' in sys.stdin.read() else 3)"
+    c = ctx("ok", outputs_dir=tmp_path, allow_scripts=True)
+    assert run_check(chk("script", command=[sys.executable, "-c", code]), c).passed
+    r = run_check(chk("script", command=[sys.executable, "-c", "print('bad'); raise SystemExit(3)"]), c)
+    assert not r.passed and "exit 3" in r.evidence and "bad" in r.evidence
+    r = run_check(chk("script", command=["/nonexistent/prog"]), c)
+    assert not r.passed and "could not start" in r.evidence
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups")
+def test_script_timeout(tmp_path: Path):
+    c = ctx(outputs_dir=tmp_path, allow_scripts=True)
+    r = run_check(chk("script", command=[sys.executable, "-c", "import time; time.sleep(30)"],
+                      timeout_seconds=0.3), c)
+    assert not r.passed and "timed out" in r.evidence

@@ -1,0 +1,94 @@
+import os
+import time
+
+import pytest
+
+from skill_eval.adapters.process import run_process
+from skill_eval.errors import AdapterError
+
+ENV = {"PATH": os.environ.get("PATH", os.defpath)}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes (it only waits for its parent to reap it).
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_stdin_stdout_stderr_and_exit_code(tmp_path):
+    r = run_process(["sh", "-c", "cat; echo oops >&2; exit 3"], b'{"a": 1}', tmp_path, ENV, 10, 1000)
+    assert (r.returncode, r.stdout, r.stderr) == (3, b'{"a": 1}', b"oops\n")
+    assert not r.timed_out and not r.capped
+
+
+def test_large_stdin_does_not_deadlock(tmp_path):
+    data = b"x" * 500_000
+    r = run_process(["sh", "-c", "cat"], data, tmp_path, ENV, 10, 1_000_000)
+    assert r.stdout == data
+
+
+def test_timeout_kills_the_whole_group(tmp_path, write_adapter):
+    pidfile = tmp_path / "child.pid"
+    script = write_adapter(f"#!/bin/sh\nsleep 100 &\necho $! > {pidfile}\nwait\n")
+    start = time.perf_counter()
+    r = run_process([str(script)], b"", tmp_path, ENV, 0.5, 1000)
+    assert r.timed_out and time.perf_counter() - start < 3
+    child = int(pidfile.read_text())
+    deadline = time.time() + 2
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.02)
+    assert not _alive(child), "a child of the timed-out adapter survived"
+
+
+def test_stragglers_are_killed_after_a_normal_exit(tmp_path, write_adapter):
+    pidfile = tmp_path / "child.pid"
+    script = write_adapter(f"#!/bin/sh\nsleep 100 &\necho $! > {pidfile}\necho done\n")
+    r = run_process([str(script)], b"", tmp_path, ENV, 5, 1000)
+    assert r.returncode == 0 and r.stdout == b"done\n"
+    child = int(pidfile.read_text())
+    time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_sigterm_ignored_still_killed(tmp_path, write_adapter):
+    script = write_adapter("#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 0.05; done\n")
+    r = run_process([str(script)], b"", tmp_path, ENV, 0.3, 1000)
+    assert r.timed_out and r.duration_s < 3
+
+
+def test_output_cap_kills_and_truncates(tmp_path):
+    r = run_process(["sh", "-c", "yes"], b"", tmp_path, ENV, 10, 4096)
+    assert r.capped and not r.timed_out
+    assert len(r.stdout) == 4096
+
+
+def test_stderr_cap(tmp_path):
+    r = run_process(["sh", "-c", "yes >&2"], b"", tmp_path, ENV, 10, 4096)
+    assert r.capped and len(r.stderr) == 4096
+
+
+def test_not_found(tmp_path):
+    with pytest.raises(AdapterError, match="not found: '/no/such/adapter'"):
+        run_process(["/no/such/adapter"], b"", tmp_path, ENV, 5, 1000)
+    with pytest.raises(AdapterError, match="not found"):
+        run_process(["no-such-adapter-xyz"], b"", tmp_path, ENV, 5, 1000)
+
+
+def test_not_executable(tmp_path):
+    script = tmp_path / "adapter.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    with pytest.raises(AdapterError, match="not executable.*chmod"):
+        run_process([str(script)], b"", tmp_path, ENV, 5, 1000)
+
+
+def test_no_shebang(tmp_path, write_adapter):
+    script = write_adapter("\x7fELFnot really", name="bad.bin")
+    with pytest.raises(AdapterError, match="cannot be executed"):
+        run_process([str(script)], b"", tmp_path, ENV, 5, 1000)

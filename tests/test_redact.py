@@ -1,0 +1,102 @@
+import json
+
+import pytest
+
+from skill_eval.redact import REDACTED, is_secret_name, redact, redact_obj
+from skill_eval.runner import execute
+from skill_eval.store import Store
+
+PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+       "AAAAMwAAAAtzc2gtZWQyNTUxOQ\n-----END OPENSSH PRIVATE KEY-----")
+
+SECRETS = [
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig", "eyJhbGciOiJIUzI1NiJ9"),
+    ("curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA=='", "dXNlcjpwYXNzd29yZA"),
+    ("bearer abcdef123456", "abcdef123456"),
+    ("api_key=abcd1234", "abcd1234"),
+    ("export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234", "sk-proj-abcdefghijklmnop1234"),
+    ("password: hunter2", "hunter2"),
+    ("DB_PASSWORD = 'correct horse battery staple'", "correct horse"),
+    ('{"api_key": "xyzzy-plugh"}', "xyzzy-plugh"),
+    ("token=t0k3n", "t0k3n"),
+    ("client_secret: 9f8e7d6c5b4a", "9f8e7d6c5b4a"),
+    ("key sk-ant-api03-AbCdEfGhIjKlMnOp in text", "sk-ant-api03-AbCdEfGhIjKlMnOp"),
+    ("ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "ghp_ABCDEFGHIJKLMNOPQRSTUV"),
+    ("gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "gho_ABCDEFGHIJKLMNOPQRSTUV"),
+    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "github_pat_11ABCDEFG"),
+    ("aws AKIAIOSFODNN7EXAMPLE key", "AKIAIOSFODNN7EXAMPLE"),
+    ("slack xoxb-123456789012-abcdefghij", "xoxb-123456789012"),
+    (f"key:\n{PEM}\nend", "b3BlbnNzaC1rZXktdjEA"),
+]
+
+PROSE = [
+    "The bearer of bad news arrived.",
+    "Bearer instrument is a legal term.",
+    "input_tokens: 1234, output_tokens: 56",
+    "max_tokens=100",
+    "token: always rotate them",
+    "The password: Required field.",
+    "We split the task-based sk-learn pipeline.",
+    "feat(auth): add login page",
+    "The secret to good commits is small diffs.",
+    "Use the API key from your dashboard.",
+    "",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SECRETS)
+def test_secret_shapes_are_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out
+    assert REDACTED in out
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_is_untouched(text):
+    assert redact(text) == text
+
+
+def test_redact_is_idempotent():
+    for text, _ in SECRETS:
+        once = redact(text)
+        assert redact(once) == once
+
+
+def test_redact_obj_blanks_secret_keys_and_keeps_usage():
+    obj = {"api_key": "plain", "headers": {"Authorization": "whatever", "X-Api-Key": "k"},
+           "usage": {"input_tokens": 10, "cost_usd": 0.1}, "list": ["password=abc123", 3],
+           "token": None}
+    out = redact_obj(obj)
+    assert out["api_key"] == REDACTED
+    assert out["headers"] == {"Authorization": REDACTED, "X-Api-Key": REDACTED}
+    assert out["usage"] == {"input_tokens": 10, "cost_usd": 0.1}
+    assert out["list"] == ["password=[REDACTED]", 3]
+    assert out["token"] is None
+    assert not is_secret_name("input_tokens") and is_secret_name("GITHUB_TOKEN")
+
+
+def test_no_secret_reaches_disk_after_a_run(run_setup, write_adapter, tmp_path):
+    corpus = "\n".join(text for text, _ in SECRETS)
+    (tmp_path / "corpus.txt").write_text(corpus)
+    script = write_adapter(
+        "#!/usr/bin/env python3\n"
+        "import json, sys, pathlib\n"
+        "req = json.load(sys.stdin)\n"
+        f"corpus = pathlib.Path({str(tmp_path / 'corpus.txt')!r}).read_text()\n"
+        "pathlib.Path('outputs/notes.txt').write_text(corpus)\n"
+        "sys.stderr.write(corpus)\n"
+        "print(json.dumps({'output': corpus, 'events': [{'type': 'tool_call', 'name': 'token=abc123'}],"
+        " 'usage': {'input_tokens': 3}}))\n", name="leaky.py")
+    suite, spec = run_setup([script])
+    store = Store(tmp_path / "store")
+    result = execute(spec(), suite, store)
+    assert result.output == corpus  # grading sees the real text in memory
+    files = [p for p in store.root.rglob("*") if p.is_file()]
+    assert any(p.name == "notes.txt" for p in files)
+    for path in files:
+        data = path.read_text("utf-8", "replace")
+        for _, secret in SECRETS:
+            assert secret not in data, f"{secret!r} leaked into {path}"
+    assert store.get_run(result.key).output == redact(corpus)
+    stored = json.loads((store.run_dir(result.key) / "response.json").read_text())
+    assert stored["usage"] == {"input_tokens": 3}

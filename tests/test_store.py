@@ -1,0 +1,111 @@
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from skill_eval.results import AdapterResponse, Event, RunError
+from skill_eval.store import MANIFEST, Store
+
+KEY = "ab" + "c" * 62
+RESPONSE = AdapterResponse("out", (Event("skill_loaded", "s"),), {"input_tokens": 4})
+
+
+def test_put_get_roundtrip_and_layout(tmp_path):
+    store = Store(tmp_path)
+    assert not store.has_run(KEY) and store.get_run(KEY) is None
+    outputs = tmp_path / "ws-out"
+    (outputs / "sub").mkdir(parents=True)
+    (outputs / "sub" / "file.txt").write_text("api_key=abc123\n")
+    (outputs / "image.bin").write_bytes(b"\xff\xfe\x00")
+    os.symlink("/etc/passwd", outputs / "link")
+    store.put_run(KEY, RESPONSE, 1.5, {"skill": "s"}, outputs=outputs, stderr="warn")
+    entry = tmp_path / "runs" / "ab" / KEY
+    assert store.has_run(KEY)
+    assert sorted(p.name for p in entry.iterdir()) == sorted(
+        [MANIFEST, "meta.json", "output.txt", "outputs", "response.json", "stderr.txt", "timing.json"])
+    got = store.get_run(KEY)
+    assert got.response == RESPONSE and got.duration_s == 1.5
+    assert (got.outputs_dir / "sub" / "file.txt").read_text() == "api_key=[REDACTED]\n"
+    assert (got.outputs_dir / "image.bin").read_bytes() == b"\xff\xfe\x00"
+    assert not (got.outputs_dir / "link").exists()
+    manifest = json.loads((entry / MANIFEST).read_text())["files"]
+    assert set(manifest) >= {"response.json", "outputs/sub/file.txt"}
+    assert not any((tmp_path / "tmp").iterdir())
+
+
+def test_second_put_of_same_key_keeps_first(tmp_path):
+    store = Store(tmp_path)
+    store.put_run(KEY, RESPONSE, 1.0, {})
+    store.put_run(KEY, AdapterResponse("other"), 2.0, {})
+    assert store.get_run(KEY).output == "out"
+    assert not any((tmp_path / "tmp").iterdir())
+
+
+@pytest.mark.parametrize("damage", ["edit", "delete", "manifest"])
+def test_corrupt_entry_reads_as_missing_and_is_removed(tmp_path, damage):
+    store = Store(tmp_path)
+    store.put_run(KEY, RESPONSE, 1.0, {})
+    entry = store.run_dir(KEY)
+    if damage == "edit":
+        (entry / "output.txt").write_text("tampered")
+    elif damage == "delete":
+        (entry / "response.json").unlink()
+    else:
+        (entry / MANIFEST).write_text("{not json")
+    assert store.get_run(KEY) is None
+    assert not entry.exists() and not store.has_run(KEY)
+    store.put_run(KEY, RESPONSE, 1.0, {})  # the run can simply be stored again
+    assert store.get_run(KEY).output == "out"
+
+
+def test_partial_entry_without_manifest_is_not_a_run(tmp_path):
+    store = Store(tmp_path)
+    entry = store.run_dir(KEY)
+    entry.mkdir(parents=True)
+    (entry / "response.json").write_text('{"output": "half"}')
+    assert not store.has_run(KEY) and store.get_run(KEY) is None
+    store.put_run(KEY, RESPONSE, 1.0, {})  # a damaged leftover is replaced
+    assert store.get_run(KEY).output == "out"
+
+
+def test_error_is_never_a_result(tmp_path):
+    store = Store(tmp_path)
+    store.put_error(KEY, RunError(KEY, "exit", "boom token=s3cr3t!", 0.2))
+    assert not store.has_run(KEY) and store.get_run(KEY) is None
+    err = store.get_error(KEY)
+    assert err.kind == "exit" and "s3cr3t" not in err.message
+    store.clear_error(KEY)
+    assert store.get_error(KEY) is None
+    store.clear_error(KEY)  # idempotent
+
+
+def test_json_blobs(tmp_path):
+    store = Store(tmp_path)
+    assert store.get_json("grades", KEY) is None
+    store.put_json("grades", KEY, {"b": 1, "a": [1, 2]})
+    path = tmp_path / "grades" / "ab" / f"{KEY}.json"
+    text = path.read_text()
+    assert text.index('"a"') < text.index('"b"')
+    assert store.get_json("grades", KEY) == {"a": [1, 2], "b": 1} and store.has_json("grades", KEY)
+    path.write_text("{trunc")
+    assert store.get_json("grades", KEY) is None and not path.exists()
+    with pytest.raises(ValueError):
+        store.put_json("runs", KEY, {})
+
+
+def test_lock_refuses_a_second_process(tmp_path):
+    store = Store(tmp_path)
+    code = ("import sys; from pathlib import Path; from skill_eval.store import Store\n"
+            "from skill_eval.errors import StoreError\n"
+            "try:\n    with Store(Path(sys.argv[1])).lock():\n        pass\nexcept StoreError as e:\n"
+            "    print(e); sys.exit(3)\n")
+    with store.lock():
+        r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
+        assert r.returncode == 3, r.stderr
+        assert f"in use by another skill-eval process (pid {os.getpid()})" in r.stdout
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with store.lock(wait=True):
+        pass
