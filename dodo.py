@@ -6,7 +6,7 @@ from doit import get_var
 from skill_eval.engine import Engine
 from skill_eval.project import load_project
 from skill_eval.store import Store
-from skill_eval.tasks import DOIT_COMMANDS, doit_config, dodo_groups  # noqa: F401
+from skill_eval.tasks import DOIT_COMMANDS, dodo_groups, doit_config  # noqa: F401
 
 _project = load_project(get_var("suite", "configs/demo.yaml"))
 _engine = Engine(_project, Store(_project.suite.store))

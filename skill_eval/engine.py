@@ -202,7 +202,8 @@ class Engine:
                 self.progress.errors += 1
             else:
                 usage = outcome.response.usage
-                self.progress.tokens += float(usage.get("input_tokens", 0)) + float(usage.get("output_tokens", 0))
+                self.progress.tokens += float(usage.get("input_tokens", 0)) + float(
+                    usage.get("output_tokens", 0))
                 self.progress.cost_usd += float(usage.get("cost_usd", 0))
         self.state.slots[self.slot(spec)] = {"key": spec.key, **slot_material(self.plan.materials[spec.key])}
         self.touched_skills.add(spec.skill_name)

@@ -98,7 +98,8 @@ def tree_files(root: Path, exclude_top: tuple[str, ...] = ("evals",)) -> list[Pa
     return out
 
 
-def tree_digest(root: Path, cache: HashCache, exclude_top: tuple[str, ...] = ("evals",)) -> tuple[str, list[list[str]]]:
+def tree_digest(root: Path, cache: HashCache,
+                exclude_top: tuple[str, ...] = ("evals",)) -> tuple[str, list[list[str]]]:
     """Digest of a folder by relative path and content hash; also returns the (path, hash) list."""
     items = []
     for p in tree_files(root, exclude_top):

@@ -23,7 +23,8 @@ def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
             "split": split}
 
 
-def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None, wait: bool = True) -> int:
+def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,
+              wait: bool = True) -> int:
     from .config import load_suite
     from .fastpath import FastState, fingerprint
 
@@ -55,7 +56,8 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
         return _run_locked(project, store, options, split, started)
 
 
-def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None, started: float) -> int:
+def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
+                started: float) -> int:
     from .fastpath import FastState
     from .progress import ProgressLine
     from .tables import build_skill, build_summary, load_benches, stale_skills, verdict_exit_code

@@ -62,20 +62,32 @@ def bench_inputs_key(engine: Engine, skill: str, model: str) -> str:
                    "suite": engine.suite.name})
 
 
+def _stored_inputs_key(path: Path) -> str | None:
+    try:
+        return json.loads(path.read_text("utf-8")).get(INPUTS_FIELD)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def skill_is_stale(engine: Engine, skill: str) -> bool:
+    return any(_stored_inputs_key(bench_dir(engine, skill, m) / "benchmark.json")
+               != bench_inputs_key(engine, skill, m) for m in models(engine))
+
+
 def stale_skills(engine: Engine) -> list[str]:
     """Skills whose tables do not match their inputs (or are missing)."""
-    out = []
-    for se in engine.project.skills:
-        for model in models(engine):
-            path = bench_dir(engine, se.skill.name, model) / "benchmark.json"
-            try:
-                old = json.loads(path.read_text("utf-8")).get(INPUTS_FIELD)
-            except (OSError, ValueError, AttributeError):
-                old = None
-            if old != bench_inputs_key(engine, se.skill.name, model):
-                out.append(se.skill.name)
-                break
-    return out
+    return [se.skill.name for se in engine.project.skills if skill_is_stale(engine, se.skill.name)]
+
+
+def summary_inputs_key(engine: Engine) -> str:
+    keys = [_stored_inputs_key(bench_dir(engine, se.skill.name, m) / "benchmark.json")
+            for se in engine.project.skills for m in models(engine)]
+    return key_of({"benches": keys, "version": __version__})
+
+
+def summary_is_stale(engine: Engine) -> bool:
+    return (_stored_inputs_key(engine.suite.results / ".summary-inputs.json") != summary_inputs_key(engine)
+            or not (engine.suite.results / "summary.json").is_file())
 
 
 def _records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
@@ -173,6 +185,7 @@ def build_summary(engine: Engine, formats: tuple[str, ...] = ("md", "json", "jun
         write_text(results / fmt.filename, fmt.render(benches, moved))
     # Keep this run's benchmarks as the next run's "previous", for the moved-cases table.
     write_text(results / ".previous.json", dump_json(benches))
+    write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
     return True
 
 

@@ -44,7 +44,7 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
                all_tasks: bool = False) -> dict[str, list[dict[str, Any]]]:
     """doit task dicts by base name. With ``all_tasks`` every planned run gets a task whose
     up-to-date check asks the store (for doit's own CLI)."""
-    from .tables import build_skill, build_summary
+    from .tables import build_skill, build_summary, skill_is_stale, summary_is_stale
 
     store = engine.store
     agent: list[dict[str, Any]] = []
@@ -72,12 +72,18 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
         by_skill.setdefault(spec.skill_name, []).append(f"grade:{name}")
     bench = []
     for skill in skills:
-        bench.append({"name": skill, "actions": [(build_skill, [engine, skill])],
-                      "task_dep": by_skill.get(skill, []), "verbosity": 0,
-                      "doc": f"benchmark.json and benchmark.md of {skill}"})
-    summary = [{"basename": "summary", "actions": [(build_summary, [engine])],
-                "task_dep": [f"bench:{s}" for s in skills], "verbosity": 0,
-                "doc": "summary.md, summary.json, junit.xml"}]
+        task = {"name": skill, "actions": [(build_skill, [engine, skill])],
+                "task_dep": by_skill.get(skill, []), "verbosity": 0,
+                "doc": f"benchmark.json and benchmark.md of {skill}"}
+        if all_tasks:
+            task["uptodate"] = [lambda name=skill: not skill_is_stale(engine, name)]
+        bench.append(task)
+    summary_task: dict[str, Any] = {"basename": "summary", "actions": [(build_summary, [engine])],
+                                    "task_dep": [f"bench:{s}" for s in skills], "verbosity": 0,
+                                    "doc": "summary.md, summary.json, junit.xml"}
+    if all_tasks:
+        summary_task["uptodate"] = [lambda: not summary_is_stale(engine)]
+    summary = [summary_task]
     return {"agent": agent, "grade": grade, "bench": bench, "summary": summary}
 
 
