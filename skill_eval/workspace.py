@@ -11,12 +11,12 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .adapters.base import ResolvedAdapter
 from .errors import AdapterError
+from .hashing import tree_files
 from .plan_types import RunSpec
 
 _CHUNK = 1 << 20
@@ -69,13 +69,16 @@ def _copy_hashing(src: Path, dst: Path) -> str:
     return digest.hexdigest()
 
 
-def _ignore_evals(root: str) -> Callable[[str, list[str]], set[str]]:
-    top = os.path.abspath(root)
-
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        return {"evals"} if os.path.abspath(folder) == top and "evals" in names else set()
-
-    return ignore
+def copy_skill(src: Path, dst: Path) -> None:
+    """Exactly the files the run key's skill digest covers (hashing.tree_files): what the
+    adapter receives and what the key says it received never differ."""
+    root = src.resolve()
+    for f in tree_files(src):
+        if f.is_symlink() and not f.resolve().is_relative_to(root):
+            continue
+        target = dst / f.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(f, target)  # keeps the mode: bundled scripts stay executable
 
 
 def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
@@ -99,7 +102,7 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
         if spec.with_skill:
             skill_rel = f"skills/{spec.skill_name}"
             try:
-                shutil.copytree(spec.skill_path, path / skill_rel, ignore=_ignore_evals(str(spec.skill_path)))
+                copy_skill(spec.skill_path, path / skill_rel)
             except (OSError, shutil.Error) as exc:
                 raise AdapterError(f"skill folder {spec.skill_path} could not be copied: {exc}") from None
         return Workspace(path, tuple(files), skill_rel)
