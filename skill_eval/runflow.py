@@ -134,6 +134,16 @@ def _p(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.3g}"
 
 
+def _moved(results: Path) -> list[dict[str, Any]]:
+    """The moved-cases list the last summary computed (the previous benchmark is gone by now)."""
+    import json
+
+    try:
+        return list(json.loads((results / "summary.json").read_text("utf-8")).get("moved", []))
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
 def report(project: Project, fmt: str, out: Path | None) -> int:
     from .render import FORMATS
     from .tables import build_skill, build_summary, load_benches, verdict_exit_code
@@ -142,19 +152,16 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         raise InvalidInput(project.problems)
     store = Store(project.suite.store)
     engine = Engine(project, store, RunOptions())
+    # Stores merged from CI shards may carry runs without grades: grading is local and cheap
+    # (judge verdicts come from their own cache), so the tables never show a stored run ungraded.
+    for pending in engine.pending_grades([]):
+        engine.grade_one(pending.spec)
+    engine.save_state()
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
     benches = load_benches(engine)
-    if fmt == "html":
-        from .render.html import html_report
-
-        text = html_report(benches)
-        out = out or project.suite.results / "report.html"
-    else:
-        from .benchmark import diff_benchmarks  # noqa: F401  (moved cases come from the summary)
-
-        text = FORMATS[fmt].render(benches, [])
+    text = FORMATS[fmt].render(benches, _moved(project.suite.results))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, "utf-8")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .github import github_summary
+from .html import html_report
 from .jsonout import summary_json
 from .junit import junit_xml
 from .markdown import benchmark_md, summary_md
@@ -37,6 +38,7 @@ FORMATS: dict[str, Format] = {
     "github": Format("github", "github-summary.md", _github),
     "junit": Format("junit", "junit.xml", junit_xml),
     "json": Format("json", "summary.json", _json),
+    "html": Format("html", "report.html", html_report),
 }
 
 __all__ = ["FORMATS", "Format", "benchmark_md", "github_summary", "junit_xml", "summary_json", "summary_md"]
