@@ -122,6 +122,90 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
         "duration_s": {"median": stats.median(durations), "p95": stats.p95(durations),
                        "total": sum(durations)},
         "usage": dict(sorted(usage.items())),
+        **_cost_totals(records),
+    }
+
+
+# ---- cost: from the usage each run reported when it ran (the store keeps it; nothing here
+# prices tokens, so a result bought earlier keeps the cost it had) ---------------------------
+
+# Anthropic-style usage counts cache reads and writes apart from input_tokens, so they add to the
+# total; OpenAI-style ``cached_input_tokens`` is a part of input_tokens and does not.
+_ADDITIVE_TOKENS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                    "cache_creation_input_tokens")
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def usage_tokens(usage: Mapping[str, Any]) -> float | None:
+    """All tokens of one run (or judge call): its ``total_tokens`` if reported, else the sum of
+    the token counts; None when it reported none."""
+    total = _num(usage.get("total_tokens"))
+    if total is not None:
+        return total
+    parts = [v for v in (_num(usage.get(k)) for k in _ADDITIVE_TOKENS) if v is not None]
+    return sum(parts) if parts else None
+
+
+def _sum_known(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 9)  # sums of floats: no 0.11999999999999998
+
+
+def _cost_totals(records: Sequence[RunRecord]) -> dict[str, Any]:
+    ran = [r for r in records if not r.errored]
+    tokens = [usage_tokens(r.usage) for r in ran]
+    costs = [_num(r.usage.get("cost_usd")) for r in ran]
+    judged = [r.grade.get("judge_usage") for r in ran if r.grade is not None]
+    judged = [u for u in judged if isinstance(u, Mapping)]
+    with_tokens = sum(t is not None for t in tokens)
+    with_cost = sum(c is not None for c in costs)
+    total_tokens, cost = _sum_known(tokens), _round(_sum_known(costs))
+
+    def field(*keys: str) -> float | None:
+        return _sum_known([_num(r.usage.get(k)) for r in ran for k in keys])
+
+    return {
+        "input_tokens": field("input_tokens"),
+        "output_tokens": field("output_tokens"),
+        "cache_read_tokens": field("cache_read_input_tokens", "cached_input_tokens"),
+        "cache_write_tokens": field("cache_creation_input_tokens"),
+        "total_tokens": total_tokens,
+        "cost_usd": cost,
+        "runs_with_tokens": with_tokens,
+        "runs_with_cost": with_cost,
+        "tokens_per_run": total_tokens / with_tokens if with_tokens else None,
+        "cost_usd_per_run": _round(cost / with_cost) if with_cost and cost is not None else None,
+        "judge_tokens": _sum_known([usage_tokens(u) for u in judged]) if judged else None,
+        "judge_cost_usd": _round(_sum_known([_num(u.get("cost_usd")) for u in judged])) if judged else None,
+    }
+
+
+def _cost_lift(lift: float | None, variants: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What the lift costs: extra tokens and dollars per run with the skill, and lift points
+    (percentage points of pass rate) per 1,000 extra tokens and per extra dollar per run. The
+    ratios are None when a figure is unknown or the skill costs nothing extra (no trade-off)."""
+    w, wo = variants["with_skill"], variants["without_skill"]
+
+    def extra(key: str) -> float | None:
+        a, b = w.get(key), wo.get(key)
+        return a - b if a is not None and b is not None else None
+
+    extra_tokens, extra_cost = extra("tokens_per_run"), _round(extra("cost_usd_per_run"))
+    points = lift * 100 if lift is not None else None
+    return {
+        "extra_tokens_per_run": extra_tokens,
+        "extra_cost_usd_per_run": extra_cost,
+        "per_1k_tokens": points / extra_tokens * 1000
+        if points is not None and extra_tokens is not None and extra_tokens > _EPS else None,
+        "per_usd": points / extra_cost
+        if points is not None and extra_cost is not None and extra_cost > _EPS else None,
     }
 
 
@@ -152,7 +236,10 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
                           "delta": delta, **arms})
 
     variants = {v: _variant_totals([r for r in runs if r.variant == v], rates[v]) for v in VARIANTS}
+    for v in VARIANTS:
+        variants[v].update(_part_rates([r for r in runs if r.variant == v]))
     lift = _lift(deltas, minimum_lift)
+    lift.update(_cost_lift(lift["pass_rate"], variants))
     any_error = any(r.errored for r in runs)
     with_failed = any(r.graded and not r.passed for r in runs if r.variant == "with_skill")
     if any_error:
@@ -166,6 +253,22 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
         "variants": variants, "lift": lift, "cases": case_rows,
         "checks": _check_rates(cases, by_case), "verdict": verdict,
     }
+
+
+def _part_rates(records: Sequence[RunRecord]) -> dict[str, float | None]:
+    """Deterministic checks and judged rubric apart: each the mean over cases of the case's rate
+    over the graded runs that have that part (a case with no checks has no deterministic rate)."""
+    out: dict[str, float | None] = {}
+    for name, field_name in (("deterministic_pass_rate", "deterministic_passed"),
+                             ("judged_pass_rate", "judged_passed")):
+        by_case: dict[str, list[bool]] = defaultdict(list)
+        for r in records:
+            value = r.grade.get(field_name) if r.graded else None  # type: ignore[union-attr]
+            if isinstance(value, bool):
+                by_case[r.case_id].append(value)
+        case_rates = [sum(v) / len(v) for v in by_case.values() if v]
+        out[name] = sum(case_rates) / len(case_rates) if case_rates else None
+    return out
 
 
 def _lift(deltas: list[float], minimum_lift: float | None) -> dict[str, Any]:

@@ -30,13 +30,32 @@ def cmd_validate(args: argparse.Namespace) -> int:
             totals[i] += n
         all_problems.extend(project.problems)
         all_problems.extend(gradability_problems(project, warn=True))
+        all_problems.extend(script_problems(project))
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
     errors = sum(p.is_error for p in all_problems)
     warnings = len(all_problems) - errors
+    counts = [f"{n} error{'s' * (n != 1)}" for n in (errors,) if n]
+    counts += [f"{n} warning{'s' * (n != 1)}" for n in (warnings,) if n]
     _out(f"Validated {totals[0]} skills, {totals[1]} eval sets, {totals[2]} cases"
-         + (f"; {errors} errors" if errors else "") + (f", {warnings} warnings" if warnings else ""))
+         + (f"; {', '.join(counts)}" if counts else ""))
     return 2 if errors else 0
+
+
+def script_problems(project) -> list[Problem]:  # noqa: ANN001
+    """One warning per eval set whose script checks will fail because the suite does not allow them."""
+    if project.suite.allow_scripts:
+        return []
+    out = []
+    for se in project.skills:
+        for es in se.evalsets:
+            n = sum(1 for c in es.cases for k in c.checks if k.type == "script")
+            if n:
+                out.append(Problem(es.cases[0].source or str(es.path),
+                                   f"{n} script check(s) will fail: the suite does not set "
+                                   "allow_scripts: true (set it only for eval sets you trust)",
+                                   severity="warning"))
+    return out
 
 
 def gradability_problems(project, warn: bool) -> list[Problem]:  # noqa: ANN001

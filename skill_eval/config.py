@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInput, Problem
-from .schemas_io import schema_problems
+from .errors import InvalidInput, Problem, did_you_mean
+from .schemas_io import describe_value, schema_problems
 from .yamlpos import load_yaml
 
 DEFAULT_ADAPTER = "demo"
@@ -45,6 +45,7 @@ class SkillSelector:
     pattern: str
     format: str | None = None
     evals: tuple[str, ...] = ()
+    line: int | None = field(default=None, compare=False)  # where the suite names it, for messages
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,10 @@ def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
         first = command[0]
         if ("/" in first or first.startswith(".")) and not Path(first).is_absolute():
             command = [str(_resolve(root, first)), *command[1:]]
+        # A script argument named relative to the suite ([python3, judge.py]) resolves from it too:
+        # the judge runs in a temporary folder, and the script's content is in the judge identity.
+        command = [command[0], *(str(_resolve(root, a)) if not a.startswith("-") and not Path(a).is_absolute()
+                                 and (root / a).is_file() else a for a in command[1:])]
     return JudgeConfig(
         builtin=raw.get("builtin"),
         command=tuple(str(c) for c in command) if command else None,
@@ -134,12 +139,50 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
     adapter = raw.get("adapter") or {}
     if isinstance(adapter, dict) and adapter.get("builtin") and adapter.get("command"):
         line, col = where(("adapter",))
-        problems.append(Problem(file, "adapter: set either 'builtin' or 'command', not both", line, col))
+        problems.append(Problem(file, "adapter: set either 'builtin' or 'command', not both; "
+                                      "remove one of them", line, col))
+    elif isinstance(adapter, dict) and isinstance(adapter.get("builtin"), str) and adapter["builtin"]:
+        from .adapters import BUILTINS
+
+        name = adapter["builtin"]
+        if name.replace("-", "_") not in BUILTINS:
+            names = sorted({n.replace("_", "-") for n in BUILTINS})
+            line, col = where(("adapter", "builtin"))
+            problems.append(Problem(file, f"adapter.builtin: unknown builtin '{name}'"
+                                          f"{did_you_mean(name, names)}; use one of {', '.join(names)}, "
+                                          "or 'command: [...]' for your own", line, col))
     judge = raw.get("judge")
     if isinstance(judge, dict) and not (judge.get("builtin") or judge.get("command")):
         line, col = where(("judge",))
-        problems.append(Problem(file, "judge: needs 'builtin' or 'command'", line, col))
+        problems.append(Problem(file, "judge: needs 'builtin' or 'command'; add one "
+                                      "(e.g. command: [python3, judge.py])", line, col))
+    elif isinstance(judge, dict):
+        from .judge import judge_problems
+
+        line, col = where(("judge",))
+        problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
     return problems
+
+
+def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) -> tuple[Path, list[Problem]]:
+    value = raw.get("skills_dir", "skills")
+    if not isinstance(value, str) or not value:
+        return root, []  # the schema check has reported it
+    skills_dir = _resolve(root, value)
+    line, col = where(("skills_dir",)) if "skills_dir" in raw else (None, None)
+    shown = display_path(skills_dir)
+    if skills_dir.is_file():
+        return skills_dir, [Problem(file, f"skills_dir: {shown} is a file, not a folder; point skills_dir at "
+                                          "the folder that holds one folder per skill", line, col)]
+    if not skills_dir.is_dir():
+        how = "" if "skills_dir" in raw else "; set 'skills_dir' (the default is 'skills')"
+        return skills_dir, [Problem(file, f"skills_dir: folder {shown} does not exist; fix the path "
+                                          f"(it is relative to this file's folder){how}", line, col)]
+    if (skills_dir / "SKILL.md").is_file():
+        return skills_dir, [Problem(file, f"skills_dir: {shown} is a skill itself (it has SKILL.md); point "
+                                          "skills_dir at the folder that holds it and name the skill in "
+                                          "'skills'", line, col)]
+    return skills_dir, []
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -153,24 +196,25 @@ def load_suite(path: str | Path) -> Suite:
     if raw is None:
         raise InvalidInput([Problem(file, "the file is empty; a suite needs at least 'suite: <name>'")])
     if not isinstance(raw, dict):
-        raise InvalidInput([Problem(file, f"must be a mapping of keys, got {type(raw).__name__}", 1, 1)])
+        raise InvalidInput([Problem(file, "must be a mapping of keys (suite: ..., skills_dir: ...), "
+                                          f"got {describe_value(raw)}; see configs/demo.yaml", 1, 1)])
+    root = path.resolve().parent
     problems = schema_problems("suite", raw, file, located.where)
     problems += _semantic_problems(raw, file, located.where)
+    skills_dir, dir_problems = _skills_dir_problem(raw, root, file, located.where)
+    problems += dir_problems
     if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
         raise InvalidInput(problems)
 
-    root = path.resolve().parent
-    skills_dir = _resolve(root, raw.get("skills_dir", "skills"))
-    if not skills_dir.is_dir():
-        line, col = located.where(("skills_dir",))
-        raise InvalidInput([Problem(file, f"skills_dir: folder {display_path(skills_dir)} does not exist; "
-                                    "fix the path (it is relative to this file's folder)", line, col)])
     selectors = []
-    for entry in raw.get("skills", ["*"]):
+    for i, entry in enumerate(raw.get("skills", ["*"])):
+        line = located.where(("skills", i))[0] if "skills" in raw else None
         if isinstance(entry, str):
-            selectors.append(SkillSelector(entry))
+            selectors.append(SkillSelector(entry, line=line))
         else:
-            selectors.append(SkillSelector(entry["name"], entry.get("format"), tuple(entry.get("evals", ()))))
+            selectors.append(SkillSelector(entry["name"], entry.get("format"), tuple(entry.get("evals", ())),
+                                           line=line))
     return Suite(
         path=path.resolve(),
         name=raw["suite"],

@@ -15,11 +15,11 @@ from typing import Any
 
 from .adapters.base import ResolvedAdapter
 from .hashing import HashCache, key_of
-from .plan import Plan, make_plan, shard
+from .plan import Plan, _selected, make_plan, shard
 from .plan_types import RunSpec
 from .project import Project
 from .results import RunError, RunResult
-from .state import SuiteState, slot_material
+from .state import SuiteState, entry_stamp, slot_material
 from .store import Store
 
 
@@ -65,13 +65,19 @@ class Engine:
         self.options = options or RunOptions()
         self.cache = cache or HashCache(store.root / "hashcache.json")
         self.adapter = adapter or resolve_adapter(self.suite)
-        self.plan: Plan = make_plan(project, self.adapter, self.cache,
-                                    iterations=self.options.iterations, only=self.options.only)
+        # The plan always holds every run of the suite (tables are built from all of them);
+        # --only and --shard narrow what runs, in selected_runs().
+        self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations)
         self.state = SuiteState(store.root / "state" / f"{self.suite.name}.json")
         self.progress = Progress()
         self.on_event: Callable[[str, RunSpec, Any], None] = lambda kind, spec, data: None
         self.touched_skills: set[str] = set()
+        self.interrupted = threading.Event()  # set on Ctrl-C: start nothing more, record no errors
+        self.budget = self.options.max_cost if self.options.max_cost is not None else self.suite.max_cost_usd
+        self.budget_stopped = 0  # runs not started because the budget was spent
         self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
+        # (task slot, message) of grades a judge could not finish: not stored, retried next run.
+        self.judge_errors: list[tuple[str, str]] = []
 
     # ---- keys -------------------------------------------------------------------------------
     @staticmethod
@@ -79,9 +85,19 @@ class Engine:
         return spec.task_name.split(":", 1)[1]
 
     def judge_identity(self) -> dict[str, Any] | None:
-        from .judging import judge_identity
+        # Computed once per engine: a builtin judge's identity may ask the agent for its version.
+        if not hasattr(self, "_judge_identity"):
+            from .judging import judge_identity
 
-        return judge_identity(self.suite)
+            self._judge_identity = judge_identity(self.suite)
+        return self._judge_identity
+
+    def judge_process(self) -> ResolvedAdapter:
+        if not hasattr(self, "_judge_process"):
+            from .judge import resolve_judge
+
+            self._judge_process = resolve_judge(self.suite)
+        return self._judge_process
 
     def grading_material(self, spec: RunSpec) -> dict[str, Any]:
         from .grading import GRADER_VERSION
@@ -98,15 +114,33 @@ class Engine:
 
     # ---- what is out of date ----------------------------------------------------------------
     def selected_runs(self) -> list[RunSpec]:
-        runs = self.plan.runs
-        if self.options.shard:
-            runs = shard(runs, *self.options.shard)
-        return runs
+        if not hasattr(self, "_selected"):
+            runs = self.plan.runs
+            if self.options.only:
+                runs = [r for r in runs if _selected(r, self.options.only)]
+            if self.options.shard:
+                runs = shard(runs, *self.options.shard)
+            self._selected = runs
+        return self._selected
+
+    def stored(self, key: str) -> bool:
+        """Whether a whole, verified result for ``key`` is in the store. An entry whose files'
+        stat stamp is unchanged since it was last verified costs three stats; any other entry is
+        verified by content (a damaged one is removed, so its run is simply done again)."""
+        stamp = entry_stamp(self.store.root, key)
+        if stamp is None:
+            return False
+        if self.state.verified.get(key) == stamp:
+            return True
+        if self.store.get_run(key) is None:
+            return False
+        self.state.mark_verified(key, stamp)
+        return True
 
     def pending_runs(self) -> list[Pending]:
         out = []
         for spec in self.selected_runs():
-            if self.options.force or not self.store.has_run(spec.key):
+            if self.options.force or not self.stored(spec.key):
                 out.append(Pending(spec, self.run_reason(spec)))
         return out
 
@@ -116,8 +150,8 @@ class Engine:
         for spec in self.selected_runs():
             if spec.key in will_run:
                 continue
-            if self.store.get_json("grades", self.grade_key(spec)) is None:
-                if self.store.has_run(spec.key):
+            if not self.store.has_json("grades", self.grade_key(spec)):
+                if self.stored(spec.key):
                     out.append(Pending(spec, self.grade_reason(spec)))
         return out
 
@@ -161,15 +195,14 @@ class Engine:
 
     def _skill_change(self, skill: str) -> str:
         old = self.state.skills.get(skill, {})
-        new = self.plan.skills[skill].files
-        changed = sorted(r for r in set(old) | set(new) if old.get(r) != new.get(r)[:16] if new.get(r))
-        removed = sorted(set(old) - set(new))
-        parts = [f"skills/{skill}/{r} changed" for r in changed[:3]]
-        parts += [f"skills/{skill}/{r} removed" for r in removed[:3]]
-        more = len(changed) + len(removed) - len(parts)
-        if more > 0:
-            parts.append(f"and {more} more skill files")
-        return ", ".join(parts) or f"skill {skill} changed"
+        new = {rel: h[:16] for rel, h in self.plan.skills[skill].files.items()}
+        parts = [f"skills/{skill}/{r} changed" for r in sorted(set(old) & set(new)) if old[r] != new[r]]
+        parts += [f"skills/{skill}/{r} added" for r in sorted(set(new) - set(old))]
+        parts += [f"skills/{skill}/{r} removed" for r in sorted(set(old) - set(new))]
+        shown = parts[:3]
+        if len(parts) > 3:
+            shown.append(f"and {len(parts) - 3} more skill files")
+        return ", ".join(shown) or f"skill {skill} changed"
 
     def grade_reason(self, spec: RunSpec) -> str:
         from .grading import GRADER_VERSION
@@ -189,6 +222,12 @@ class Engine:
         from .runner import execute
 
         with self.progress.lock:
+            if self.interrupted.is_set():
+                return RunError(spec.key, "interrupted", "interrupted before it started")
+            if self.budget is not None and self.progress.cost_usd >= self.budget:
+                # Not an error of the run: nothing is stored, the next `run` does it.
+                self.budget_stopped += 1
+                return RunError(spec.key, "budget", f"not started: the budget of ${self.budget:g} is spent")
             self.progress.running += 1
         self.on_event("start", spec, None)
         try:
@@ -196,6 +235,10 @@ class Engine:
         finally:
             with self.progress.lock:
                 self.progress.running -= 1
+        if self.interrupted.is_set() and isinstance(outcome, RunError):
+            # Its adapter was killed by our Ctrl-C handling: not the adapter's failure.
+            self.store.clear_error(spec.key)
+            return RunError(spec.key, "interrupted", "interrupted")
         with self.progress.lock:
             self.progress.done += 1
             if isinstance(outcome, RunError):
@@ -205,8 +248,16 @@ class Engine:
                 self.progress.tokens += float(usage.get("input_tokens", 0)) + float(
                     usage.get("output_tokens", 0))
                 self.progress.cost_usd += float(usage.get("cost_usd", 0))
-        self.state.slots[self.slot(spec)] = {"key": spec.key, **slot_material(self.plan.materials[spec.key])}
-        self.touched_skills.add(spec.skill_name)
+                cost = usage.get("cost_usd")
+                if isinstance(cost, int | float) and not isinstance(cost, bool):
+                    # `status` estimates what a re-run of this slot would cost from this.
+                    with self.state.lock:
+                        self.state.extra.setdefault("slot_cost", {})[self.slot(spec)] = float(cost)
+            self.touched_skills.add(spec.skill_name)
+        stamp = entry_stamp(self.store.root, spec.key) if isinstance(outcome, RunResult) else None
+        material = slot_material(self.plan.materials[spec.key])
+        self.state.record_run(self.slot(spec), {"key": spec.key, **material},
+                              spec.key, stamp)
         if isinstance(outcome, RunResult):
             self.grade_one(spec, outcome)
         self.on_event("done", spec, outcome)
@@ -220,16 +271,46 @@ class Engine:
             result = self.store.get_run(spec.key)
             if result is None:
                 return None
-        grade = grade_with_judge(self, spec, result)
+        from .judge import JudgeError
+
+        try:
+            grade = grade_with_judge(self, spec, result)
+        except JudgeError as exc:
+            # The run stays stored; the grade is not, so the next run asks the judge again.
+            # tables show the run as errored (kind "judge") and `run` exits 2.
+            message = str(exc)
+            self.store.put_json("judge_errors", self.grade_key(spec), {"task": self.slot(spec),
+                                                                      "message": message})
+            with self.progress.lock:
+                self.judge_errors.append((self.slot(spec), message))
+            self.touched_skills.add(spec.skill_name)
+            return None
+        if grade.get("judge_cached") is False:
+            with self.progress.lock:
+                self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
         self.store.put_json("grades", self.grade_key(spec), grade)
-        self.state.grading[self.slot(spec)] = key_of(self.grading_material(spec))
-        self.state.extra["grader"] = GRADER_VERSION
-        self.touched_skills.add(spec.skill_name)
+        self.state.record_grade(self.slot(spec), key_of(self.grading_material(spec)), GRADER_VERSION)
+        with self.progress.lock:
+            self.touched_skills.add(spec.skill_name)
         return grade
 
+    def stop(self) -> None:
+        """Ctrl-C: start nothing more, kill every running adapter's process group, and wait a
+        moment for the worker threads to notice (their killed runs are not recorded as errors)."""
+        from .adapters.process import kill_all
+
+        self.interrupted.set()
+        kill_all()
+        deadline = time.monotonic() + 3.0
+        while self.progress.running and time.monotonic() < deadline:
+            kill_all()
+            time.sleep(0.02)
+        time.sleep(0.05)  # let the last worker leave its doit action (which swaps sys.stdout back)
+
     def save_state(self) -> None:
-        for name, digest in self.plan.skills.items():
-            self.state.skills[name] = {rel: h[:16] for rel, h in digest.files.items()}
+        with self.state.lock:
+            for name, digest in self.plan.skills.items():
+                self.state.skills[name] = {rel: h[:16] for rel, h in digest.files.items()}
         self.state.save()
         self.cache.save()
 

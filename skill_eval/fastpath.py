@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +64,22 @@ def _adapter_files(suite: Suite) -> list[str]:
         for arg in argv:
             if os.path.isfile(arg):
                 out.append(arg)
-    builtin_bins = {"claude-code": "claude", "codex": "codex"}
+    # The agent CLI a builtin drives (its version is in the run key): an upgrade must be seen.
+    builtin_bins = {"claude_code": ("claude", "claude_bin"), "codex": ("codex", "codex_bin")}
     for cfg in (suite.adapter, suite.judge):
-        name = getattr(cfg, "builtin", None) if cfg else None
+        name = str(getattr(cfg, "builtin", None) or "").replace("-", "_") if cfg else ""
         if name in builtin_bins:
-            found = shutil.which(builtin_bins[name])
-            out.append(found or f"<no {builtin_bins[name]}>")
+            default, option = builtin_bins[name]
+            binary = str((getattr(cfg, "options", None) or {}).get(option) or default)
+            found = shutil.which(binary)
+            out.append(found or f"<no {binary}>")
     return out
+
+
+def table_stamps(paths: list[str]) -> list[str]:
+    """Stat lines of the tables a run writes (benchmark.json per skill and model, the summaries):
+    a table deleted or edited by hand defeats the fast path, so the next run rebuilds it."""
+    return [_stat_line(p) for p in paths]
 
 
 class FastState:
@@ -85,31 +95,48 @@ class FastState:
             return None
 
     def is_noop(self, fp: str, results_dir: Path) -> dict[str, Any] | None:
+        """The saved outcome when nothing changed: same fingerprint, every run entry with the
+        stat stamp it had when verified, every grade present, the tables as written."""
+        from .state import entry_stamp
+
         data = self.load()
-        if not data or data.get("fingerprint") != fp:
+        if not isinstance(data, dict) or data.get("version") != FAST_VERSION or data.get("fingerprint") != fp:
             return None
-        root = self.path.parent.parent
-        for key in data.get("runs", []):
-            if not os.path.exists(root / "runs" / key[:2] / key / "COMPLETE.json"):
+        root = str(self.path.parent.parent)
+        try:
+            for key, stamp in data["runs"].items():
+                if entry_stamp(root, key) != stamp:
+                    return None
+            for key in data["grades"]:
+                if not os.path.exists(f"{root}/grades/{key[:2]}/{key}.json"):
+                    return None
+            tables = data["tables"]
+            if not tables or table_stamps(list(tables)) != list(tables.values()):
                 return None
-        for key in data.get("grades", []):
-            if not os.path.exists(root / "grades" / key[:2] / f"{key}.json"):
-                return None
-        if not (results_dir / "summary.json").is_file():
+        except (KeyError, AttributeError, TypeError):
             return None
         return data
 
     def watched(self) -> list[str]:
-        data = self.load() or {}
-        return list(data.get("watch", []))
+        data = self.load()
+        watch = data.get("watch") if isinstance(data, dict) else None
+        return [str(w) for w in watch] if isinstance(watch, list) else []
 
-    def save(self, fp: str, runs: list[str], grades: list[str], outcome: dict[str, Any],
-             watch: list[str]) -> None:
+    def save(self, fp: str, runs: dict[str, str], grades: list[str], outcome: dict[str, Any],
+             watch: list[str], tables: list[str] | None = None) -> None:
+        """``runs``: run key → entry stamp (see state.entry_stamp); ``tables``: the table files
+        whose stat must stay as it is now."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"fingerprint": fp, "runs": runs, "grades": grades,
-                                   "outcome": outcome, "watch": watch}, separators=(",", ":")), "utf-8")
-        os.replace(tmp, self.path)
+        tables = dict(zip(tables, table_stamps(tables), strict=True)) if tables else None
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".fast.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"version": FAST_VERSION, "fingerprint": fp, "runs": runs, "grades": grades,
+                           "tables": tables, "outcome": outcome, "watch": watch}, f, separators=(",", ":"))
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)

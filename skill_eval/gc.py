@@ -51,7 +51,9 @@ def collect(suites: list[Path], dry_run: bool = False) -> tuple[int, int]:
                 removed += 1
                 if not dry_run:
                     store.discard_run(entry.name)
-        for kind, live in (("grades", grades), ("errors", runs)):
+        # Judge verdicts (kind "judge") are keyed by output hashes, not plan keys: they are small
+        # and kept; a judge failure is keyed by its grade's key.
+        for kind, live in (("grades", grades), ("errors", runs), ("judge_errors", grades)):
             for f in sorted((root / kind).rglob("*.json")):
                 if f.stem in live:
                     kept += 1

@@ -8,6 +8,7 @@ are listed ``ungraded`` and never count as passed. A judge's verdicts merge in t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from .cases import Case
@@ -25,16 +26,19 @@ def has_gradable_checks(case: Case, judge: bool) -> bool:
     return bool(case.checks) or (judge and bool(case.rubric))
 
 
-def context_for(run: RunResult, skill_name: str, allow_scripts: bool) -> CheckContext:
+def context_for(run: RunResult, skill_name: str, allow_scripts: bool,
+                skill_root: Path | None = None) -> CheckContext:
     return CheckContext(output=run.output, outputs_dir=run.outputs_dir, events=run.response.events,
                         usage=run.response.usage, duration_s=run.duration_s, skill_name=skill_name,
-                        allow_scripts=allow_scripts)
+                        allow_scripts=allow_scripts, skill_root=skill_root)
 
 
 def grade_run(case: Case, run: RunResult, skill_name: str, allow_scripts: bool,
-              verdicts: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge."""
-    ctx = context_for(run, skill_name, allow_scripts)
+              verdicts: Mapping[str, Mapping[str, Any]] | None = None,
+              skill_root: Path | None = None) -> dict[str, Any]:
+    """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge;
+    ``skill_root`` is where a script check's ``cwd`` is relative to."""
+    ctx = context_for(run, skill_name, allow_scripts, skill_root)
     results = [run_check(c, ctx, case.source, case.line) for c in case.checks]
     required = [r for r in results if r.required]
     optional = [r for r in results if not r.required]

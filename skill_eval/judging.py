@@ -41,10 +41,16 @@ def grade_with_judge(engine: Engine, spec: RunSpec, result: RunResult) -> dict[s
 
     if spec.case.kind == "trigger":
         return trigger_grade(spec, result)
-    verdicts = None
     suite = engine.suite
+    outcome = None
     if spec.case.rubric and suite.judge is not None:
-        from .judge import judge_run
+        from .judge import judge_verdicts
 
-        verdicts = judge_run(engine, spec, result)
-    return grade_run(spec.case, result, spec.skill_name, suite.allow_scripts, verdicts=verdicts)
+        outcome = judge_verdicts(engine, spec, result)  # raises JudgeError: the caller records it
+    grade = grade_run(spec.case, result, spec.skill_name, suite.allow_scripts,
+                      verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path)
+    if outcome is not None:
+        # What judging this run cost (paid once: `judge_cached` grades reuse a stored verdict).
+        grade["judge_usage"] = dict(outcome.usage)
+        grade["judge_cached"] = outcome.cached
+    return grade

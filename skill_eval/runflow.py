@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -58,13 +59,23 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
 
 def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
                 started: float) -> int:
-    from .fastpath import FastState
+    from .adapters import resolve_adapter
+    from .fastpath import FastState, fingerprint, watch_files
     from .progress import ProgressLine
     from .tables import build_skill, build_summary, load_benches, stale_skills, verdict_exit_code
     from .tasks import execute
 
     suite = project.suite
-    engine = Engine(project, store, options)
+    # Entries a killed run left half-written: nobody else writes while we hold the lock.
+    shutil.rmtree(store.root / "tmp", ignore_errors=True)
+    # The fingerprint is taken before any file is hashed: a file edited while we run changes
+    # its stat after this point, so the next run looks closer instead of trusting the fast path.
+    adapter = resolve_adapter(suite)
+    outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
+               if not f.source.is_relative_to(suite.skills_dir)]
+    watch = watch_files(adapter.argv, outside)
+    fp = fingerprint(suite, fast_options(options, split), watch)
+    engine = Engine(project, store, options, adapter=adapter)
     runs = engine.pending_runs()
     if options.force:
         for p in runs:
@@ -81,6 +92,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     try:
         with ProgressLine(engine.progress):
             failures = execute(engine, runs, grades, skills, jobs) if (runs or grades or skills) else []
+    except KeyboardInterrupt:
+        _interrupt(engine)
+        raise
     finally:
         engine.save_state()
     if not skills and not (suite.results / "summary.json").is_file():
@@ -89,25 +103,61 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         build_summary(engine)
     for name, msg in failures:
         print(f"skill-eval: internal error in {name}: {msg}", file=sys.stderr)
+    for name, msg in engine.judge_errors[:20]:
+        print(f"skill-eval: judge error in grade:{name}: {msg} (the run is kept; the next run retries "
+              "the judge)", file=sys.stderr)
     benches = load_benches(engine)
-    code = verdict_exit_code(benches)
-    if failures or engine.progress.errors:
+    partial = bool(options.shard or options.only)
+    if partial:
+        # Runs outside the selection read as "not run yet" in the tables; they are not this
+        # invocation's errors. Its own: adapter errors (2), failed checks (1).
+        code = 1 if "fail" in {b.get("verdict") for b in benches} else 0
+    else:
+        code = verdict_exit_code(benches)
+    if failures or engine.progress.errors or engine.judge_errors:
         code = 2
     _print_outcome(engine, benches, time.monotonic() - started)
-    complete = not options.shard and not options.only and not failures and not engine.progress.errors
-    if complete and getattr(engine, "budget_stopped", False) is False:
-        from .fastpath import fingerprint, watch_files
-
-        outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
-                   if not f.source.is_relative_to(suite.skills_dir)]
-        watch = watch_files(engine.adapter.argv, outside)
-        fp = fingerprint(suite, fast_options(options, split), watch)
+    if engine.budget_stopped:
+        print(f"skill-eval: budget of ${engine.budget:g} spent (${engine.progress.cost_usd:.2f}): "
+              f"{engine.budget_stopped} runs not started; the suite is incomplete. Raise --max-cost "
+              "(or max_cost_usd) and run again to finish it.", file=sys.stderr)
+        code = 2
+    complete = (not partial and not failures and not engine.progress.errors
+                and not engine.judge_errors and not engine.budget_stopped)
+    if complete:
+        selected = engine.selected_runs()
         FastState(store.root, suite.name).save(
-            fp, [s.key for s in engine.selected_runs()],
-            [engine.grade_key(s) for s in engine.selected_runs()], {"exit_code": code}, watch)
+            fp, engine_stamps(engine, selected),
+            [engine.grade_key(s) for s in selected], {"exit_code": code}, watch, table_files(engine))
     else:
         FastState(store.root, suite.name).clear()
     return code
+
+
+def engine_stamps(engine: Engine, specs: list[Any]) -> dict[str, str]:
+    """Run key → the stat stamp its entry had when verified (what the fast path re-checks)."""
+    from .state import entry_stamp
+
+    out = {}
+    for spec in specs:
+        stamp = engine.state.verified.get(spec.key) or entry_stamp(engine.store.root, spec.key)
+        if stamp:
+            out[spec.key] = stamp
+    return out
+
+
+def table_files(engine: Engine) -> list[str]:
+    from .tables import bench_dir
+
+    out = [str(engine.suite.results / n) for n in ("summary.json", "summary.md", "junit.xml")]
+    for se in engine.project.skills:
+        for model in engine.suite.models:
+            out.append(str(bench_dir(engine, se.skill.name, model) / "benchmark.json"))
+    return out
+
+
+def _interrupt(engine: Engine) -> None:
+    engine.stop()
 
 
 def _budgeted(engine: Engine, runs: list[Any], options: RunOptions) -> list[Any]:
@@ -125,9 +175,19 @@ def _print_outcome(engine: Engine, benches: list[dict[str, Any]], elapsed: float
         _say(f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
              f"lift {signed(lift['pass_rate'])} over {lift['cases']} cases, p={_p(lift['p_value'])}{note}"
              f" -> {b['verdict']}")
+        block = b.get("triggers")
+        if block:
+            _say(f"    triggers: {len(block['queries'])} queries, precision {_r(block['precision'])}, "
+                 f"recall {_r(block['recall'])}, accuracy {_r(block['accuracy'])}")
+            for warning in block.get("warnings", []):
+                print(f"skill-eval: warning: {b['skill']}: trigger evals: {warning}", file=sys.stderr)
     p = engine.progress
     _say(f"Done in {elapsed:.1f}s: {p.done} runs executed, {p.errors} errors. "
          f"Results: {display_path(engine.suite.results)}/summary.md")
+
+
+def _r(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f}"
 
 
 def _p(v: float | None) -> str:

@@ -44,45 +44,110 @@ def _path_text(path: tuple[str | int, ...]) -> str:
     return out or "(top level)"
 
 
+_WANT = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+         "array": "a list", "object": "a mapping (key: value)", "null": "empty"}
+
+
+def describe_value(value: Any) -> str:
+    """A value as a message shows it: ``'3' (a string)``, ``a list``."""
+    if value is None:
+        return "nothing (an empty value)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, int | float):
+        return f"{value!r} (a number)"
+    if isinstance(value, str):
+        short = value if len(value) <= 40 else value[:37] + "..."
+        return f"{short!r} (a string)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
 def _leaf_errors(error: Any) -> list[Any]:
-    # Errors from if/then and allOf nest the useful message inside `context`.
-    if error.context:
-        leaves: list[Any] = []
-        for sub in error.context:
-            leaves.extend(_leaf_errors(sub))
-        return leaves
-    return [error]
+    """The errors worth showing for one top-level error.
+
+    ``oneOf``/``anyOf`` nest one error list per alternative in ``context``: when the value has the
+    type some alternative wants, only that alternative's deeper errors matter; when it has none
+    of the types, one combined type error says which types would do.
+    """
+    if not error.context:
+        return [error]
+    leaves: list[Any] = []
+    for sub in error.context:
+        leaves.extend(_leaf_errors(sub))
+    here = list(error.absolute_path)
+    type_here = [e for e in leaves if e.validator == "type" and list(e.absolute_path) == here]
+    deeper = [e for e in leaves if e not in type_here]
+    if deeper:
+        return deeper
+    return [error] if type_here else leaves
 
 
-def _message(error: Any, schema_root: dict[str, Any]) -> tuple[tuple[str | int, ...], str]:
+def _types(value: Any) -> list[str]:
+    return value if isinstance(value, list) else [value]
+
+
+def _messages(error: Any) -> list[tuple[tuple[str | int, ...], str]]:
+    """(key path, message) pairs for one schema error; each message says what to do."""
     path = tuple(error.absolute_path)
-    if error.validator == "additionalProperties":
+    v = error.validator
+    if v == "additionalProperties":
         allowed = list(error.schema.get("properties", {}))
         extras = [k for k in error.instance if k not in allowed] if isinstance(error.instance, dict) else []
-        parts = []
-        for key in extras:
-            parts.append(f"unknown key '{key}'{did_you_mean(key, allowed)}")
-        msg = "; ".join(parts) or error.message
-        if extras:
-            path = (*path, extras[0])
-        return path, msg + f" (allowed: {', '.join(sorted(allowed))})"
-    if error.validator == "enum":
+        if not extras:
+            return [(path, error.message)]
+        return [((*path, key), f"unknown key '{key}'{did_you_mean(key, allowed)}; remove or rename it "
+                               f"(allowed: {', '.join(sorted(allowed))})") for key in extras]
+    if v in ("oneOf", "anyOf") and not error.context:
+        return [(path, error.message)]
+    if v in ("oneOf", "anyOf"):
+        wanted: list[str] = []
+        for sub in error.context:
+            if sub.validator == "type":
+                wanted += [t for t in _types(sub.validator_value) if t not in wanted]
+        words = " or ".join(_WANT.get(t, t) for t in wanted) or "one of the allowed forms"
+        return [(path, f"must be {words}, got {describe_value(error.instance)}; change the value")]
+    if v == "enum":
         choices = [str(c) for c in error.validator_value]
         got = error.instance
-        return path, (f"'{got}' is not one of {', '.join(choices)}"
-                      + (did_you_mean(got, choices) if isinstance(got, str) else ""))
-    if error.validator == "required":
-        return path, error.message.replace("is a required property", "is required but missing")
-    if error.validator == "maxLength" and isinstance(error.instance, str):
-        return path, (f"is {len(error.instance)} characters long; the maximum is {error.validator_value}: "
-                      "shorten it")
-    if error.validator == "minLength" and isinstance(error.instance, str):
-        return path, "must not be empty"
-    if error.validator == "pattern" and isinstance(error.instance, str):
-        return path, f"'{error.instance[:80]}' does not match the required pattern {error.validator_value}"
-    if error.validator == "type":
-        return path, f"must be of type {error.validator_value}, got {type(error.instance).__name__}"
-    return path, error.message
+        return [(path, f"'{got}' is not one of {', '.join(choices)}"
+                       + (did_you_mean(got, choices) if isinstance(got, str) else ""))]
+    if v == "const":
+        return [(path, f"must be {error.validator_value!r}, got {describe_value(error.instance)}")]
+    if v == "required":
+        return [(path, error.message.replace("is a required property", "is required but missing; add it"))]
+    if v == "maxLength" and isinstance(error.instance, str):
+        return [(path, f"is {len(error.instance)} characters long; the maximum is {error.validator_value}: "
+                       "shorten it")]
+    if v == "minLength" and isinstance(error.instance, str):
+        return [(path, "must not be empty; fill it in or remove the key")]
+    if v == "pattern" and isinstance(error.instance, str):
+        return [(path, f"'{error.instance[:80]}' does not match the required pattern "
+                       f"{error.validator_value}; change it to match")]
+    if v == "type":
+        want = " or ".join(_WANT.get(t, t) for t in _types(error.validator_value))
+        fix = "change the value"
+        if isinstance(error.instance, str) and error.validator_value in ("integer", "number"):
+            try:
+                float(error.instance)
+                fix = "remove the quotes around the number"
+            except ValueError:
+                pass
+        elif isinstance(error.instance, str | int | float) and error.validator_value == "array":
+            fix = f"write it as a list: [{error.instance}]"
+        return [(path, f"must be {want}, got {describe_value(error.instance)}; {fix}")]
+    if v == "minItems" and isinstance(error.instance, list):
+        if error.validator_value == 1:
+            return [(path, "must not be an empty list; add an item or remove the key")]
+        return [(path, f"needs at least {error.validator_value} items; add more")]
+    if v == "uniqueItems":
+        return [(path, "has the same item more than once; remove the repeats")]
+    if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return [(path, f"{error.message}; change the value")]
+    return [(path, error.message)]
 
 
 def schema_problems(name: str, instance: Any, file: str, where: Where | None = None,
@@ -90,14 +155,16 @@ def schema_problems(name: str, instance: Any, file: str, where: Where | None = N
     """Every schema violation of ``instance`` as a Problem naming the key path (and line)."""
     problems: list[Problem] = []
     seen: set[tuple[tuple[str | int, ...], str]] = set()
-    root = load_schema(name)
     for top in sorted(validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
         for error in _leaf_errors(top):
-            path, msg = _message(error, root)
-            full = (*prefix, *path)
-            if (full, msg) in seen:
-                continue
-            seen.add((full, msg))
-            line, col = where(full) if where else (None, None)
-            problems.append(Problem(file, f"{_path_text(full)}: {msg}", line, col))
+            for path, msg in _messages(error):
+                full = (*prefix, *path)
+                if (full, msg) in seen:
+                    continue
+                seen.add((full, msg))
+                line, col = where(full) if where else (None, None)
+                # An unknown key is named in the message: show where it sits, not the key twice.
+                shown = full[:-1] if msg.startswith("unknown key") else full
+                text = f"{_path_text(shown)}: {msg}" if shown else msg
+                problems.append(Problem(file, text, line, col))
     return problems

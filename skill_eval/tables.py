@@ -99,8 +99,24 @@ def _records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunRes
             result = engine.store.get_error(spec.key) or RunError(spec.key, "missing", "not run yet")
         else:
             grade = engine.store.get_json("grades", engine.grade_key(spec))
+            if grade is None and not (spec.case.rubric and engine.suite.judge is not None):
+                # Missing or damaged (and removed on read): deterministic checks cost no call.
+                grade = engine.grade_one(spec, result)
+            if grade is None:
+                # The run is stored but the judge could not grade it: an error for this run, retried
+                # by the next `run` (see Engine.grade_one).
+                failed = engine.store.get_json("judge_errors", engine.grade_key(spec))
+                if isinstance(failed, dict):
+                    result = RunError(spec.key, "judge", str(failed.get("message", "judge failed")),
+                                      result.duration_s)
         out.append((spec, result, grade))
     return out
+
+
+def stored_records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
+    """(spec, stored result or error, grade or None) per spec, read from the store only (a spec
+    never run reads as a ``missing`` error): what exports and tables are made of."""
+    return _records(engine, specs)
 
 
 def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
@@ -120,6 +136,10 @@ def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
         if triggers:
             bench["triggers"] = trigger_block(triggers)
+        if engine.suite.judge is not None:
+            from .judge import describe
+
+            bench["judge"] = {"name": describe(engine.suite), "identity": engine.judge_identity()}
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
         out = bench_dir(engine, skill, model)
         write_text(out / "benchmark.json", dump_json(bench))

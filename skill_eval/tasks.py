@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from doit.cmd_base import TaskLoader2
@@ -118,11 +119,29 @@ def doit_config(engine: Engine, reporter: type | None = None) -> dict[str, Any]:
     # locks, and naming it per suite keeps two suites on one store apart.
     db = engine.store.root / "doit" / f"{engine.suite.name}.sqlite3"
     db.parent.mkdir(parents=True, exist_ok=True)
+    _usable_db(db)
     config: dict[str, Any] = {"dep_file": str(db), "backend": "sqlite3", "verbosity": 0,
                               "default_tasks": ["summary"]}
     if reporter is not None:
         config["reporter"] = reporter
     return config
+
+
+def _usable_db(db: Path) -> None:
+    """A damaged doit DB only costs doit's memory of what ran (the store is the truth): remove
+    it so doit makes a new one instead of stopping with 'bad format or is corrupted'."""
+    if not db.exists():
+        return
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(db)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        db.unlink(missing_ok=True)
 
 
 class QuietReporter(ZeroReporter):
@@ -149,10 +168,16 @@ def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: 
     # and can leave a capture buffer installed, so put the real streams back afterwards.
     saved = sys.stdout, sys.stderr
     try:
-        DoitMain(_Loader(tasks, doit_config(engine, reporter))).run(argv)
+        code = DoitMain(_Loader(tasks, doit_config(engine, reporter))).run(argv)
+    except KeyboardInterrupt:
+        engine.stop()  # worker threads never see Ctrl-C: stop them before the streams are restored
+        raise
     finally:
         sys.stdout, sys.stderr = saved
-    return list(reporter.failures)
+    failures = list(reporter.failures)
+    if code not in (0, None) and not failures:
+        failures.append(("doit", f"doit stopped with status {code}"))
+    return failures
 
 
 def dodo_groups(engine: Engine) -> Iterator[tuple[str, list[dict[str, Any]]]]:

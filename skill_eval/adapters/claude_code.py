@@ -29,16 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skill_eval.adapters.judge_prompt import (
+from skill_eval.adapters._common import (
     agent_version,
     fail,
-    judge_main,
     one_line,
     options_to_argv,
     read_request,
     run_entry,
     write_json,
 )
+from skill_eval.adapters.judge_prompt import judge_main
 
 # --------------------------------------------------------------------------- shared plumbing
 

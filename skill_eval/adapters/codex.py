@@ -29,6 +29,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.adapters._common import (
+    agent_version,
+    fail,
+    one_line,
+    options_to_argv,
+    read_request,
+    run_entry,
+    write_json,
+)
 from skill_eval.adapters.claude_code import (
     Collected,
     find_binary,
@@ -43,16 +52,7 @@ from skill_eval.adapters.claude_code import (
     skills_read_in,
     workspace_of,
 )
-from skill_eval.adapters.judge_prompt import (
-    agent_version,
-    fail,
-    judge_main,
-    one_line,
-    options_to_argv,
-    read_request,
-    run_entry,
-    write_json,
-)
+from skill_eval.adapters.judge_prompt import judge_main
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"

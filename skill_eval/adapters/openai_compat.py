@@ -33,15 +33,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skill_eval.adapters.judge_prompt import (
+from skill_eval.adapters._common import (
     fail,
-    judge_main,
     one_line,
     options_to_argv,
     read_request,
     run_entry,
     write_json,
 )
+from skill_eval.adapters.judge_prompt import judge_main
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -24,6 +24,21 @@ _POLL_S = 0.02
 _TERM_GRACE_S = 0.5
 _PIPE_BUFFER = 65536  # Linux default; a request this small never blocks the write
 
+# Process groups of adapters running now, so Ctrl-C can kill them all (kill_all) even when they
+# run in worker threads, which never see the KeyboardInterrupt.
+_LIVE: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def kill_all() -> None:
+    """Kill every live adapter process group, and any started from now on."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        pids = list(_LIVE)
+    for pid in pids:
+        _killpg(pid, signal.SIGKILL)
+
 
 @dataclass(frozen=True)
 class ProcessResult:
@@ -92,6 +107,10 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = _start(list(argv), cwd, env, out.fileno(), err.fileno())
+        with _LIVE_LOCK:
+            _LIVE.add(proc.pid)
+        if _STOPPING.is_set():
+            _killpg(proc.pid, signal.SIGKILL)
         done = threading.Event()
         waiter = threading.Thread(target=lambda: (proc.wait(), done.set()), daemon=True)
         waiter.start()
@@ -119,6 +138,8 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
             _killpg(proc.pid, signal.SIGKILL)
             if not done.is_set():
                 done.wait()
+            with _LIVE_LOCK:
+                _LIVE.discard(proc.pid)
         if feeder is not None:
             feeder.join(timeout=1)
         capped = capped or (os.fstat(out.fileno()).st_size > max_output_bytes

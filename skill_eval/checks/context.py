@@ -24,6 +24,7 @@ class CheckContext:
     duration_s: float | None = None
     skill_name: str = ""
     allow_scripts: bool = False
+    skill_root: Path | None = None  # the skill folder: a script check's ``cwd`` is relative to it
 
     @cached_property
     def folded(self) -> str:

@@ -62,7 +62,47 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
     if lift["met"] is False:
         out.append(f"minimum lift {signed(lift['minimum_lift'])} not met (lift {signed(lift['pass_rate'])},"
                    f" n={lift['cases']})")
+    for warning in (bench.get("triggers") or {}).get("warnings", []):
+        out.append(f"trigger evals: {warning}")
     return out
+
+
+def parts_line(bench: Mapping[str, Any]) -> str | None:
+    """Deterministic checks and the judge's rubric verdicts apart (None when nothing was judged)."""
+    w, wo = bench["variants"]["with_skill"], bench["variants"]["without_skill"]
+    judge = bench.get("judge")
+    if judge is None and w.get("judged_pass_rate") is None and wo.get("judged_pass_rate") is None:
+        return None
+    name = (judge or {}).get("name", "unknown")
+    return (f"Deterministic checks: with {pct(w.get('deterministic_pass_rate'))}, without "
+            f"{pct(wo.get('deterministic_pass_rate'))}. Judged rubric (judge: {name}): with "
+            f"{pct(w.get('judged_pass_rate'))}, without {pct(wo.get('judged_pass_rate'))}. "
+            "Combined (a run passes when both do) is the pass rate above.")
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def trigger_md(bench: Mapping[str, Any]) -> list[str]:
+    """benchmark.md's per-query trigger table (empty without trigger queries)."""
+    block = bench.get("triggers")
+    if not block:
+        return []
+    lines = ["", "## Trigger queries", "",
+             f"Precision {_ratio(block['precision'])}, recall {_ratio(block['recall'])}, accuracy "
+             f"{_ratio(block['accuracy'])} over {len(block['queries'])} queries (a query triggers when "
+             "the skill loaded in at least half its runs).", ""]
+    rows = [[q["id"], _clip(q["query"]), "yes" if q["should_trigger"] else "no",
+             "n/a" if q["trigger_rate"] is None else f"{pct(q['trigger_rate'])} of {q['runs'] - q['errors']}",
+             q["verdict"] or "error"] for q in block["queries"]]
+    lines.append(_table(rows, ["query", "text", "should trigger", "loaded", "verdict"]))
+    return lines
+
+
+def _clip(text: str, limit: int = 70) -> str:
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def benchmark_md(bench: Mapping[str, Any]) -> str:
@@ -78,6 +118,9 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
         lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift['met'] else 'NOT met'}.")
+    parts = parts_line(bench)
+    if parts:
+        lines.append(parts)
     for warning in warnings(bench):
         lines.append(f"> ⚠ {warning}")
     lines += ["", "## Cases", ""]
@@ -87,13 +130,43 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     weak = [c["id"] for c in bench.get("checks", []) if c["non_discriminating"]]
     if weak:
         lines += ["", "Non-discriminating checks (pass in every run of both variants): " + ", ".join(weak)]
+    lines += trigger_md(bench)
     lines += ["", "## Cost and time", ""]
     keys = sorted(set(w["usage"]) | set(wo["usage"]))
+    judged = w.get("judge_cost_usd") is not None or wo.get("judge_cost_usd") is not None
     rows = [[name, _secs(arm["duration_s"]["median"]), _secs(arm["duration_s"]["p95"]),
-             _secs(arm["duration_s"]["total"]), *(_num(arm["usage"].get(k)) for k in keys)]
+             _secs(arm["duration_s"]["total"]), _num(arm.get("tokens_per_run")),
+             usd(arm.get("cost_usd_per_run")), usd(arm.get("cost_usd")),
+             *([usd(arm.get("judge_cost_usd"))] if judged else []),
+             *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
-    lines.append(_table(rows, ["variant", "median", "p95", "total time", *keys]))
+    lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
+                               *(["judge cost"] if judged else []), *keys]))
+    lines += ["", cost_note(lift)]
     return "\n".join(lines) + "\n"
+
+
+def usd(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.4f}"
+
+
+def cost_note(lift: Mapping[str, Any]) -> str:
+    """What the lift costs per run, from the costs recorded when the runs were bought."""
+    extra_tokens, extra_cost = lift.get("extra_tokens_per_run"), lift.get("extra_cost_usd_per_run")
+    if extra_tokens is None and extra_cost is None:
+        return "Cost per unit of lift: unknown (the adapter reported no token counts or cost)."
+    parts = []
+    if extra_tokens is not None:
+        parts.append(f"{extra_tokens:+,.0f} tokens per run with the skill"
+                     + (f" ({lift['per_1k_tokens']:+.2f} pp of lift per 1,000 extra tokens)"
+                        if lift.get("per_1k_tokens") is not None else ""))
+    if extra_cost is not None:
+        parts.append(f"{'+' if extra_cost >= 0 else '-'}{usd(abs(extra_cost))} per run"
+                     + (f" ({lift['per_usd']:+,.1f} pp of lift per extra dollar per run)"
+                        if lift.get("per_usd") is not None else ""))
+    return "Cost of the skill: " + "; ".join(parts) + "."
 
 
 def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()) -> str:
@@ -102,11 +175,26 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
              pct(b["variants"]["without_skill"]["pass_rate"]),
              f"{signed(b['lift']['pass_rate'])} (n={b['lift']['cases']})",
              pvalue(b["lift"]["p_value"]) + (" (indeterminate)" if b["lift"]["indeterminate"] else ""),
-             b["verdict"]] for b in benches]
-    lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p", "verdict"]))
+             _cost_pair(b), b["verdict"]] for b in benches]
+    lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
+                               "cost (with / without)", "verdict"]))
     for b in benches:
         for warning in warnings(b):
             lines.append(f"> ⚠ {b['skill']} ({b['model']}): {warning}")
+    judged = [b for b in benches if parts_line(b)]
+    if judged:
+        lines += ["", "## Deterministic checks and judged rubric", ""]
+        rows = [[b["skill"], b["model"], (b.get("judge") or {}).get("name", "n/a"),
+                 *(pct(b["variants"][v].get(k)) for k in ("deterministic_pass_rate", "judged_pass_rate")
+                   for v in ("with_skill", "without_skill"))] for b in judged]
+        lines.append(_table(rows, ["skill", "model", "judge", "checks with", "checks without",
+                                   "judged with", "judged without"]))
+    triggered = [b for b in benches if b.get("triggers")]
+    if triggered:
+        lines += ["", "## Trigger evals", ""]
+        rows = [[b["skill"], b["model"], str(len(b["triggers"]["queries"])),
+                 *(_ratio(b["triggers"][k]) for k in ("precision", "recall", "accuracy"))] for b in triggered]
+        lines.append(_table(rows, ["skill", "model", "queries", "precision", "recall", "accuracy"]))
     if moved:
         lines += ["", "## Moved since the previous benchmark", ""]
         rows = [[m["skill"], m["id"], m["status"],
@@ -114,6 +202,12 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
                  f"{pct(m['without_skill']['old'])} → {pct(m['without_skill']['new'])}"] for m in moved]
         lines.append(_table(rows, ["skill", "case", "change", "with skill", "without skill"]))
     return "\n".join(lines) + "\n"
+
+
+def _cost_pair(bench: Mapping[str, Any]) -> str:
+    v = bench["variants"]
+    w, wo = v["with_skill"].get("cost_usd"), v["without_skill"].get("cost_usd")
+    return "n/a" if w is None and wo is None else f"{usd(w)} / {usd(wo)}"
 
 
 def _rate_n(arm: Mapping[str, Any]) -> str:

@@ -1,0 +1,210 @@
+"""`skill-eval validate`: exit codes and the exact one-line messages for each bad input.
+
+Problems print as ``path:line[:column]: message`` (errors on stderr, warnings on stdout), then one
+summary line ``Validated N skills, M eval sets, K cases[; E errors, W warnings]``; exit 0 when
+nothing is an error, 2 otherwise; never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skill_eval.cli import COMMANDS, main
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).parent / "data" / "test_cli_validate"
+LINE = re.compile(r"^[^\n:]+(:\d+(:\d+)?)?: (warning: )?\S[^\n]*$")
+CHECK_TYPES = ("contains, contains_all, contains_any, file_exists, json_path_equals, json_schema, "
+               "loaded_skill, max_seconds, max_tokens, not_contains, not_regex, regex, script")
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch) -> Path:
+    """A copy of the data folder (plus a symlink pointing out of a skill), as the current folder."""
+    root = tmp_path / "proj"
+    shutil.copytree(DATA, root)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    (root / "skills" / "escape" / "evals" / "files" / "link.txt").symlink_to(outside)
+    monkeypatch.chdir(root)
+    return root
+
+
+def validate(capsys, *suites: str) -> tuple[int, list[str], list[str]]:
+    code = main(["validate", *suites])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out.splitlines(), err.splitlines()
+
+
+def _demo_summary() -> str:
+    from skill_eval.project import load_project
+
+    skills, sets, cases = load_project(ROOT / "configs" / "demo.yaml").counts()
+    assert skills >= 2 and sets >= 2 and cases >= 10
+    return f"Validated {skills} skills, {sets} eval sets, {cases} cases"
+
+
+def test_demo_config(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, err = validate(capsys, "configs/demo.yaml")
+    assert (code, out, err) == (0, [_demo_summary()], [])
+
+
+def test_default_suite_is_the_demo(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert validate(capsys) == (0, [_demo_summary()], [])
+
+
+def test_good_suite(proj, capsys):
+    assert validate(capsys, "good-skill.yaml") == (0, ["Validated 1 skills, 1 eval sets, 2 cases"], [])
+
+
+def test_warnings_do_not_fail(proj, capsys):
+    assert validate(capsys, "rubric-only.yaml") == (0, [
+        "skills/rubric-only/evals/evals.json:4: warning: case 'prose' of rubric-only has only rubric "
+        "assertions and the suite has no judge: add deterministic 'checks' or a 'judge' to the suite",
+        "Validated 1 skills, 1 eval sets, 1 cases; 1 warning"], [])
+
+
+def bad(proj: Path) -> dict[str, list[str]]:
+    esc = proj / "skills" / "escape"
+    return {
+        "no-frontmatter.yaml": [
+            "skills/no-frontmatter/SKILL.md:1: no frontmatter: SKILL.md must start with a '---' line, then "
+            "'name:' and 'description:', then '---'"],
+        "wrong-name.yaml": [
+            "skills/wrong-name/SKILL.md:2:1: name 'right-name' does not match its folder 'wrong-name'; "
+            "rename one so they are equal"],
+        "bad-json.yaml": [
+            "skills/bad-json/evals/evals.json:4:35: invalid JSON: Expecting property name enclosed in double "
+            "quotes; fix the syntax there"],
+        "dup-ids.yaml": [
+            "skills/dup-ids/evals/evals.json:5:6: evals[1].id: duplicate case id 'same' (first used at "
+            "evals[0].id); give each case its own id"],
+        "escape.yaml": [
+            f"skills/escape/evals/evals.json:4:48: evals[0].files[0]: file "
+            f"'../good-skill/evals/files/input.txt' "
+            f"uses '..' and would leave {esc}; keep fixtures inside it",
+            f"skills/escape/evals/evals.json:6:50: evals[1].files[0]: file '/etc/hostname' is an absolute "
+            f"path; give it relative to {esc}",
+            f"skills/escape/evals/evals.json:8:49: evals[2].files[0]: file 'evals/files/link.txt' "
+            f"({esc}/evals/files/link.txt) resolves to {proj.parent / 'outside.txt'}, outside {esc}; copy "
+            f"the file inside instead of linking to it"],
+        "bad-regex.yaml": [
+            "skills/bad-regex/evals/evals.json:5:17: evals[0].checks[0]: regex pattern '(unclosed' does not "
+            "compile: missing ), unterminated subpattern at position 0; fix the regular expression"],
+        "bad-check-type.yaml": [
+            f"skills/bad-check-type/evals/evals.json:5:18: evals[0].checks[0].type: 'contians' is not one of "
+            f"{CHECK_TYPES} (did you mean 'contains'?)"],
+        "unknown-skill.yaml": [
+            "unknown-skill.yaml:3: skills: no skill folder 'good-skil' under skills (did you mean "
+            "'good-skill'?); fix the name or skills_dir"],
+    }
+
+
+SUMMARY = {
+    "escape.yaml": "Validated 1 skills, 0 eval sets, 0 cases; 3 errors",
+    "unknown-skill.yaml": "Validated 0 skills, 0 eval sets, 0 cases; 1 error",
+}
+
+
+@pytest.mark.parametrize("suite", ["no-frontmatter.yaml", "wrong-name.yaml", "bad-json.yaml", "dup-ids.yaml",
+                                   "escape.yaml", "bad-regex.yaml", "bad-check-type.yaml",
+                                   "unknown-skill.yaml"])
+def test_bad_input_message(proj, capsys, suite):
+    code, out, err = validate(capsys, suite)
+    assert code == 2
+    assert err == bad(proj)[suite]
+    assert out == [SUMMARY.get(suite, "Validated 1 skills, 0 eval sets, 0 cases; 1 error")]
+
+
+def test_every_problem_of_a_tree_is_reported_at_once_in_a_stable_order(proj, capsys):
+    code, out, err = validate(capsys, "all.yaml")
+    assert code == 2
+    expected = bad(proj)
+    # skills in name order; for each, its SKILL.md problems then its eval-set problems
+    assert err == [*expected["bad-check-type.yaml"], *expected["bad-json.yaml"], *expected["bad-regex.yaml"],
+                   *expected["dup-ids.yaml"], *expected["escape.yaml"], *expected["no-frontmatter.yaml"],
+                   *expected["wrong-name.yaml"]]
+    assert out[-1] == "Validated 9 skills, 2 eval sets, 3 cases; 9 errors, 1 warning"
+    assert validate(capsys, "all.yaml") == (code, out, err)
+
+
+def test_several_suites_add_up(proj, capsys):
+    code, out, err = validate(capsys, "good-skill.yaml", "bad-json.yaml", "rubric-only.yaml")
+    assert code == 2
+    assert err == bad(proj)["bad-json.yaml"]
+    assert out[-1] == "Validated 3 skills, 2 eval sets, 3 cases; 1 error, 1 warning"
+    code, out, err = validate(capsys, "good-skill.yaml", "rubric-only.yaml")
+    assert code == 0 and err == [] and out[-1] == "Validated 2 skills, 2 eval sets, 3 cases; 1 warning"
+
+
+def test_config_errors_of_several_suites_are_all_reported(proj, capsys):
+    (proj / "typo.yaml").write_text("suite: t\nskills_dir: skills\nskils: [good-skill]\n")
+    (proj / "empty.yaml").write_text("")
+    code, out, err = validate(capsys, "typo.yaml", "empty.yaml", "good-skill.yaml", "missing.yaml")
+    assert code == 2
+    assert [e.split(": ", 1)[0] for e in err] == ["typo.yaml:3:1", "empty.yaml", "missing.yaml"]
+    assert err[1:] == ["empty.yaml: the file is empty; a suite needs at least 'suite: <name>'",
+                       "missing.yaml: file not found; check the path"]
+    assert out == ["Validated 1 skills, 1 eval sets, 2 cases; 3 errors"]
+
+
+def test_bad_configs_from_test_config_all_exit_2_with_one_line_problems(capsys, monkeypatch):
+    data = Path(__file__).parent / "data" / "test_config"
+    monkeypatch.chdir(data)
+    for suite in sorted(p.name for p in data.glob("*.yaml")):
+        code, out, err = validate(capsys, suite)
+        assert code == (0 if suite in ("full.yaml", "minimal.yaml") else 2), suite
+        assert all(LINE.match(line) and line.startswith(suite) for line in err), err
+
+
+# ---- the installed command, as a user runs it -------------------------------------------------
+
+def _skill_eval() -> list[str]:
+    exe = shutil.which("skill-eval")
+    return [exe] if exe else [sys.executable, "-c", "import sys; from skill_eval.cli import main; "
+                                                    "sys.exit(main())"]
+
+
+def test_command_line_exit_code_and_no_traceback(tmp_path):
+    (tmp_path / "bad.yaml").write_text("suite: x\nskills_dir: skills\nadapter: {builtin: demo, command: "
+                                       "[x]}\niterations: !!python/object/apply:os.system ['touch PWNED']\n")
+    proc = subprocess.run([*_skill_eval(), "validate", "bad.yaml"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        "bad.yaml:4:13: YAML error: tag !!python/object/apply:os.system is not allowed (only plain YAML is "
+        "loaded; remove the tag)"]
+    assert proc.stdout.splitlines() == ["Validated 0 skills, 0 eval sets, 0 cases; 1 error"]
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_help_lists_every_command_with_one_line():
+    proc = subprocess.run([*_skill_eval(), "--help"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0 and proc.stderr == ""
+    listed = {}
+    for line in proc.stdout.splitlines():
+        m = re.match(r"^    (\w+)\s{2,}(\S.*)$", line)
+        if m:
+            listed[m.group(1)] = m.group(2)
+    assert listed == COMMANDS
+    assert set(COMMANDS) >= {"validate", "run", "status", "report", "gc", "inspect", "export"}
+
+
+def test_cli_import_is_light():
+    code = ("import sys, skill_eval.cli; "
+            "print(','.join(sorted(m for m in ('yaml', 'jsonschema', 'doit', 'tabulate') if m in "
+            "sys.modules)))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == ""

@@ -1,0 +1,115 @@
+"""Golden run keys: what is in a key (DESIGN §8) and what is not."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from suitekit import Kit
+
+from skill_eval.engine import Engine
+from skill_eval.hashing import HashCache, canonical_json, key_of, tree_digest
+from skill_eval.project import load_project
+from skill_eval.store import Store
+
+SLOT = "alpha/a1/with_skill/default/1"
+# The key of SLOT in a fresh Kit (suitekit's adapter script, skills and fixtures as written there).
+# If this changes, every stored result of every user is invalidated: bump it only on purpose.
+GOLDEN = "a7735743d9d0ca4aba5fe6148a52af59ab2bdcc91e91df6c126dbd383d260446"
+
+
+def keys(kit: Kit) -> dict[str, str]:
+    project = load_project(kit.suite)
+    engine = Engine(project, Store(kit.store))
+    return {engine.slot(s): s.key for s in engine.plan.runs}
+
+
+@pytest.fixture
+def kit(tmp_path):
+    return Kit.create(tmp_path)
+
+
+def test_golden_key(kit):
+    assert keys(kit)[SLOT] == GOLDEN
+
+
+def test_key_ignores_location_mtimes_and_environment(kit, tmp_path, monkeypatch):
+    before = keys(kit)
+    for p in kit.root.rglob("*"):
+        os.utime(p, (1, 1))
+    monkeypatch.setenv("KIT_SECRET", "one")
+    assert keys(kit) == before
+    moved = tmp_path / "elsewhere" / "deeper"
+    moved.parent.mkdir()
+    shutil.move(kit.root, moved)
+    monkeypatch.setenv("KIT_SECRET", "two")
+    assert keys(Kit(moved)) == before
+    assert keys(Kit(moved))[SLOT] == GOLDEN
+
+
+def test_iteration_count_and_limits_not_in_key(kit):
+    before = keys(kit)
+    kit.write_suite(iterations=5, extra="max_output_bytes: 2048\n")
+    text = kit.suite.read_text().replace("timeout_seconds: 30", "timeout_seconds: 999")
+    text = text.replace("jobs: 2", "jobs: 7")
+    kit.suite.write_text(text)
+    after = keys(kit)
+    assert {k: v for k, v in after.items() if k in before} == before
+
+
+@pytest.mark.parametrize("change", ["fixture", "prompt", "adapter", "model", "skill"])
+def test_inputs_change_the_key(kit, change):
+    before = keys(kit)
+    if change == "fixture":
+        path = kit.skill_dir("alpha") / "evals" / "files" / "a1.txt"
+        path.write_bytes(path.read_bytes() + b"x")
+    elif change == "prompt":
+        kit.edit_case("alpha", "a1", prompt="Task a1: write it!")
+    elif change == "adapter":
+        (kit.root / "adapter.py").write_text((kit.root / "adapter.py").read_text() + "\n")
+    elif change == "model":
+        kit.write_suite(extra="models: [other]\n")
+    elif change == "skill":
+        (kit.skill_dir("alpha") / "SKILL.md").write_text("---\nname: alpha\ndescription: x.\n---\n")
+    after = keys(kit)
+    slot = SLOT.replace("/default/", "/other/") if change == "model" else SLOT
+    assert after[slot] != before[SLOT]
+    if change in ("fixture", "prompt"):  # only that case
+        assert after["alpha/a2/with_skill/default/1"] == before["alpha/a2/with_skill/default/1"]
+    if change == "skill":  # only the with_skill arm of that skill
+        assert after["alpha/a1/without_skill/default/1"] == before["alpha/a1/without_skill/default/1"]
+        assert after["beta/b1/with_skill/default/1"] == before["beta/b1/with_skill/default/1"]
+
+
+def test_canonical_json_and_key_of():
+    assert canonical_json({"b": 1, "a": [1, "é"]}) == '{"a":[1,"é"],"b":1}'
+    assert key_of({"b": 1, "a": 2}) == key_of({"a": 2, "b": 1})
+    assert key_of("x") == "ba2df4903a2c14e86dc3bcca58911b44ac1d2514b7227bf6eb08cfb978f55a1b"
+
+
+def test_hash_cache_reads_a_file_once_and_survives_damage(tmp_path):
+    f = tmp_path / "f.txt"
+    f.write_text("hello")
+    cache = HashCache(tmp_path / "cache.json")
+    h = cache.file(f)
+    cache.file(f)
+    assert cache.hashed == 1
+    cache.save()
+    again = HashCache(tmp_path / "cache.json")
+    assert again.file(f) == h and again.hashed == 0
+    os.utime(f, (5, 5))  # touch: re-hashed once, same digest
+    assert again.file(f) == h and again.hashed == 1
+    (tmp_path / "cache.json").write_text("[1,2")
+    assert HashCache(tmp_path / "cache.json").file(f) == h
+
+
+def test_tree_digest_excludes_evals(tmp_path):
+    root = tmp_path / "s"
+    (root / "evals").mkdir(parents=True)
+    (root / "SKILL.md").write_text("a")
+    cache = HashCache()
+    d1, items = tree_digest(root, cache)
+    (root / "evals" / "e.json").write_text("{}")
+    assert tree_digest(root, cache)[0] == d1
+    assert [i[0] for i in items] == ["SKILL.md"]

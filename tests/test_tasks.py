@@ -1,0 +1,89 @@
+"""dodo.py through doit's own CLI (`doit list/info/run`, `-n 2`), in the repo, on a tmp suite."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from suitekit import Kit
+
+REPO = Path(__file__).resolve().parents[1]
+ALL = 18
+
+
+def doit(kit: Kit, cmd: str = "run", *args: str) -> subprocess.CompletedProcess[str]:
+    """``doit CMD -f dodo.py [options] suite=<kit> [tasks]`` from the repo folder."""
+    opts = [a for a in args if a.startswith("-") or a.isdigit()]
+    names = [a for a in args if a not in opts]
+    return subprocess.run([sys.executable, "-m", "doit", cmd, "-f", str(REPO / "dodo.py"), *opts,
+                           f"suite={kit.suite}", *names], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture
+def kit(tmp_path):
+    return Kit.create(tmp_path)
+
+
+def test_doit_list_and_info(kit):
+    res = doit(kit, "list")
+    assert res.returncode == 0, res.stderr
+    assert [line.split()[0] for line in res.stdout.splitlines()] == ["agent", "bench", "grade", "summary"]
+    res = doit(kit, "list", "--all")
+    names = {line.split()[0] for line in res.stdout.splitlines()}
+    assert "agent:alpha/a1/with_skill/default/1" in names and "bench:beta" in names
+    assert "grade:beta/b1/without_skill/default/3" in names
+    assert len([n for n in names if n.startswith("agent:")]) == ALL
+    res = doit(kit, "info", "agent:alpha/a1/with_skill/default/1")
+    assert res.returncode == 1, res.stderr  # doit info: 1 = the task is not up to date
+    assert "status     : run" in res.stdout
+    assert kit.calls() == 0
+
+
+def test_doit_runs_then_is_up_to_date(kit):
+    res = doit(kit, "run", "-n", "2")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert kit.calls() == ALL
+    assert kit.bench("alpha").is_file() and (kit.results / "summary.json").is_file()
+    kit.reset()
+    res = doit(kit)
+    assert res.returncode == 0, res.stderr
+    assert kit.calls() == 0
+    assert all(line.startswith("--") for line in res.stdout.splitlines() if line.strip())
+    # skill-eval agrees: the store is shared, nothing to run
+    code, out, err = kit.run()
+    assert code == 0 and kit.calls() == 0
+    assert "0 to run, 0 to re-grade" in out
+    res = doit(kit, "info", "agent:alpha/a1/with_skill/default/1")
+    assert res.returncode == 0 and "up-to-date" in res.stdout
+
+
+def test_doit_reruns_one_case_after_a_fixture_edit(kit):
+    assert kit.run()[0] == 0
+    kit.reset()
+    (kit.skill_dir("beta") / "evals" / "files" / "b1.txt").write_text("edited\n")
+    res = doit(kit, "run", "-n", "2")
+    assert res.returncode == 0, res.stderr
+    assert kit.calls_by() == {"with_skill b1": 3, "without_skill b1": 3}
+    ran = [line[3:] for line in res.stdout.splitlines() if line.startswith(". ")]
+    assert "bench:beta" in ran and "bench:alpha" not in ran
+    assert json.loads(kit.bench("beta").read_text())["variants"]["with_skill"]["runs"] == 3
+
+
+def test_doit_single_task(kit):
+    res = doit(kit, "run", "agent:alpha/a2/without_skill/default/2")
+    assert res.returncode == 0, res.stderr
+    assert kit.calls_by() == {"without_skill a2": 1}
+
+
+def test_doit_db_deleted_costs_no_call(kit):
+    assert kit.run()[0] == 0
+    kit.reset()
+    for db in (kit.store / "doit").iterdir():
+        db.unlink()
+    res = doit(kit)
+    assert res.returncode == 0, res.stderr
+    assert kit.calls() == 0
