@@ -22,7 +22,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     totals = [0, 0, 0]
     for suite in args.suites:
         try:
-            project = load_project(suite)
+            project = load_project(suite, use_cache=False)
         except InvalidInput as exc:
             all_problems.extend(exc.problems)
             continue

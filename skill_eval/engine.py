@@ -63,7 +63,7 @@ class Engine:
         self.suite = project.suite
         self.store = store
         self.options = options or RunOptions()
-        self.cache = cache or HashCache(store.root / "hashcache.json")
+        self.cache = cache or project.hashes or HashCache(store.root / "hashcache.json")
         self.adapter = adapter or resolve_adapter(self.suite)
         # The plan always holds every run of the suite (tables are built from all of them);
         # --only and --shard narrow what runs, in selected_runs().
@@ -72,6 +72,10 @@ class Engine:
         self.progress = Progress()
         self.on_event: Callable[[str, RunSpec, Any], None] = lambda kind, spec, data: None
         self.touched_skills: set[str] = set()
+        self.touched_slots: set[str] = set()  # runs and grades (re)made now: their views are rewritten
+        self._grade_keys: dict[str, str] = {}
+        self._case_grading: dict[int, str] = {}
+        self._graded: set[str] = set()
         self.interrupted = threading.Event()  # set on Ctrl-C: start nothing more, record no errors
         self.budget = self.options.max_cost if self.options.max_cost is not None else self.suite.max_cost_usd
         self.budget_stopped = 0  # runs not started because the budget was spent
@@ -110,7 +114,24 @@ class Engine:
     def grade_key(self, spec: RunSpec) -> str:
         # Runs are immutable per key (a --force re-run re-grades at once), so the run key stands
         # for its result here: planning never has to read 6,000 results to know grade keys.
-        return key_of({"run": spec.key, **self.grading_material(spec)})
+        key = self._grade_keys.get(spec.key)
+        if key is None:
+            case_key = self._case_grading.get(id(spec.case))
+            if case_key is None:
+                # Once per case, not per run: the material is the same for all its runs.
+                case_key = self._case_grading[id(spec.case)] = key_of(self.grading_material(spec))
+            key = self._grade_keys[spec.key] = key_of({"run": spec.key, "grading": case_key})
+        return key
+
+    def has_grade(self, spec: RunSpec) -> bool:
+        """Whether the grade is stored; positive answers are remembered (grades only appear)."""
+        key = self.grade_key(spec)
+        if key in self._graded:
+            return True
+        if self.store.has_json("grades", key):
+            self._graded.add(key)
+            return True
+        return False
 
     # ---- what is out of date ----------------------------------------------------------------
     def selected_runs(self) -> list[RunSpec]:
@@ -122,6 +143,11 @@ class Engine:
                 runs = shard(runs, *self.options.shard)
             self._selected = runs
         return self._selected
+
+    def verified_unchanged(self, key: str) -> bool:
+        """Verified by content before, and its files' stat stamp unchanged since."""
+        stamp = self.state.verified.get(key)
+        return stamp is not None and stamp == entry_stamp(self.store.root, key)
 
     def stored(self, key: str) -> bool:
         """Whether a whole, verified result for ``key`` is in the store. An entry whose files'
@@ -150,7 +176,7 @@ class Engine:
         for spec in self.selected_runs():
             if spec.key in will_run:
                 continue
-            if not self.store.has_json("grades", self.grade_key(spec)):
+            if not self.has_grade(spec):
                 if self.stored(spec.key):
                     out.append(Pending(spec, self.grade_reason(spec)))
         return out
@@ -254,6 +280,7 @@ class Engine:
                     with self.state.lock:
                         self.state.extra.setdefault("slot_cost", {})[self.slot(spec)] = float(cost)
             self.touched_skills.add(spec.skill_name)
+            self.touched_slots.add(self.slot(spec))
         stamp = entry_stamp(self.store.root, spec.key) if isinstance(outcome, RunResult) else None
         material = slot_material(self.plan.materials[spec.key])
         self.state.record_run(self.slot(spec), {"key": spec.key, **material},
@@ -284,6 +311,7 @@ class Engine:
             with self.progress.lock:
                 self.judge_errors.append((self.slot(spec), message))
             self.touched_skills.add(spec.skill_name)
+            self.touched_slots.add(self.slot(spec))
             return None
         if grade.get("judge_cached") is False:
             with self.progress.lock:
@@ -292,6 +320,7 @@ class Engine:
         self.state.record_grade(self.slot(spec), key_of(self.grading_material(spec)), GRADER_VERSION)
         with self.progress.lock:
             self.touched_skills.add(spec.skill_name)
+            self.touched_slots.add(self.slot(spec))
         return grade
 
     def stop(self) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cases import Case, EvalSet
 from .config import Suite, display_path, load_suite
 from .errors import InvalidInput, Problem
+from .evalcache import EvalSetCache
+from .hashing import HashCache
 from .skills import Skill, discover_skills
 
 
@@ -26,6 +28,7 @@ class Project:
     suite: Suite
     skills: tuple[SkillEvals, ...]
     problems: tuple[Problem, ...]
+    hashes: HashCache | None = field(default=None, compare=False, repr=False)  # shared with the plan
 
     @property
     def errors(self) -> tuple[Problem, ...]:
@@ -48,7 +51,7 @@ def _select_split(cases: tuple[Case, ...], split: str) -> tuple[Case, ...]:
     return tuple(c for c in cases if (c.split or "tune") == split)
 
 
-def load_evalsets(skill: Skill) -> tuple[list[EvalSet], list[Problem]]:
+def load_evalsets(skill: Skill, cache: EvalSetCache | None = None) -> tuple[list[EvalSet], list[Problem]]:
     from .evalsets import find_evalsets, load_evalset
 
     sel = skill.selector
@@ -63,30 +66,37 @@ def load_evalsets(skill: Skill) -> tuple[list[EvalSet], list[Problem]]:
         if not path.is_file():
             problems.append(Problem(display_path(path), "eval-set file not found; fix 'evals' in the suite"))
             continue
-        try:
-            es = load_evalset(path, skill.path, format=fmt)
-        except InvalidInput as exc:
-            problems.extend(exc.problems)
-            continue
+        es = cache.get(path, skill.path, fmt) if cache is not None else None
+        if es is None:
+            try:
+                es = load_evalset(path, skill.path, format=fmt)
+            except InvalidInput as exc:
+                problems.extend(exc.problems)
+                continue
+            if cache is not None:
+                cache.put(path, skill.path, fmt, es)
         sets.append(es)
         problems.extend(es.problems)
     return sets, problems
 
 
-def load_project(suite_path: str | Path, split: str | None = None) -> Project:
+def load_project(suite_path: str | Path, split: str | None = None, use_cache: bool = True) -> Project:
     """Load everything a suite names. Config errors raise; skill and eval-set problems are
-    collected so ``validate`` can report them all at once."""
+    collected so ``validate`` can report them all at once. ``use_cache`` reuses parsed eval sets
+    from the suite's store (``validate`` reads everything afresh and writes nothing)."""
     suite = load_suite(suite_path)
+    hashes = HashCache(suite.store / "hashcache.json") if use_cache else None
+    cache = EvalSetCache(suite.store / "cache" / "evalsets", hashes) if hashes is not None else None
     skills = discover_skills(suite.skills_dir, suite.skills, suite.strict_skills, display_path(suite.path))
     split = split or suite.split
     problems: list[Problem] = []
     loaded: list[SkillEvals] = []
     for skill in skills:
         problems.extend(skill.problems)
-        sets, set_problems = load_evalsets(skill)
+        sets, set_problems = load_evalsets(skill, cache)
         problems.extend(set_problems)
         if split != "all":
             sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems)
                     for es in sets]
         loaded.append(SkillEvals(skill, tuple(sets)))
-    return Project(suite, tuple(loaded), tuple(problems))
+    return Project(suite, tuple(loaded), tuple(problems), hashes)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .hashing import key_of
 from .plan_types import RunSpec
-from .results import RunError, RunResult
+from .results import AdapterResponse, Event, RunError, RunResult
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -56,7 +56,7 @@ def bench_inputs_key(engine: Engine, skill: str, model: str) -> str:
     for spec in skill_specs(engine, skill):
         if spec.model != model:
             continue
-        has = engine.store.has_json("grades", engine.grade_key(spec))
+        has = engine.has_grade(spec)
         items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
     return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
                    "suite": engine.suite.name})
@@ -90,10 +90,53 @@ def summary_is_stale(engine: Engine) -> bool:
             or not (engine.suite.results / "summary.json").is_file())
 
 
-def _records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
+class RecordCache:
+    """What a skill's table needs of each graded run (usage, duration, loads, grade), kept beside
+    the table so a rebuild after one edit reads one file plus the changed runs, not every run.
+    Keyed by run and grade key, so an entry can never describe another result."""
+
+    def __init__(self, path: Path, store_root: Path):
+        self.path = path
+        self.store_root = store_root
+        try:
+            self.entries: dict[str, Any] = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            self.entries = {}
+        self.fresh: dict[str, Any] = {}
+
+    def get(self, spec: RunSpec, grade_key: str) -> tuple[RunResult, Any] | None:
+        e = self.entries.get(spec.key)
+        if not isinstance(e, dict) or e.get("grade_key") != grade_key:
+            return None
+        if not os.path.exists(f"{self.store_root}/runs/{spec.key[:2]}/{spec.key}/COMPLETE.json"):
+            return None  # the store is the truth: a run gone from it is not shown from here
+        self.fresh[spec.key] = e
+        events = tuple(Event("skill_loaded", n) for n in e["loaded"])
+        # The output text is not needed by the table; a view rewrite loads the full run.
+        return RunResult(spec.key, AdapterResponse("", events, e["usage"]), e["duration_s"]), e["grade"]
+
+    def put(self, spec: RunSpec, grade_key: str, result: RunResult, grade: Any) -> None:
+        self.fresh[spec.key] = {"grade_key": grade_key, "loaded": sorted(result.response.loaded_skills()),
+                                "usage": result.response.usage, "duration_s": result.duration_s,
+                                "grade": grade}
+
+    def save(self) -> None:
+        write_text(self.path, json.dumps(self.fresh, separators=(",", ":"), sort_keys=True))
+
+
+def _records(engine: Engine, specs: list[RunSpec], cache: RecordCache | None = None,
+             full: set[str] | None = None) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
+    """``full``: slots whose complete run (output text included) is needed, for their views;
+    None means every run is read from the store (the cache is then only refreshed)."""
     out = []
     for spec in specs:
-        result: RunResult | RunError | None = engine.store.get_run(spec.key)
+        if cache is not None and full is not None and engine.slot(spec) not in full:
+            hit = cache.get(spec, engine.grade_key(spec))
+            if hit is not None:
+                out.append((spec, *hit))
+                continue
+        result: RunResult | RunError | None = engine.store.get_run(
+            spec.key, verify=not engine.verified_unchanged(spec.key))
         grade = None
         if result is None:
             result = engine.store.get_error(spec.key) or RunError(spec.key, "missing", "not run yet")
@@ -109,6 +152,8 @@ def _records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunRes
                 if isinstance(failed, dict):
                     result = RunError(spec.key, "judge", str(failed.get("message", "judge failed")),
                                       result.duration_s)
+        if cache is not None and isinstance(result, RunResult) and grade is not None:
+            cache.put(spec, engine.grade_key(spec), result, grade)
         out.append((spec, result, grade))
     return out
 
@@ -129,7 +174,11 @@ def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
     task_cases = [c for c in se.cases if c.kind == "task"]
     for model in models(engine):
         specs = [s for s in skill_specs(engine, skill) if s.model == model]
-        records = _records(engine, specs)
+        out = bench_dir(engine, skill, model)
+        fresh = full_view or not (out / "iteration-1").exists()
+        cache = RecordCache(out / ".records.json", engine.store.root)
+        records = _records(engine, specs, cache, None if fresh else engine.touched_slots)
+        cache.save()
         runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(engine.suite.name, skill, model, task_cases, runs, engine.suite.minimum_lift)
@@ -141,12 +190,10 @@ def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
 
             bench["judge"] = {"name": describe(engine.suite), "identity": engine.judge_identity()}
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
-        out = bench_dir(engine, skill, model)
         write_text(out / "benchmark.json", dump_json(bench))
         write_text(out / "benchmark.md", benchmark_md(bench))
-        fresh = full_view or not (out / "iteration-1").exists()
         for spec, result, grade in records:
-            if fresh or skill in engine.touched_skills:
+            if fresh or engine.slot(spec) in engine.touched_slots:
                 write_run_view(out, spec, result, grade)
     return True
 
