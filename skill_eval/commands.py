@@ -86,8 +86,8 @@ def _load(args: argparse.Namespace):  # noqa: ANN202
 
 
 def _options(args: argparse.Namespace):  # noqa: ANN202
-    from .engine import RunOptions
     from .errors import SkillEvalError
+    from .options import RunOptions
 
     shard = None
     if getattr(args, "shard", None):

@@ -185,6 +185,32 @@ def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) 
     return skills_dir, []
 
 
+def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
+    """Where the store remembers that exactly this config passed the schema: checking it again
+    would cost importing jsonschema on every no-op run."""
+    from . import __version__
+    from .hashing import key_of
+
+    store = raw.get("store", ".skill-eval/store")
+    if not isinstance(store, str) or not store:
+        return None
+    try:
+        key = key_of([__version__, str(root), raw])
+    except (TypeError, ValueError):  # YAML values JSON cannot hold (dates): just validate
+        return None
+    return _resolve(root, store) / "cache" / "valid-suites" / key
+
+
+def _remember_valid(marker: Path | None) -> None:
+    if marker is None or marker.exists():
+        return
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass  # a read-only store only costs the schema check next time
+
+
 def load_suite(path: str | Path) -> Suite:
     """Load and validate a suite config; raise InvalidInput listing every problem found."""
     path = Path(path)
@@ -199,13 +225,16 @@ def load_suite(path: str | Path) -> Suite:
         raise InvalidInput([Problem(file, "must be a mapping of keys (suite: ..., skills_dir: ...), "
                                           f"got {describe_value(raw)}; see configs/demo.yaml", 1, 1)])
     root = path.resolve().parent
-    problems = schema_problems("suite", raw, file, located.where)
+    marker = _schema_marker(raw, root)
+    problems = [] if marker is not None and marker.exists() else schema_problems("suite", raw, file,
+                                                                                 located.where)
     problems += _semantic_problems(raw, file, located.where)
     skills_dir, dir_problems = _skills_dir_problem(raw, root, file, located.where)
     problems += dir_problems
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
         raise InvalidInput(problems)
+    _remember_valid(marker)
 
     selectors = []
     for i, entry in enumerate(raw.get("skills", ["*"])):

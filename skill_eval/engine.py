@@ -15,23 +15,13 @@ from typing import Any
 
 from .adapters.base import ResolvedAdapter
 from .hashing import HashCache, key_of
+from .options import RunOptions
 from .plan import Plan, _selected, make_plan, shard
 from .plan_types import RunSpec
 from .project import Project
 from .results import RunError, RunResult
 from .state import SuiteState, entry_stamp, slot_material
 from .store import Store
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    force: bool = False
-    iterations: int | None = None
-    only: str | None = None
-    shard: tuple[int, int] | None = None
-    jobs: int | None = None
-    max_cost: float | None = None
-    report_formats: tuple[str, ...] = ("md", "json", "junit")
 
 
 @dataclass

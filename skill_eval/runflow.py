@@ -6,13 +6,16 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import display_path
-from .engine import Engine, RunOptions
 from .errors import InvalidInput, SkillEvalError
-from .project import Project, load_project
+from .options import RunOptions
 from .store import Store
+
+if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
+    from .engine import Engine
+    from .project import Project
 
 
 def _say(line: str) -> None:
@@ -42,6 +45,8 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
                  f"Results: {display_path(suite.results)}")
             return int(hit.get("outcome", {}).get("exit_code", 0))
 
+    from .project import load_project
+
     project = load_project(suite_path, split)
     if project.errors:
         raise InvalidInput(project.problems)
@@ -60,6 +65,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
 def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
                 started: float) -> int:
     from .adapters import resolve_adapter
+    from .engine import Engine
     from .fastpath import FastState, fingerprint, watch_files
     from .progress import ProgressLine
     from .tables import build_skill, build_summary, load_benches, stale_skills, verdict_exit_code
@@ -80,7 +86,6 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if options.force:
         for p in runs:
             store.discard_run(p.spec.key)
-    runs = _budgeted(engine, runs, options)
     grades = engine.pending_grades(runs)
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     skills = sorted(touched | set(stale_skills(engine)))
@@ -93,7 +98,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         with ProgressLine(engine.progress):
             failures = execute(engine, runs, grades, skills, jobs) if (runs or grades or skills) else []
     except KeyboardInterrupt:
-        _interrupt(engine)
+        engine.stop()
         raise
     finally:
         engine.save_state()
@@ -156,15 +161,6 @@ def table_files(engine: Engine) -> list[str]:
     return out
 
 
-def _interrupt(engine: Engine) -> None:
-    engine.stop()
-
-
-def _budgeted(engine: Engine, runs: list[Any], options: RunOptions) -> list[Any]:
-    # The cost cap is enforced while running (see engine); here nothing is dropped up front.
-    return runs
-
-
 def _print_outcome(engine: Engine, benches: list[dict[str, Any]], elapsed: float) -> None:
     from .render.markdown import pct, signed
 
@@ -205,6 +201,7 @@ def _moved(results: Path) -> list[dict[str, Any]]:
 
 
 def report(project: Project, fmt: str, out: Path | None) -> int:
+    from .engine import Engine
     from .render import FORMATS
     from .tables import build_skill, build_summary, load_benches, verdict_exit_code
 
