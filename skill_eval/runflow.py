@@ -18,6 +18,9 @@ if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
     from .project import Project
 
 
+_SHOWN_ERRORS = 20
+
+
 def _say(line: str) -> None:
     print(line, flush=True)
 
@@ -68,6 +71,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from .engine import Engine
     from .fastpath import FastState, fingerprint, watch_files
     from .progress import ProgressLine
+    from .results import RunError
     from .tables import build_skill, build_summary, load_benches, stale_skills, verdict_exit_code
     from .tasks import execute
 
@@ -82,6 +86,13 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     watch = watch_files(adapter.argv, outside)
     fp = fingerprint(suite, fast_options(options, split), watch)
     engine = Engine(project, store, options, adapter=adapter)
+    run_errors: list[tuple[str, str]] = []  # this invocation's adapter errors, shown at the end
+
+    def _note(kind: str, spec: Any, outcome: Any) -> None:
+        if kind == "done" and isinstance(outcome, RunError):
+            run_errors.append((spec.task_name, outcome.message))
+
+    engine.on_event = _note
     runs = engine.pending_runs()
     if options.force:
         for p in runs:
@@ -108,6 +119,11 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         build_summary(engine)
     for name, msg in failures:
         print(f"skill-eval: internal error in {name}: {msg}", file=sys.stderr)
+    for name, msg in sorted(run_errors)[:_SHOWN_ERRORS]:
+        print(f"skill-eval: error in {name}: {msg}", file=sys.stderr)
+    if len(run_errors) > _SHOWN_ERRORS:
+        print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
+              f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
     for name, msg in engine.judge_errors[:20]:
         print(f"skill-eval: judge error in grade:{name}: {msg} (the run is kept; the next run retries "
               "the judge)", file=sys.stderr)

@@ -1,0 +1,368 @@
+"""Bad input of `skill-eval run` (DESIGN §4, §7, §11), each fault through the real CLI.
+
+Every fault lives in a small fake adapter written into tmp_path that misbehaves only for the case
+``bad`` (unless a ``healed`` file sits next to it); the case ``good`` always answers. For each:
+one line naming the problem, exit 2, the good runs finished and stored, nothing cached as
+success, ``status`` names the failed runs with "previous attempt failed: ...", and the next run
+calls the adapter again for exactly the failed runs. No traceback ever reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+from suitekit import Kit
+
+SECRET = "sk-ant-abcdefghijklmnopqrstuvwx"
+
+# The fault goes where FAULT is (indented four spaces); it runs only for case "bad".
+ADAPTER = r'''#!/usr/bin/env python3
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+req = json.load(sys.stdin)
+cid = req["case"]["id"]
+fd = os.open(os.path.join(here, "calls.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, ("%s %s %d\n" % (req["mode"], cid, req["case"]["iteration"])).encode())
+os.close(fd)
+if cid == "bad" and not os.path.exists(os.path.join(here, "healed")):
+FAULT
+os.makedirs("outputs", exist_ok=True)
+with open(os.path.join("outputs", "made.txt"), "w") as f:
+    f.write("made\n")
+if not os.path.lexists(os.path.join("outputs", "root")):
+    os.symlink("/", os.path.join("outputs", "root"))  # the store drops it: never read through
+json.dump({"output": "ok", "events": [], "usage": {"input_tokens": 3}}, sys.stdout)
+'''
+
+SUITE = """suite: faults
+skills_dir: skills
+skills: ["*"]
+adapter:
+  command: {command}
+iterations: 2
+jobs: 4
+timeout_seconds: {timeout}
+max_output_bytes: 1024
+store: .skill-eval/store
+results: results
+"""
+
+PY_ADAPTER = "[python3, -S, adapter.py]"
+RUNS = 8  # cases good + bad × 2 variants × 2 iterations
+BAD = {(mode, "bad", i) for mode in ("with_skill", "without_skill") for i in (1, 2)}
+ALL = BAD | {(mode, "good", i) for mode in ("with_skill", "without_skill") for i in (1, 2)}
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line for line in code.strip().splitlines())
+
+
+def make_project(tmp_path: Path, fault: str = "pass", command: str = PY_ADAPTER, timeout: float = 20,
+                 checks: list[dict] | None = None) -> Kit:
+    root = tmp_path / "proj"
+    skill = root / "skills" / "alpha"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: alpha\ndescription: The alpha skill.\n---\nDo it.\n")
+    ok = [{"id": "says-ok", "type": "contains", "value": "ok"}]
+    cases = [{"id": "good", "prompt": "Do the good task.", "checks": ok},
+             {"id": "bad", "prompt": "Do the bad task.", "checks": checks or ok}]
+    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "alpha", "evals": cases}))
+    adapter = root / "adapter.py"
+    adapter.write_text(ADAPTER.replace("FAULT", _indent(fault)))
+    adapter.chmod(adapter.stat().st_mode | stat.S_IXUSR)
+    (root / "suite.yaml").write_text(SUITE.format(command=command, timeout=timeout))
+    return Kit(root)
+
+
+def calls(kit: Kit) -> list[tuple[str, str, int]]:
+    try:
+        lines = (kit.root / "calls.log").read_text().splitlines()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in lines:
+        mode, cid, it = line.split()
+        out.append((mode, cid, int(it)))
+    return out
+
+
+def no_traceback(*texts: str) -> None:
+    for t in texts:
+        assert "Traceback" not in t, t
+
+
+def error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("skill-eval: error in ")]
+
+
+def failed_reasons(kit: Kit) -> dict[str, str]:
+    data = kit.status_json()
+    return {i["task"]: i["reason"] for i in data["run"]}
+
+
+def all_bytes(*folders: Path) -> bytes:
+    return b"".join(p.read_bytes() for f in folders for p in sorted(f.rglob("*")) if p.is_file())
+
+
+def check_fault(kit: Kit, expected: str, heal) -> tuple[str, str]:
+    """The contract every fault shares; returns the first run's (stdout, stderr)."""
+    code, out, err = kit.run()
+    no_traceback(out, err)
+    assert code == 2, out + err
+
+    # One line per failed run, naming the run and the problem.
+    lines = error_lines(err)
+    assert len(lines) == len(BAD), err
+    for line in lines:
+        assert "\n" not in line and "agent:alpha/bad/" in line
+        assert expected in line, line
+
+    # Every adapter call was made; the good runs finished, are stored and graded.
+    assert sorted(calls(kit)) == sorted(ALL)
+    assert len(kit.stored_runs()) == RUNS - len(BAD)
+    for mode in ("with_skill", "without_skill"):
+        for i in (1, 2):
+            grading = kit.results / "alpha" / f"iteration-{i}" / "eval-good" / mode / "grading.json"
+            assert json.loads(grading.read_text())["passed"] is True
+    bench = json.loads((kit.results / "alpha" / "benchmark.json").read_text())
+    assert bench["verdict"] == "error"
+    rows = {c["id"]: c for c in bench["cases"]}
+    assert rows["bad"]["with_skill"]["errors"] == 2 and rows["bad"]["with_skill"]["graded"] == 0
+    assert "error" in rows["bad"]["flags"] and "error" not in rows["good"]["flags"]
+    assert rows["good"]["with_skill"]["pass_rate"] == 1.0
+    assert all(expected in m for m in rows["bad"]["with_skill"]["error_messages"])
+
+    # Nothing cached as success: status plans exactly the failed runs, and says why.
+    reasons = failed_reasons(kit)
+    assert sorted(reasons) == sorted(f"agent:alpha/bad/{m}/default/{i}" for m, _, i in BAD)
+    for reason in reasons.values():
+        assert reason.startswith("previous attempt failed: ") and expected in reason
+    code_s, out_s, err_s = kit.status()
+    no_traceback(out_s, err_s)
+    assert out_s.count("previous attempt failed: ") == len(BAD)
+
+    # Still broken: the next run retries exactly the failed runs, and fails the same way.
+    (kit.root / "calls.log").unlink()
+    code2, out2, err2 = kit.run()
+    no_traceback(out2, err2)
+    assert code2 == 2
+    assert sorted(calls(kit)) == sorted(BAD)
+    assert len(error_lines(err2)) == len(BAD)
+
+    # Fixed: exactly the failed runs again, then nothing.
+    (kit.root / "calls.log").unlink()
+    heal()
+    code3, out3, err3 = kit.run()
+    no_traceback(out3, err3)
+    assert code3 == 0, out3 + err3
+    assert sorted(calls(kit)) == sorted(BAD)
+    assert error_lines(err3) == []
+    assert len(kit.stored_runs()) == RUNS
+    assert failed_reasons(kit) == {}
+    (kit.root / "calls.log").unlink()
+    code4, out4, err4 = kit.run()
+    assert code4 == 0 and calls(kit) == []
+    return out, err
+
+
+def heal_file(kit: Kit):
+    return lambda: (kit.root / "healed").write_text("")
+
+
+# ---- faults of the response and the process -----------------------------------------------------
+
+RESPONSE_FAULTS = {
+    "stdout-not-json": ('print("I could not do it, sorry")\nsys.exit(0)',
+                        "adapter stdout is not JSON"),
+    "empty-stdout": ("sys.exit(0)", "adapter printed nothing on stdout"),
+    "json-not-object": ('print("[1, 2, 3]")\nsys.exit(0)',
+                        "adapter response must be a JSON object, got list"),
+    "extra-fields": ('json.dump({"output": "ok", "result": "ok", "cost": 1}, sys.stdout)\nsys.exit(0)',
+                     "adapter response has unknown field(s) cost, result"),
+    "no-output": ('json.dump({"events": []}, sys.stdout)\nsys.exit(0)',
+                  "adapter response has no 'output' field"),
+    "output-not-string": ('json.dump({"output": 42}, sys.stdout)\nsys.exit(0)',
+                          "adapter response 'output' must be a string, got int"),
+    "event-without-type": ('json.dump({"output": "ok", "events": [{"name": "alpha"}]}, sys.stdout)\n'
+                           "sys.exit(0)", "events[0].type must be a non-empty string"),
+    "event-not-object": ('json.dump({"output": "ok", "events": ["skill_loaded"]}, sys.stdout)\nsys.exit(0)',
+                         "events[0] must be an object, got str"),
+    "events-not-list": ('json.dump({"output": "ok", "events": {"type": "x"}}, sys.stdout)\nsys.exit(0)',
+                        "adapter response 'events' must be a list, got dict"),
+    "usage-string": ('json.dump({"output": "ok", "usage": {"input_tokens": "12"}}, sys.stdout)\nsys.exit(0)',
+                     'usage.input_tokens must be a number, got "12"'),
+    "usage-not-object": ('json.dump({"output": "ok", "usage": [1]}, sys.stdout)\nsys.exit(0)',
+                         "adapter response 'usage' must be an object, got list"),
+    "output-over-cap": ('sys.stdout.write("x" * 200000)\nsys.exit(0)',
+                        "adapter command wrote more than 1024 bytes on stdout or stderr and was stopped"),
+    "stderr-over-cap": ('sys.stderr.write("e" * 200000)\nsys.exit(0)',
+                        "wrote more than 1024 bytes on stdout or stderr"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESPONSE_FAULTS))
+def test_bad_response(tmp_path, name):
+    fault, expected = RESPONSE_FAULTS[name]
+    kit = make_project(tmp_path, fault)
+    check_fault(kit, expected, heal_file(kit))
+
+
+def test_nonzero_exit_is_reported_with_redacted_stderr(tmp_path):
+    fault = (f'sys.stderr.write("auth failed for key {SECRET} (check ANTHROPIC_API_KEY)\\n")\n'
+             "sys.exit(4)")
+    kit = make_project(tmp_path, fault)
+    out, err = check_fault(kit, "adapter command exited with status 4 | stderr: auth failed for key",
+                           heal_file(kit))
+    assert SECRET not in out + err
+    assert all("[REDACTED]" in line for line in error_lines(err))
+    # Neither the store (errors, runs) nor the results folder keeps the secret.
+    # (the store has been healed since, so look at what the tables said about the failed run too)
+    assert SECRET.encode() not in all_bytes(kit.store, kit.results)
+
+
+def test_redacted_error_is_what_is_stored(tmp_path):
+    fault = f'sys.stderr.write("token={SECRET}\\n")\nsys.exit(5)'
+    kit = make_project(tmp_path, fault)
+    code, out, err = kit.run()
+    assert code == 2
+    stored = [json.loads(p.read_text()) for p in kit.store.glob("errors/**/*.json")]
+    assert len(stored) == len(BAD)
+    for e in stored:
+        assert e["kind"] == "exit" and "exited with status 5" in e["message"]
+        assert SECRET not in e["message"] and "[REDACTED]" in e["message"]
+    bench = (kit.results / "alpha" / "benchmark.json").read_text()
+    assert "exited with status 5" in bench and SECRET not in bench
+    junit = (kit.results / "junit.xml").read_text()
+    assert SECRET not in junit
+    assert SECRET.encode() not in all_bytes(kit.store, kit.results)
+    for reason in failed_reasons(kit).values():
+        assert SECRET not in reason and "[REDACTED]" in reason
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")  # a zombie nobody reaped yet is dead
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def test_timeout_kills_the_adapter_and_its_children(tmp_path):
+    pids = tmp_path / "proj" / "pids"
+    fault = ('os.execvp("sh", ["sh", "-c", "sleep 30 & echo $! >> %s; sleep 30" % '
+             'os.path.join(here, "pids")])')
+    kit = make_project(tmp_path, fault, timeout=1)
+    start = time.monotonic()
+    code, out, err = kit.run()
+    assert time.monotonic() - start < 15
+    no_traceback(out, err)
+    assert code == 2
+    children = [int(p) for p in pids.read_text().split()]
+    assert len(children) == len(BAD)
+    deadline = time.monotonic() + 3
+    while any(_alive(p) for p in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in children if _alive(p)], "a child of a timed-out adapter outlived the run"
+    lines = error_lines(err)
+    assert len(lines) == len(BAD)
+    assert all("adapter command timed out after 1s (raise timeout_seconds in the suite" in x for x in lines)
+    # The rest of the contract, from a clean start (the shared checker runs the suite itself).
+    pids.unlink()
+    kit2 = make_project(tmp_path / "again", fault, timeout=1)
+    check_fault(kit2, "adapter command timed out after 1s", heal_file(kit2))
+    for p in [int(p) for p in (kit2.root / "pids").read_text().split()]:
+        assert not _alive(p)
+
+
+# ---- the adapter cannot start at all: every run fails, none is stored ------------------------------
+
+def _check_cannot_start(kit: Kit, expected: str, heal) -> None:
+    code, out, err = kit.run()
+    no_traceback(out, err)
+    assert code == 2, out + err
+    lines = error_lines(err)
+    assert len(lines) == RUNS
+    assert all(expected in line for line in lines), err
+    assert kit.stored_runs() == []
+    reasons = failed_reasons(kit)
+    assert len(reasons) == RUNS
+    assert all(r.startswith("previous attempt failed: ") and expected in r for r in reasons.values())
+    code, out, err = kit.run()  # still broken: all retried, still nothing stored
+    no_traceback(out, err)
+    assert code == 2 and len(error_lines(err)) == RUNS and kit.stored_runs() == []
+    heal()
+    (kit.root / "healed").write_text("")
+    code, out, err = kit.run()
+    no_traceback(out, err)
+    assert code == 0, out + err
+    assert sorted(calls(kit)) == sorted(ALL)
+    assert len(kit.stored_runs()) == RUNS
+
+
+def test_adapter_not_found(tmp_path):
+    kit = make_project(tmp_path, command="[./no-such-adapter.py]")
+    _check_cannot_start(
+        kit, "adapter executable not found: ",
+        lambda: (kit.root / "adapter.py").rename(kit.root / "no-such-adapter.py"))
+
+
+def test_adapter_not_executable(tmp_path):
+    kit = make_project(tmp_path, command="[./adapter.py]")
+    script = kit.root / "adapter.py"
+    script.chmod(0o644)
+    _check_cannot_start(kit, "is not executable; run 'chmod +x", lambda: script.chmod(0o755))
+
+
+def test_adapter_without_shebang(tmp_path):
+    kit = make_project(tmp_path, command="[./adapter.py]")
+    script = kit.root / "adapter.py"
+    text = script.read_text()
+    script.write_text(text.split("\n", 1)[1])
+    _check_cannot_start(kit, "cannot be executed (no '#!' line or wrong format)",
+                        lambda: script.write_text(text))
+
+
+# ---- a check that tries to leave the run's outputs ---------------------------------------------
+
+def test_file_exists_outside_outputs_fails_with_evidence(tmp_path):
+    checks = [{"id": "dotdot", "type": "file_exists", "path": "../x"},
+              {"id": "absolute", "type": "file_exists", "path": str(tmp_path / "proj" / "adapter.py")},
+              {"id": "symlink", "type": "file_exists", "path": "root/etc/hostname"},
+              {"id": "inside", "type": "file_exists", "path": "made.txt"}]
+    kit = make_project(tmp_path, checks=checks)
+    code, out, err = kit.run()
+    no_traceback(out, err)
+    assert code == 1, out + err  # a with-skill check failed; no adapter error
+    assert error_lines(err) == []
+    assert len(kit.stored_runs()) == RUNS
+    for mode in ("with_skill", "without_skill"):
+        for i in (1, 2):
+            g = json.loads((kit.results / "alpha" / f"iteration-{i}" / "eval-bad" / mode / "grading.json")
+                           .read_text())
+            assert g["passed"] is False
+            by_id = {c["id"]: c for c in g["checks"]}
+            assert by_id["dotdot"]["passed"] is False
+            assert "refused '../x': '..' may not leave the run's outputs/" in by_id["dotdot"]["evidence"]
+            assert by_id["absolute"]["passed"] is False
+            assert by_id["absolute"]["evidence"].startswith("refused absolute path")
+            assert by_id["symlink"]["passed"] is False
+            assert by_id["symlink"]["evidence"] == "outputs/root/etc/hostname does not exist"
+            assert by_id["inside"]["passed"] is True, by_id["inside"]
+    bench = json.loads((kit.results / "alpha" / "benchmark.json").read_text())
+    assert bench["verdict"] == "fail"
+    assert kit.status_json()["run"] == []  # a failed check is a result, not an error: cached
+    (kit.root / "calls.log").unlink()
+    code, out, err = kit.run()
+    assert code == 1 and calls(kit) == []
