@@ -38,7 +38,7 @@ from skill_eval.adapters._common import (
     run_entry,
     write_json,
 )
-from skill_eval.adapters.claude_code import (
+from skill_eval.adapters.agentcli import (
     Collected,
     find_binary,
     isolated_env,
