@@ -2,9 +2,10 @@
 figure and flag of benchmark.json (DESIGN §9), the exit code (DESIGN §4) and the reports, checked
 against numbers worked out by hand.
 
-The adapter answers ``answer: PASS`` or ``answer: FAIL`` per (case, mode, iteration) from a table
-embedded in its script; each case has a ``contains PASS`` check (``says-pass``) and a check that
-every answer passes (``format``, non-discriminating by construction).
+The adapter answers ``answer: PASS`` or ``answer: FAIL`` (or exits 7, for ``E``) per (case, mode,
+iteration) from a table embedded in its script; each case has a ``contains PASS`` check
+(``says-pass``) and a check that every answer passes (``format``, non-discriminating by
+construction).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ fd = os.open(os.path.join(here, "calls.log"), os.O_WRONLY | os.O_APPEND | os.O_C
 os.write(fd, ("%s %s %d\n" % (mode, cid, it)).encode())
 os.close(fd)
 row = TABLE[cid]
+if row[mode][it - 1] == "E":
+    sys.stderr.write("scripted failure\n")
+    sys.exit(7)
 verdict = "PASS" if row[mode][it - 1] == "P" else "FAIL"
 events = [{"type": "tool_use", "name": "Read"}]
 if row.get("loads_" + mode, "NNN")[it - 1] == "Y":
@@ -80,18 +84,19 @@ def calls(kit: Kit) -> int:
         return 0
 
 
-def run(kit: Kit, expected_code: int) -> dict[str, Any]:
+def run(kit: Kit, expected_code: int, errored: int = 0) -> dict[str, Any]:
     code, out, err = kit.run()
     assert "Traceback" not in out + err
     assert code == expected_code, out + err
-    validate_results(kit)
+    validate_results(kit, errored)
     return json.loads(kit.bench(SKILL).read_text())
 
 
-def validate_results(kit: Kit) -> None:
-    """Every benchmark.json and grading.json under the results folder is valid against its schema."""
-    validators = {name: jsonschema.Draft202012Validator(json.loads((SCHEMAS / f"{name}.schema.json").read_text()))
-                  for name in ("benchmark", "grading")}
+def validate_results(kit: Kit, errored: int = 0) -> None:
+    """Every benchmark.json and grading.json under the results folder is valid against its schema
+    (and there is one grading.json per run that did not error)."""
+    validators = {name: jsonschema.Draft202012Validator(
+        json.loads((SCHEMAS / f"{name}.schema.json").read_text())) for name in ("benchmark", "grading")}
     seen = {"benchmark": 0, "grading": 0}
     for name, validator in validators.items():
         for path in sorted(kit.results.rglob(f"{name}.json")):
@@ -99,7 +104,7 @@ def validate_results(kit: Kit) -> None:
             assert not errors, f"{path}: {errors[0].message} at {list(errors[0].absolute_path)}"
             seen[name] += 1
     assert seen["benchmark"] == 1
-    assert seen["grading"] == len(json.loads(kit.bench(SKILL).read_text())["cases"]) * 2 * 3
+    assert seen["grading"] == len(json.loads(kit.bench(SKILL).read_text())["cases"]) * 2 * 3 - errored
 
 
 # ---- hand computations ------------------------------------------------------------------------
@@ -184,7 +189,13 @@ def table_of(spec: dict[str, tuple], loads: bool = True) -> dict[str, dict[str, 
 
 def test_main_suite_every_figure(tmp_path):
     kit = make_project(tmp_path, "main", table_of(MAIN), minimum_lift=0.2)
-    bench = run(kit, 1)  # with-skill checks failed → 1, though the minimum lift is met
+    code, out, err = kit.run()
+    assert code == 1, out + err  # with-skill checks failed → 1, though the minimum lift is met
+    assert ("alpha [default]: with 66.7%, without 42.9%, lift +23.8 pp over 7 cases, p=0.5 "
+            "(indeterminate: fewer than 6 cases moved) -> fail") in out
+    assert "Traceback" not in out + err
+    validate_results(kit)
+    bench = json.loads(kit.bench(SKILL).read_text())
     assert calls(kit) == 7 * 2 * 3
 
     assert (bench["schema_version"], bench["suite"], bench["skill"], bench["model"]) == (1, "e2e", SKILL,
@@ -201,9 +212,8 @@ def test_main_suite_every_figure(tmp_path):
         assert (v["runs"], v["graded"], v["passed"], v["errors"], v["cases"]) == (runs, graded, passed,
                                                                                    errors, 7)
         assert v["pass_rate"] == pytest.approx(pass_rate)
-        # the mean of per-case rates, not passed/graded pooled (equal here only by chance? no:)
         assert v["pass_rate"] == pytest.approx(
-            sum(rate(MAIN[c][0 if arm == "with_skill" else 1]) for c in MAIN) / 7)
+            sum(rate(MAIN[c][0 if arm == "with_skill" else 1]) for c in MAIN) / 7)  # mean of case rates
         assert v["deterministic_pass_rate"] == pytest.approx(pass_rate)
         assert v["judged_pass_rate"] is None
         assert v["usage"] == {"input_tokens": 2100, "output_tokens": 210}
@@ -252,7 +262,11 @@ def test_main_suite_every_figure(tmp_path):
 
     # summary.md and junit.xml
     summary = (kit.results / "summary.md").read_text()
-    assert SKILL in summary and "fail" in summary.lower()
+    row = next(line for line in summary.splitlines() if line.startswith("| alpha "))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells == ["alpha", "default", "7", "66.7%", "42.9%", "+23.8 pp (n=7)", "0.500 (indeterminate)",
+                     "n/a", "fail"]
+    assert "regressed with the skill: c3-regressed" in summary
     junit = ET.parse(kit.results / "junit.xml").getroot()
     cases = junit.findall(".//testcase")
     assert [tc.get("name") for tc in cases] == [*MAIN, "minimum_lift"]
@@ -266,10 +280,9 @@ def test_main_suite_every_figure(tmp_path):
     assert "Traceback" not in out + err
     assert code == 1
     annotations = [line for line in out.splitlines() if line.startswith("::")]
+    # ('%' is escaped as %25 in a workflow command)
     assert annotations == ["::warning ::alpha (default): case c3-regressed regressed with the skill: "
-                           "33.3% vs 100.0% without"] or (
-        len(annotations) == 1 and annotations[0].startswith("::warning ")
-        and "c3-regressed" in annotations[0])
+                           "33.3%25 vs 100.0%25 without"]
     assert calls(kit) == 42  # reports call nothing
 
     # An unchanged suite: nothing runs, the same verdict and exit code.
@@ -359,3 +372,43 @@ def test_isolation_flags(tmp_path):
     notes = [line for line in out.splitlines() if line.startswith("::")]
     assert len(notes) == 1 and notes[0].startswith("::warning ") and "leaky" in notes[0]
     assert "loaded the skill" in notes[0]
+
+
+# ---- an errored run: excluded from graded, the case rate over what was graded ----------------------
+
+def test_errored_run_figures(tmp_path):
+    table = {"x1": {"with_skill": "PPE", "without_skill": "FFF"},
+             "x2": {"with_skill": "FFF", "without_skill": "FPF"}}
+    kit = make_project(tmp_path, "errored", table)
+    bench = run(kit, 2, errored=1)
+    rows = {c["id"]: c for c in bench["cases"]}
+    x1 = rows["x1"]["with_skill"]
+    assert (x1["runs"], x1["graded"], x1["passed"], x1["errors"], x1["pass_rate"]) == (3, 2, 2, 1, 1.0)
+    assert x1["pass_at_k"] == {"1": 1.0, "2": 1.0} and x1["pass_hat_k"] == {"1": 1.0, "2": 1.0}
+    assert len(x1["error_messages"]) == 1
+    assert x1["error_messages"][0].startswith("iteration 3: exit: adapter command exited with status 7")
+    assert "scripted failure" in x1["error_messages"][0]
+    assert rows["x1"]["flags"] == ["improved", "error"]
+    assert rows["x1"]["delta"] == 1.0
+    assert rows["x2"]["flags"] == ["regressed", "flaky"]
+    assert rows["x2"]["delta"] == pytest.approx(-1 / 3)
+    w, wo = bench["variants"]["with_skill"], bench["variants"]["without_skill"]
+    assert (w["runs"], w["graded"], w["passed"], w["errors"]) == (6, 5, 2, 1)
+    assert w["pass_rate"] == 0.5  # mean of the case rates 1 and 0, not the pooled 2/5
+    assert (wo["runs"], wo["graded"], wo["passed"], wo["errors"]) == (6, 6, 1, 0)
+    assert wo["pass_rate"] == pytest.approx(1 / 6)
+    assert w["runs_with_tokens"] == 5 and w["usage"] == {"input_tokens": 500, "output_tokens": 50}
+    lift = bench["lift"]
+    assert lift["pass_rate"] == pytest.approx(1 / 3)
+    assert sign_flip_p([1.0, -1 / 3]) == 1.0 and lift["p_value"] == pytest.approx(1.0)
+    assert lift["ci95"][0] <= 1 / 3 <= lift["ci95"][1]
+    assert bench["verdict"] == "error"
+    junit = ET.parse(kit.results / "junit.xml").getroot()
+    by_name = {tc.get("name"): tc for tc in junit.findall(".//testcase")}
+    assert by_name["x1"].find("error") is not None and by_name["x2"].find("failure") is not None
+    code, out, err = kit.cli("report", "suite.yaml", "--format", "github")
+    assert code == 2
+    notes = [line for line in out.splitlines() if line.startswith("::")]
+    assert notes == ["::error ::alpha (default): 1 runs errored",
+                     "::warning ::alpha (default): case x2 regressed with the skill: "
+                     "0.0%25 vs 33.3%25 without"]
