@@ -61,6 +61,9 @@ class Engine:
         self.state = SuiteState(store.root / "state" / f"{self.suite.name}.json")
         self.progress = Progress()
         self.on_event: Callable[[str, RunSpec, Any], None] = lambda kind, spec, data: None
+        # Every selected skill of the suite, for summaries; more than project.skills when only
+        # the changed skills were planned (see runflow: the fast path's partial plan).
+        self.skill_names: list[str] = [se.skill.name for se in project.skills]
         self.touched_skills: set[str] = set()
         self.touched_slots: set[str] = set()  # runs and grades (re)made now: their views are rewritten
         self._grade_keys: dict[str, str] = {}

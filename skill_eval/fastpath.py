@@ -13,13 +13,14 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .config import Suite
 
-FAST_VERSION = 1
+FAST_VERSION = 2
 
 
 def _stat_line(path: str) -> str:
@@ -30,19 +31,64 @@ def _stat_line(path: str) -> str:
     return f"{path}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}"
 
 
-def fingerprint(suite: Suite, options: dict[str, Any], extra_files: list[str]) -> str:
+@dataclass(frozen=True)
+class Fingerprint:
+    """Stat digests: ``common`` covers the config, options, adapter files and which skill folders
+    exist; ``skills`` has one digest per top-level folder of skills_dir. When only some skill
+    digests differ, only those skills need planning again."""
+
+    common: str
+    skills: dict[str, str]
+
+
+def _stat_digest(root: str) -> str:
     h = hashlib.sha256()
-    h.update(json.dumps([FAST_VERSION, __version__, options], sort_keys=True).encode())
-    h.update(_stat_line(str(suite.path)).encode())
-    for dirpath, dirnames, filenames in os.walk(suite.skills_dir):
+    for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
             h.update(_stat_line(os.path.join(dirpath, name)).encode())
+    return h.hexdigest()
+
+
+def fingerprint(suite: Suite, options: dict[str, Any], extra_files: list[str]) -> Fingerprint:
+    h = hashlib.sha256()
+    h.update(json.dumps([FAST_VERSION, __version__, options], sort_keys=True).encode())
+    h.update(_stat_line(str(suite.path)).encode())
+    skills: dict[str, str] = {}
+    try:
+        entries = sorted(os.scandir(suite.skills_dir), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.is_dir():
+            h.update(f"dir|{entry.name}".encode())
+            skills[entry.name] = _stat_digest(entry.path)
+        else:
+            h.update(_stat_line(entry.path).encode())
     for f in sorted(set(extra_files)):
         h.update(_stat_line(f).encode())
     for argv0 in _adapter_files(suite):
         h.update(_stat_line(argv0).encode())
-    return h.hexdigest()
+    return Fingerprint(h.hexdigest(), skills)
+
+
+@dataclass(frozen=True)
+class FastCheck:
+    """What the fast path found: nothing to do (``changed`` empty), or the skills to re-plan."""
+
+    data: dict[str, Any]
+    changed: frozenset[str]
+
+    @property
+    def noop(self) -> bool:
+        return not self.changed
+
+    @property
+    def selected(self) -> list[str]:
+        return list(self.data["by_skill"])
+
+    def runs(self) -> int:
+        return sum(len(v["runs"]) for v in self.data["by_skill"].values())
 
 
 def watch_files(argv: tuple[str, ...], extra: list[str]) -> list[str]:
@@ -54,6 +100,8 @@ def watch_files(argv: tuple[str, ...], extra: list[str]) -> list[str]:
             out.append(os.path.abspath(arg))
         elif os.path.isdir(arg):
             for dirpath, _dirs, files in os.walk(arg):
+                # The folder itself too: its mtime moves when a file is added or removed.
+                out.append(os.path.abspath(dirpath))
                 out.extend(os.path.join(dirpath, f) for f in files)
     return sorted(set(out))
 
@@ -94,45 +142,55 @@ class FastState:
         except (OSError, ValueError):
             return None
 
-    def is_noop(self, fp: str, results_dir: Path) -> dict[str, Any] | None:
-        """The saved outcome when nothing changed: same fingerprint, every run entry with the
-        stat stamp it had when verified, every grade present, the tables as written."""
+    def check(self, fp: Fingerprint) -> FastCheck | None:
+        """None: look at everything. Otherwise the skills whose folders changed since the last
+        complete run; every other skill's run entries still carry the stat stamp they had when
+        verified, their grades are present, and the tables are as written."""
         from .state import entry_stamp
 
         data = self.load()
-        if not isinstance(data, dict) or data.get("version") != FAST_VERSION or data.get("fingerprint") != fp:
+        if (not isinstance(data, dict) or data.get("version") != FAST_VERSION
+                or data.get("common") != fp.common or set(data.get("skill_fps", {})) != set(fp.skills)):
             return None
         root = str(self.path.parent.parent)
         try:
-            for key, stamp in data["runs"].items():
-                if entry_stamp(root, key) != stamp:
-                    return None
-            for key in data["grades"]:
-                if not os.path.exists(f"{root}/grades/{key[:2]}/{key}.json"):
-                    return None
+            moved = {n for n in fp.skills if data["skill_fps"][n] != fp.skills[n]}
+            if moved - set(data["by_skill"]):
+                return None  # a folder that is not a skill (eval sets kept beside them, say)
+            changed = frozenset(moved)
+            for name, entry in data["by_skill"].items():
+                if name in changed:
+                    continue
+                for key, stamp in entry["runs"].items():
+                    if entry_stamp(root, key) != stamp:
+                        return None
+                for key in entry["grades"]:
+                    if not os.path.exists(f"{root}/grades/{key[:2]}/{key}.json"):
+                        return None
             tables = data["tables"]
             if not tables or table_stamps(list(tables)) != list(tables.values()):
                 return None
         except (KeyError, AttributeError, TypeError):
             return None
-        return data
+        return FastCheck(data, changed)
 
     def watched(self) -> list[str]:
         data = self.load()
         watch = data.get("watch") if isinstance(data, dict) else None
         return [str(w) for w in watch] if isinstance(watch, list) else []
 
-    def save(self, fp: str, runs: dict[str, str], grades: list[str], outcome: dict[str, Any],
-             watch: list[str], tables: list[str] | None = None) -> None:
-        """``runs``: run key → entry stamp (see state.entry_stamp); ``tables``: the table files
-        whose stat must stay as it is now."""
+    def save(self, fp: Fingerprint, by_skill: dict[str, dict[str, Any]], outcome: dict[str, Any],
+             watch: list[str], tables: list[str]) -> None:
+        """``by_skill``: skill → {"runs": {run key: entry stamp}, "grades": [grade key]} for every
+        selected skill; ``tables``: the table files whose stat must stay as it is now."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tables = dict(zip(tables, table_stamps(tables), strict=True)) if tables else None
+        stamps = dict(zip(tables, table_stamps(tables), strict=True))
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".fast.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": FAST_VERSION, "fingerprint": fp, "runs": runs, "grades": grades,
-                           "tables": tables, "outcome": outcome, "watch": watch}, f, separators=(",", ":"))
+                json.dump({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
+                           "by_skill": by_skill, "tables": stamps, "outcome": outcome, "watch": watch},
+                          f, separators=(",", ":"))
             os.replace(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

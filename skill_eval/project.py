@@ -80,7 +80,8 @@ def load_evalsets(skill: Skill, cache: EvalSetCache | None = None) -> tuple[list
     return sets, problems
 
 
-def load_project(suite_path: str | Path, split: str | None = None, use_cache: bool = True) -> Project:
+def load_project(suite_path: str | Path, split: str | None = None, use_cache: bool = True,
+                 only_skills: set[str] | None = None) -> Project:
     """Load everything a suite names. Config errors raise; skill and eval-set problems are
     collected so ``validate`` can report them all at once. ``use_cache`` reuses parsed eval sets
     from the suite's store (``validate`` reads everything afresh and writes nothing)."""
@@ -88,6 +89,8 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
     hashes = HashCache(suite.store / "hashcache.json") if use_cache else None
     cache = EvalSetCache(suite.store / "cache" / "evalsets", hashes) if hashes is not None else None
     skills = discover_skills(suite.skills_dir, suite.skills, suite.strict_skills, display_path(suite.path))
+    if only_skills is not None:
+        skills = [s for s in skills if s.name in only_skills]
     split = split or suite.split
     problems: list[Problem] = []
     loaded: list[SkillEvals] = []

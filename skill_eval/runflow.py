@@ -15,6 +15,7 @@ from .store import Store
 
 if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
     from .engine import Engine
+    from .fastpath import FastCheck
     from .project import Project
 
 
@@ -40,17 +41,18 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     store = Store(suite.store)
     fast = FastState(store.root, suite.name)
     fp = fingerprint(suite, fast_options(options, split), fast.watched())
-    if not options.force:
-        hit = fast.is_noop(fp, suite.results)
-        if hit is not None:
-            n = len(hit.get("runs", []))
-            _say(f"Up to date: {n} runs, nothing to do ({time.monotonic() - started:.2f}s). "
-                 f"Results: {display_path(suite.results)}")
-            return int(hit.get("outcome", {}).get("exit_code", 0))
+    check = None if options.force else fast.check(fp)
+    if check is not None and check.noop:
+        _say(f"Up to date: {check.runs()} runs, nothing to do ({time.monotonic() - started:.2f}s). "
+             f"Results: {display_path(suite.results)}")
+        return int(check.data.get("outcome", {}).get("exit_code", 0))
 
     from .project import load_project
 
-    project = load_project(suite_path, split)
+    # Only some skill folders changed since the last complete run: plan just those skills (the
+    # others' runs, grades and tables were just re-checked by stat). Keys still decide.
+    only = set(check.changed) if check is not None else None
+    project = load_project(suite_path, split, only_skills=only)
     if project.errors:
         raise InvalidInput(project.problems)
     from .commands import gradability_problems
@@ -62,11 +64,11 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
         print(w.format(), file=sys.stderr)
 
     with store.lock(wait=wait):
-        return _run_locked(project, store, options, split, started)
+        return _run_locked(project, store, options, split, started, check)
 
 
 def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
-                started: float) -> int:
+                started: float, check: FastCheck | None = None) -> int:
     from .adapters import resolve_adapter
     from .engine import Engine
     from .fastpath import FastState, fingerprint, watch_files
@@ -83,9 +85,16 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     adapter = resolve_adapter(suite)
     outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
                if not f.source.is_relative_to(suite.skills_dir)]
+    # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
+    outside += [str(es.path.parent) for se in project.skills for es in se.evalsets
+                if not es.path.is_relative_to(suite.skills_dir)]
     watch = watch_files(adapter.argv, outside)
+    if check is not None:
+        watch = sorted(set(watch) | set(check.data.get("watch", [])))
     fp = fingerprint(suite, fast_options(options, split), watch)
     engine = Engine(project, store, options, adapter=adapter)
+    if check is not None:
+        engine.skill_names = sorted(set(check.selected) | {se.skill.name for se in project.skills})
     run_errors: list[tuple[str, str]] = []  # this invocation's adapter errors, shown at the end
 
     def _note(kind: str, spec: Any, outcome: Any) -> None:
@@ -146,24 +155,28 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     complete = (not partial and not failures and not engine.progress.errors
                 and not engine.judge_errors and not engine.budget_stopped)
     if complete:
-        selected = engine.selected_runs()
-        FastState(store.root, suite.name).save(
-            fp, engine_stamps(engine, selected),
-            [engine.grade_key(s) for s in selected], {"exit_code": code}, watch, table_files(engine))
+        by_skill = dict(check.data["by_skill"]) if check is not None else {}
+        by_skill.update(fast_entries(engine))
+        FastState(store.root, suite.name).save(fp, by_skill, {"exit_code": code}, watch,
+                                               table_files(engine))
     else:
         FastState(store.root, suite.name).clear()
     return code
 
 
-def engine_stamps(engine: Engine, specs: list[Any]) -> dict[str, str]:
-    """Run key → the stat stamp its entry had when verified (what the fast path re-checks)."""
+def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
+    """Per planned skill: run key → the stat stamp its entry had when verified, and grade keys
+    (what the fast path re-checks next time)."""
     from .state import entry_stamp
 
-    out = {}
-    for spec in specs:
+    out: dict[str, dict[str, Any]] = {se.skill.name: {"runs": {}, "grades": []}
+                                      for se in engine.project.skills}
+    for spec in engine.selected_runs():
         stamp = engine.state.verified.get(spec.key) or entry_stamp(engine.store.root, spec.key)
+        entry = out[spec.skill_name]
         if stamp:
-            out[spec.key] = stamp
+            entry["runs"][spec.key] = stamp
+        entry["grades"].append(engine.grade_key(spec))
     return out
 
 
@@ -171,9 +184,9 @@ def table_files(engine: Engine) -> list[str]:
     from .tables import bench_dir
 
     out = [str(engine.suite.results / n) for n in ("summary.json", "summary.md", "junit.xml")]
-    for se in engine.project.skills:
+    for name in engine.skill_names:
         for model in engine.suite.models:
-            out.append(str(bench_dir(engine, se.skill.name, model) / "benchmark.json"))
+            out.append(str(bench_dir(engine, name, model) / "benchmark.json"))
     return out
 
 

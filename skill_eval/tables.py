@@ -80,8 +80,8 @@ def stale_skills(engine: Engine) -> list[str]:
 
 
 def summary_inputs_key(engine: Engine) -> str:
-    keys = [_stored_inputs_key(bench_dir(engine, se.skill.name, m) / "benchmark.json")
-            for se in engine.project.skills for m in models(engine)]
+    keys = [_stored_inputs_key(bench_dir(engine, name, m) / "benchmark.json")
+            for name in engine.skill_names for m in models(engine)]
     return key_of({"benches": keys, "version": __version__})
 
 
@@ -229,9 +229,9 @@ def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade
 
 def load_benches(engine: Engine) -> list[dict[str, Any]]:
     benches = []
-    for se in engine.project.skills:
+    for name in engine.skill_names:
         for model in models(engine):
-            path = bench_dir(engine, se.skill.name, model) / "benchmark.json"
+            path = bench_dir(engine, name, model) / "benchmark.json"
             try:
                 benches.append(json.loads(path.read_text("utf-8")))
             except (OSError, ValueError):
@@ -251,7 +251,12 @@ def build_summary(engine: Engine, formats: tuple[str, ...] = ("md", "json", "jun
         fmt = FORMATS[name]
         write_text(results / fmt.filename, fmt.render(benches, moved))
     # Keep this run's benchmarks as the next run's "previous", for the moved-cases table.
-    write_text(results / ".previous.json", dump_json(benches))
+    # Only what diff_benchmarks reads: the whole benchmarks would be megabytes on a big suite.
+    slim = [{"skill": b["skill"], "model": b["model"],
+             "cases": [{"id": c["id"], **{v: {"pass_rate": c[v]["pass_rate"]}
+                                          for v in ("with_skill", "without_skill")}}
+                       for c in b["cases"]]} for b in benches]
+    write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
     write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
     return True
 

@@ -90,3 +90,48 @@ def test_partial_runs_do_not_vouch(tmp_path):
     kit.reset()
     assert kit.run()[0] == 0
     assert kit.calls() == 12
+
+
+def test_one_skill_edited_plans_only_that_skill(kit, monkeypatch):
+    """Only alpha's folder changed: only alpha is loaded and planned, beta's tables stay, and the
+    summary still covers both skills."""
+    loaded: list[set[str] | None] = []
+    real = skill_eval.project.load_project
+
+    def spy(*a, **k):
+        loaded.append(k.get("only_skills"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(skill_eval.project, "load_project", spy)
+    beta_bench = kit.bench("beta").stat().st_mtime_ns
+    (kit.skill_dir("alpha") / "SKILL.md").write_text(
+        (kit.skill_dir("alpha") / "SKILL.md").read_text() + "\nOne more rule.\n")
+    code, out, err = kit.run()
+    assert code == 0, out + err
+    assert loaded == [{"alpha"}]
+    assert kit.calls_by() == {"with_skill a1": 3, "with_skill a2": 3}
+    assert kit.bench("beta").stat().st_mtime_ns == beta_bench
+    summary = json.loads((kit.results / "summary.json").read_text())
+    assert sorted(s["skill"] for s in summary["skills"]) == ["alpha", "beta"]
+    # The merged fast state vouches for both skills again: the next run is a no-op.
+    assert kit.run()[1].startswith("Up to date: 18 runs")
+    assert kit.status_json()["run"] == []
+
+
+def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, monkeypatch):
+    """Eval sets may live in a non-skill folder under skills_dir: a change there plans everything."""
+    loaded: list[set[str] | None] = []
+    real = skill_eval.project.load_project
+
+    def spy(*a, **k):
+        loaded.append(k.get("only_skills"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(skill_eval.project, "load_project", spy)
+    kit.suite.write_text(kit.suite.read_text().replace('skills: ["*"]', "skills: [alpha, beta]"))
+    shared = kit.suite.parent / "skills" / "shared-evals"
+    shared.mkdir()
+    assert kit.run()[0] == 0
+    (shared / "notes.txt").write_text("x")
+    assert kit.run()[0] == 0
+    assert loaded == [None, None] and kit.calls() == 0
