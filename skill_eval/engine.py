@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .adapters.base import ResolvedAdapter
@@ -336,5 +335,3 @@ class Engine:
         self.state.save()
         self.cache.save()
 
-    def results_dir(self) -> Path:
-        return self.suite.results

@@ -117,11 +117,6 @@ def verdict_key(ident: dict[str, Any], prompt: str, output: str, rubric: list[di
                    "expected_output": expected_output, "prompt_version": JUDGE_PROMPT_VERSION})
 
 
-def judge_run(engine: Engine, spec: RunSpec, result: RunResult) -> dict[str, dict[str, Any]]:
-    """``{rubric id: {passed, evidence}}`` for one run (cached; raises JudgeError)."""
-    return judge_verdicts(engine, spec, result).verdicts
-
-
 def judge_verdicts(engine: Engine, spec: RunSpec, result: RunResult) -> JudgeOutcome:
     from .redact import redact
 

@@ -39,11 +39,6 @@ BUILTINS: dict[str, str] = {
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
 
-def builtin_module(name: str) -> str:
-    """The module path of builtin ``name`` (``claude-code`` and ``claude_code`` both work)."""
-    return BUILTINS[name.replace("-", "_")]
-
-
 def _problem(suite: Suite, message: str) -> InvalidInput:
     return InvalidInput([Problem(suite.display(suite.path), f"adapter: {message}")])
 
