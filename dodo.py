@@ -1,15 +1,28 @@
 """doit entry point: `doit [suite=configs/x.yaml] [doit options]` runs the same tasks as
 `skill-eval run`. Every task is listed; up-to-date checks ask skill-eval's store."""
 
+import atexit
+import sys
+
 from doit import get_var
 
 from skill_eval.engine import Engine
+from skill_eval.errors import InvalidInput
 from skill_eval.project import load_project
 from skill_eval.store import Store
 from skill_eval.tasks import DOIT_COMMANDS, dodo_groups, doit_config  # noqa: F401
 
-_project = load_project(get_var("suite", "configs/demo.yaml"))
+try:
+    _project = load_project(get_var("suite", "configs/demo.yaml"))
+    if _project.errors:
+        raise InvalidInput(_project.problems)
+except InvalidInput as _exc:  # the same one-line problems as `skill-eval validate`, no traceback
+    for _problem in _exc.problems:
+        print(_problem.format(), file=sys.stderr)
+    sys.exit(2)
 _engine = Engine(_project, Store(_project.suite.store))
+# What ran is recorded for `skill-eval status` (its reasons), as after `skill-eval run`.
+atexit.register(_engine.save_state)
 DOIT_CONFIG = {k: v for k, v in doit_config(_engine).items() if k != "reporter"}
 
 
