@@ -130,8 +130,27 @@ class Collector:
             seen.add(check.id)
             if check.type in REGEX_TYPES and not self._regex_ok(check, at):
                 continue
+            if not self._output_path_ok(check, at):
+                continue
             out.append(check)
         return tuple(out)
+
+    def _output_path_ok(self, check: Check, at: At) -> bool:
+        """A path a check reads from the run's kept outputs must stay inside them: an absolute
+        path or one climbing out with '..' can be refused before anything runs (a symlink out
+        is caught when the check runs)."""
+        key = "path" if check.type == "file_exists" else "file"
+        value = check.params.get(key)
+        if check.type not in ("file_exists", "json_path_equals", "json_schema") or not isinstance(value, str):
+            return True
+        if check.type != "file_exists" and value == "output":
+            return True
+        pure = PurePosixPath(value.replace("\\", "/"))
+        if pure.is_absolute() or ".." in pure.parts or PureWindowsPath(value).drive:
+            self.error(f"{check.type} {key} {value!r} leaves the run's outputs folder; use a path "
+                       "relative to outputs/ without '..'", at)
+            return False
+        return True
 
     def _regex_ok(self, check: Check, at: At) -> bool:
         pattern = check.params.get("pattern")
