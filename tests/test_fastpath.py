@@ -92,17 +92,23 @@ def test_partial_runs_do_not_vouch(tmp_path):
     assert kit.calls() == 12
 
 
-def test_one_skill_edited_plans_only_that_skill(kit, monkeypatch):
-    """Only alpha's folder changed: only alpha is loaded and planned, beta's tables stay, and the
-    summary still covers both skills."""
-    loaded: list[set[str] | None] = []
+@pytest.fixture
+def loaded(monkeypatch) -> list[set[str] | None]:
+    """The ``only_skills`` of every project load: None means the whole suite was planned."""
+    seen: list[set[str] | None] = []
     real = skill_eval.project.load_project
 
     def spy(*a, **k):
-        loaded.append(k.get("only_skills"))
+        seen.append(k.get("only_skills"))
         return real(*a, **k)
 
     monkeypatch.setattr(skill_eval.project, "load_project", spy)
+    return seen
+
+
+def test_one_skill_edited_plans_only_that_skill(kit, loaded):
+    """Only alpha's folder changed: only alpha is loaded and planned, beta's tables stay, and the
+    summary still covers both skills."""
     beta_bench = kit.bench("beta").stat().st_mtime_ns
     (kit.skill_dir("alpha") / "SKILL.md").write_text(
         (kit.skill_dir("alpha") / "SKILL.md").read_text() + "\nOne more rule.\n")
@@ -118,16 +124,8 @@ def test_one_skill_edited_plans_only_that_skill(kit, monkeypatch):
     assert kit.status_json()["run"] == []
 
 
-def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, monkeypatch):
+def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, loaded):
     """Eval sets may live in a non-skill folder under skills_dir: a change there plans everything."""
-    loaded: list[set[str] | None] = []
-    real = skill_eval.project.load_project
-
-    def spy(*a, **k):
-        loaded.append(k.get("only_skills"))
-        return real(*a, **k)
-
-    monkeypatch.setattr(skill_eval.project, "load_project", spy)
     kit.suite.write_text(kit.suite.read_text().replace('skills: ["*"]', "skills: [alpha, beta]"))
     shared = kit.suite.parent / "skills" / "shared-evals"
     shared.mkdir()
