@@ -16,6 +16,13 @@ def summary_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[s
         "without_skill": b["variants"]["without_skill"]["pass_rate"],
         "lift": b["lift"], "verdict": b["verdict"],
         "flags": sorted({f for c in b["cases"] for f in c["flags"]}),
+        # What each arm cost (None where the adapter reported no price), and the judge's share.
+        "cost_usd": {v: b["variants"][v].get("cost_usd") for v in ("with_skill", "without_skill")},
+        "tokens": {v: b["variants"][v].get("total_tokens") for v in ("with_skill", "without_skill")},
+        "judge_cost_usd": {v: b["variants"][v].get("judge_cost_usd")
+                           for v in ("with_skill", "without_skill")},
+        **({"triggers": {k: b["triggers"][k] for k in ("precision", "recall", "accuracy")}}
+           if b.get("triggers") else {}),
     } for b in benches]
     worst = max((s["verdict"] for s in skills), key=VERDICT_ORDER.__getitem__, default="pass")
     return {"schema_version": 1, "verdict": worst, "skills": skills, "moved": list(moved)}
