@@ -80,6 +80,9 @@ def test_summary_json(bench, errored):
     assert data["verdict"] == "error"
     assert [s["skill"] for s in data["skills"]] == [SKILL, "other"]
     assert data["skills"][0]["lift"]["cases"] == 4 and "contaminated" in data["skills"][0]["flags"]
+    for arm in ("with_skill", "without_skill"):  # what each arm cost travels with the figures
+        assert data["skills"][0]["cost_usd"][arm] == bench["variants"][arm]["cost_usd"] > 0
+        assert data["skills"][0]["tokens"][arm] == bench["variants"][arm]["total_tokens"] > 0
     json.dumps(data)
 
 
