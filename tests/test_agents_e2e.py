@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from fakechat import FakeChat
 from jsonschema import Draft202012Validator
 
 from skill_eval.cli import main
@@ -232,50 +231,23 @@ def test_codex_suite_run(tmp_path: Path, capsys):
 # --------------------------------------------------------------------------- openai
 
 
-class ChatServer:
-    """A chat-completions endpoint that answers well only when the skill is in the system prompt."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-                outer.requests.append(body)
-                system = " ".join(m.get("content") or "" for m in body["messages"] if m["role"] == "system")
-                with_skill = "Sum the amount column" in system
-                text = "Total sales: 42." if with_skill else "Here is a summary of the regions."
-                usage = {"prompt_tokens": 400 if with_skill else 100, "completion_tokens": 20,
-                         "total_tokens": 420 if with_skill else 120}
-                data = json.dumps({
-                    "id": "chatcmpl-e2e", "object": "chat.completion", "created": 1700000000,
-                    "model": "local-model",
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": usage}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def chat_answer(body: dict) -> tuple[int, dict, dict]:
+    """Answers well only when the skill is in the system prompt."""
+    system = " ".join(m.get("content") or "" for m in body["messages"] if m["role"] == "system")
+    with_skill = "Sum the amount column" in system
+    text = "Total sales: 42." if with_skill else "Here is a summary of the regions."
+    usage = {"prompt_tokens": 400 if with_skill else 100, "completion_tokens": 20,
+             "total_tokens": 420 if with_skill else 120}
+    return 200, {}, {"id": "chatcmpl-e2e", "object": "chat.completion", "created": 1700000000,
+                     "model": "local-model",
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": text}}],
+                     "usage": usage}
 
 
 @pytest.fixture
 def chat_server():
-    server = ChatServer()
+    server = FakeChat(chat_answer)
     yield server
     server.close()
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from fakechat import FakeChat
 
 from skill_eval.adapters import openai_compat
 from skill_eval.adapters.judge_prompt import JUDGE_PROMPT_VERSION, build_judge_prompt, parse_verdicts
@@ -38,41 +37,10 @@ def completion(
     }
 
 
-class Server:
-    """Answers POST /v1/chat/completions from a script of (status, headers, body); the last entry
-    repeats. Records every request (path, headers, JSON body)."""
-
-    def __init__(self, script: list[tuple[int, dict, object]]):
-        self.script = list(script)
-        self.requests: list[dict] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length))
-                outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                status, headers, payload = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
-                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def scripted(script: list[tuple[int, dict, object]]) -> FakeChat:
+    """Answers from a script of (status, headers, body); the last entry repeats."""
+    script = list(script)
+    return FakeChat(lambda body: script.pop(0) if len(script) > 1 else script[0])
 
 
 @pytest.fixture
@@ -80,7 +48,7 @@ def serve():
     servers = []
 
     def start(*script):
-        server = Server(list(script))
+        server = scripted(list(script))
         servers.append(server)
         return server
 
