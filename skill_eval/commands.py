@@ -29,7 +29,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for i, n in enumerate(project.counts()):
             totals[i] += n
         all_problems.extend(project.problems)
-        all_problems.extend(gradability_problems(project, warn=True))
+        all_problems.extend(project.gradability_problems(warn=True))
         all_problems.extend(script_problems(project))
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
@@ -55,24 +55,6 @@ def script_problems(project) -> list[Problem]:  # noqa: ANN001
                                    f"{n} script check(s) will fail: the suite does not set "
                                    "allow_scripts: true (set it only for eval sets you trust)",
                                    severity="warning"))
-    return out
-
-
-def gradability_problems(project, warn: bool) -> list[Problem]:  # noqa: ANN001
-    """Cases nothing can grade: no deterministic check, and rubric only without a judge."""
-    from .config import display_path
-
-    judge = project.suite.judge is not None
-    out = []
-    for se in project.skills:
-        for case in se.cases:
-            if case.kind != "task" or case.checks or (case.rubric and judge):
-                continue
-            why = "only rubric assertions and the suite has no judge" if case.rubric else "no checks"
-            out.append(Problem(case.source or display_path(se.skill.path),
-                               f"case '{case.id}' of {se.skill.name} has {why}: add deterministic 'checks'"
-                               " or a 'judge' to the suite", case.line,
-                               severity="warning" if warn else "error"))
     return out
 
 

@@ -63,7 +63,6 @@ class Engine:
         # Every selected skill of the suite, for summaries; more than project.skills when only
         # the changed skills were planned (see runflow: the fast path's partial plan).
         self.skill_names: list[str] = [se.skill.name for se in project.skills]
-        self.touched_skills: set[str] = set()
         self.touched_slots: set[str] = set()  # runs and grades (re)made now: their views are rewritten
         self._grade_keys: dict[str, str] = {}
         self._case_grading: dict[int, str] = {}
@@ -271,7 +270,6 @@ class Engine:
                     # `status` estimates what a re-run of this slot would cost from this.
                     with self.state.lock:
                         self.state.extra.setdefault("slot_cost", {})[self.slot(spec)] = float(cost)
-            self.touched_skills.add(spec.skill_name)
             self.touched_slots.add(self.slot(spec))
         stamp = entry_stamp(self.store.root, spec.key) if isinstance(outcome, RunResult) else None
         material = slot_material(self.plan.materials[spec.key])
@@ -302,7 +300,6 @@ class Engine:
                                                                       "message": message})
             with self.progress.lock:
                 self.judge_errors.append((self.slot(spec), message))
-            self.touched_skills.add(spec.skill_name)
             self.touched_slots.add(self.slot(spec))
             return None
         if grade.get("judge_cached") is False:
@@ -311,7 +308,6 @@ class Engine:
         self.store.put_json("grades", self.grade_key(spec), grade)
         self.state.record_grade(self.slot(spec), key_of(self.grading_material(spec)), GRADER_VERSION)
         with self.progress.lock:
-            self.touched_skills.add(spec.skill_name)
             self.touched_slots.add(self.slot(spec))
         return grade
 

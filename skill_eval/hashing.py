@@ -83,18 +83,21 @@ class HashCache:
 
 
 def tree_files(root: Path, exclude_top: tuple[str, ...] = ("evals",)) -> list[Path]:
-    """Files under ``root`` in a stable order, skipping ``exclude_top`` folders at the top level
-    and version-control/OS clutter that never reaches an adapter."""
+    """Files under ``root`` in a stable order, skipping ``exclude_top`` folders at the top level,
+    version-control/OS clutter, and links that lead out of ``root``: exactly what an adapter
+    receives of a skill, and what its key covers."""
     out: list[Path] = []
+    real_root = root.resolve()
     skip = {".git", ".hg", ".svn", "__pycache__", ".DS_Store"}
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         dirnames[:] = sorted(d for d in dirnames if d not in skip
                              and not (rel_dir == "." and d in exclude_top))
         for name in sorted(filenames):
-            if name in skip:
+            path = Path(dirpath) / name
+            if name in skip or (path.is_symlink() and not path.resolve().is_relative_to(real_root)):
                 continue
-            out.append(Path(dirpath) / name)
+            out.append(path)
     return out
 
 
@@ -103,7 +106,5 @@ def tree_digest(root: Path, cache: HashCache,
     """Digest of a folder by relative path and content hash; also returns the (path, hash) list."""
     items = []
     for p in tree_files(root, exclude_top):
-        if p.is_symlink() and not p.resolve().is_relative_to(root.resolve()):
-            continue  # never follow a link out of the skill; the workspace does not copy it either
         items.append([p.relative_to(root).as_posix(), cache.file(p)])
     return key_of(items), items

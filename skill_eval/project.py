@@ -38,6 +38,22 @@ class Project:
     def warnings(self) -> tuple[Problem, ...]:
         return tuple(p for p in self.problems if not p.is_error)
 
+    def gradability_problems(self, warn: bool) -> list[Problem]:
+        """Cases nothing can grade: no deterministic check, and rubric only without a judge
+        (``run`` refuses them; ``validate`` warns)."""
+        judge = self.suite.judge is not None
+        out = []
+        for se in self.skills:
+            for case in se.cases:
+                if case.kind != "task" or case.checks or (case.rubric and judge):
+                    continue
+                why = "only rubric assertions and the suite has no judge" if case.rubric else "no checks"
+                out.append(Problem(case.source or display_path(se.skill.path),
+                                   f"case '{case.id}' of {se.skill.name} has {why}: add deterministic "
+                                   "'checks' or a 'judge' to the suite", case.line,
+                                   severity="warning" if warn else "error"))
+        return out
+
     def counts(self) -> tuple[int, int, int]:
         """(skills, eval sets, cases)."""
         return (len(self.skills), sum(len(s.evalsets) for s in self.skills),

@@ -55,9 +55,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     project = load_project(suite_path, split, only_skills=only)
     if project.errors:
         raise InvalidInput(project.problems)
-    from .commands import gradability_problems
-
-    ungradable = gradability_problems(project, warn=False)
+    ungradable = project.gradability_problems(warn=False)
     if ungradable:
         raise InvalidInput(ungradable)
     for w in project.warnings:

@@ -72,10 +72,7 @@ def _copy_hashing(src: Path, dst: Path) -> str:
 def copy_skill(src: Path, dst: Path) -> None:
     """Exactly the files the run key's skill digest covers (hashing.tree_files): what the
     adapter receives and what the key says it received never differ."""
-    root = src.resolve()
     for f in tree_files(src):
-        if f.is_symlink() and not f.resolve().is_relative_to(root):
-            continue
         target = dst / f.relative_to(src)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(f, target)  # keeps the mode: bundled scripts stay executable
