@@ -66,9 +66,8 @@ def explain(engine: Engine, task: str) -> dict[str, Any] | None:
     return None
 
 
-def status(project: Project, options: RunOptions, as_json: bool = False, explain_task: str | None = None,
-           **kw: Any) -> int:
-    explain_task = explain_task or kw.get("explain")
+def status(project: Project, options: RunOptions, as_json: bool = False,
+           explain_task: str | None = None) -> int:
     engine, data = plan_status(project, options)
     if explain_task:
         found = explain(engine, explain_task)
