@@ -6,11 +6,11 @@ import sys
 
 from doit import get_var
 
-from skill_eval.engine import Engine
-from skill_eval.errors import InvalidInput
-from skill_eval.project import load_project
-from skill_eval.store import Store
-from skill_eval.tasks import DOIT_COMMANDS, dodo_groups, doit_config  # noqa: F401
+from skill_eval.engine.engine import Engine
+from skill_eval.engine.tasks import DOIT_COMMANDS, dodo_groups, doit_config  # noqa: F401
+from skill_eval.model.errors import InvalidInput
+from skill_eval.model.project import load_project
+from skill_eval.store.store import Store
 
 try:
     _project = load_project(get_var("suite", "configs/demo.yaml"))

@@ -72,7 +72,7 @@ def timed(argv: list[str], cwd: Path) -> tuple[float, float]:
 
 
 def skill_eval(*args: str) -> list[str]:
-    return [sys.executable, "-m", "skill_eval.cli", *args]
+    return [sys.executable, "-m", "skill_eval.cli.main", *args]
 
 
 def touch_all(root: Path) -> None:

@@ -13,10 +13,10 @@ import string
 import sys
 import time
 
-from skill_eval.cases import Case, Check
-from skill_eval.checks import CheckContext, run_check
-from skill_eval.grading import grade_run
-from skill_eval.results import AdapterResponse, RunResult
+from skill_eval.grade.checks import CheckContext, run_check
+from skill_eval.grade.grading import grade_run
+from skill_eval.model.cases import Case, Check
+from skill_eval.model.results import AdapterResponse, RunResult
 
 TARGET = 20_000
 

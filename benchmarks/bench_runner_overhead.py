@@ -19,12 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from skill_eval.adapters.base import ResolvedAdapter
-from skill_eval.cases import Case, Fixture
-from skill_eval.config import AdapterConfig, Suite
-from skill_eval.plan_types import RunSpec
-from skill_eval.runner import execute
-from skill_eval.store import Store
+from skill_eval.model.cases import Case, Fixture
+from skill_eval.model.config import AdapterConfig, Suite
+from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.plan.types import RunSpec
+from skill_eval.run.runner import execute
+from skill_eval.store.store import Store
 
 RESPONSE = '{"output": "feat(web): add login page", "events": [], "usage": {"input_tokens": 12}}'
 

@@ -5,7 +5,7 @@ Times, as separate processes, the median wall time of N runs (default 15, at lea
 - ``skill-eval --help`` as found on PATH (what a user types; may be a version-manager shim),
 - the console script itself, run by this interpreter (``<scripts>/skill-eval --help``),
 - ``python -c pass`` (the interpreter's own floor: site, .pth files),
-- ``python -c "import skill_eval.cli"`` (what the package adds to the floor),
+- ``python -c "import skill_eval.cli.main"`` (what the package adds to the floor),
 
 then prints the modules that cost most at start-up, from ``python -X importtime``.
 
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 TARGET = 0.15
-HELP_CODE = ("import sys; from skill_eval.cli import main; sys.argv[0] = 'skill-eval'; "
+HELP_CODE = ("import sys; from skill_eval.cli.main import main; sys.argv[0] = 'skill-eval'; "
              "sys.exit(main(['--help']))")
 
 
@@ -81,14 +81,14 @@ def main(n: int = 15) -> int:
         named.append(("python -c 'main([\"--help\"])'  (no console script installed)",
                       [sys.executable, "-c", HELP_CODE]))
     named.append(("python -c pass  (interpreter floor)", [sys.executable, "-c", "pass"]))
-    named.append(("python -c 'import skill_eval.cli'", [sys.executable, "-c", "import skill_eval.cli"]))
+    named.append(("python -c 'import skill_eval.cli.main'", [sys.executable, "-c", "import skill_eval.cli.main"]))
     rows = list(zip([name for name, _ in named], _medians([argv for _, argv in named], n), strict=True))
     floor, package = rows[-2][1], rows[-1][1]
     width = max(len(name) for name, _ in rows)
     for name, seconds in rows:
         print(f"  {name:<{width}}  {seconds * 1000:7.1f} ms")
     headline = rows[0][1]
-    print(f"\n  skill_eval.cli over the floor: {(package - floor) * 1000:+.1f} ms")
+    print(f"\n  skill_eval.cli.main over the floor: {(package - floor) * 1000:+.1f} ms")
     verdict = "OK" if headline <= TARGET else "OVER TARGET"
     print(f"  median `skill-eval --help`: {headline:.3f} s  [{verdict}]\n")
 

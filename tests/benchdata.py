@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from skill_eval.benchmark import RunRecord
-from skill_eval.cases import Case, Check
-from skill_eval.grading import grade_run
-from skill_eval.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.grade.grading import grade_run
+from skill_eval.model.cases import Case, Check
+from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.review.benchmark import RunRecord
 
 SKILL = "sk"
 CHECKS = (Check("ok", "contains", params={"value": "ok"}),

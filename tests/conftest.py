@@ -23,10 +23,10 @@ def write_adapter(tmp_path):
 def run_setup(tmp_path):
     """run_setup(argv, **suite_overrides) -> (suite, spec_factory); a skill 'demo-skill' with one
     fixture; spec_factory(variant="with_skill", iteration=1, prompt=..., key=...) -> RunSpec."""
-    from skill_eval.adapters.base import ResolvedAdapter
-    from skill_eval.cases import Case, Fixture
-    from skill_eval.config import AdapterConfig, Suite
-    from skill_eval.plan_types import RunSpec
+    from skill_eval.model.cases import Case, Fixture
+    from skill_eval.model.config import AdapterConfig, Suite
+    from skill_eval.plan.adapter import ResolvedAdapter
+    from skill_eval.plan.types import RunSpec
 
     skill = tmp_path / "skills" / "demo-skill"
     (skill / "evals" / "files").mkdir(parents=True)

@@ -187,7 +187,7 @@ class Kit:
     # ---- driving ----------------------------------------------------------------------------
     def cli(self, *args: str) -> tuple[int, str, str]:
         """``skill-eval ARGS`` in-process, from the project folder; returns (code, stdout, stderr)."""
-        from skill_eval.cli import main
+        from skill_eval.cli.main import main
 
         out, err = io.StringIO(), io.StringIO()
         cwd = os.getcwd()
@@ -212,7 +212,7 @@ class Kit:
 
     def subprocess(self, *args: str, **kw: Any) -> subprocess.Popen[str]:
         """``skill-eval ARGS`` as a child process (for signals and concurrency)."""
-        return subprocess.Popen([sys.executable, "-m", "skill_eval.cli", *args], cwd=self.root,
+        return subprocess.Popen([sys.executable, "-m", "skill_eval.cli.main", *args], cwd=self.root,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
     def copy_to(self, dest: Path) -> Kit:

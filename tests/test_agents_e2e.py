@@ -18,8 +18,8 @@ import pytest
 from fakechat import FakeChat
 from jsonschema import Draft202012Validator
 
-from skill_eval.cli import main
-from skill_eval.schemas_io import load_schema
+from skill_eval.cli.main import main
+from skill_eval.model.schemas_io import load_schema
 
 DATA = Path(__file__).parent / "data"
 SKILL = "csv-summary"

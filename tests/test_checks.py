@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cases import Check
-from skill_eval.checks import CHECKS, CheckContext, check_problem, run_check
-from skill_eval.errors import InvalidInput
-from skill_eval.results import Event
+from skill_eval.grade.checks import CHECKS, CheckContext, check_problem, run_check
+from skill_eval.model.cases import Check
+from skill_eval.model.errors import InvalidInput
+from skill_eval.model.results import Event
 
 
 def chk(type_: str, required: bool = True, case_sensitive: bool = False, **params) -> Check:

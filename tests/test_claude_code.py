@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.adapters import claude_code
-from skill_eval.adapters.protocol import parse_response
-from skill_eval.errors import InvalidInput
+from skill_eval.model.errors import InvalidInput
+from skill_eval.run.adapters import claude_code
+from skill_eval.run.protocol import parse_response
 
 DATA = Path(__file__).parent / "data" / "test_claude_code"
 REPO = Path(__file__).resolve().parents[1]
@@ -103,7 +103,7 @@ def run(ws: Path, req: dict, *args: str, path: str, **env_extra: str) -> subproc
         **env_extra,
     }
     return subprocess.run(
-        [sys.executable, "-m", "skill_eval.adapters.claude_code", *args],
+        [sys.executable, "-m", "skill_eval.run.adapters.claude_code", *args],
         input=json.dumps(req),
         capture_output=True,
         text=True,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli import COMMANDS, main
+from skill_eval.cli.main import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "test_cli_validate"
@@ -45,7 +45,7 @@ def validate(capsys, *suites: str) -> tuple[int, list[str], list[str]]:
 
 
 def _demo_summary() -> str:
-    from skill_eval.project import load_project
+    from skill_eval.model.project import load_project
 
     skills, sets, cases = load_project(ROOT / "configs" / "demo.yaml").counts()
     assert skills >= 2 and sets >= 2 and cases >= 10
@@ -171,7 +171,7 @@ def test_bad_configs_from_test_config_all_exit_2_with_one_line_problems(capsys, 
 
 def _skill_eval() -> list[str]:
     exe = shutil.which("skill-eval")
-    return [exe] if exe else [sys.executable, "-c", "import sys; from skill_eval.cli import main; "
+    return [exe] if exe else [sys.executable, "-c", "import sys; from skill_eval.cli.main import main; "
                                                     "sys.exit(main())"]
 
 
@@ -203,7 +203,7 @@ def test_help_lists_every_command_with_one_line():
 
 
 def test_cli_import_is_light():
-    code = ("import sys, skill_eval.cli; "
+    code = ("import sys, skill_eval.cli.main; "
             "print(','.join(sorted(m for m in ('yaml', 'jsonschema', 'doit', 'tabulate') if m in "
             "sys.modules)))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.adapters import codex
-from skill_eval.adapters.protocol import parse_response
+from skill_eval.run.adapters import codex
+from skill_eval.run.protocol import parse_response
 
 DATA = Path(__file__).parent / "data" / "test_codex"
 REPO = Path(__file__).resolve().parents[1]
@@ -94,7 +94,7 @@ def request(ws: Path, mode: str = "with_skill", **extra) -> dict:
 def run(ws: Path, req: dict, *args: str, path: str, **env_extra: str) -> subprocess.CompletedProcess:
     env = {"PATH": path, "HOME": str(ws / "home"), "LANG": "C.UTF-8", "PYTHONPATH": str(REPO), **env_extra}
     return subprocess.run(
-        [sys.executable, "-m", "skill_eval.adapters.codex", *args],
+        [sys.executable, "-m", "skill_eval.run.adapters.codex", *args],
         input=json.dumps(req),
         capture_output=True,
         text=True,

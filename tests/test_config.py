@@ -1,4 +1,4 @@
-"""Suite configs (skill_eval.config): loading, defaults, and one exact message per bad input.
+"""Suite configs (skill_eval.model.config): loading, defaults, and one exact message per bad input.
 
 Every bad config in tests/data/test_config/ must give one line per problem naming the file,
 the line (and column where known), what is wrong and what to do; never a traceback.
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.config import Suite, load_suite
-from skill_eval.errors import InvalidInput
+from skill_eval.model.config import Suite, load_suite
+from skill_eval.model.errors import InvalidInput
 
 DATA = Path(__file__).parent / "data" / "test_config"
 SUITE_KEYS = ("adapter, allow_scripts, iterations, jobs, judge, max_cost_usd, max_output_bytes, "

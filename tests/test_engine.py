@@ -426,7 +426,7 @@ def test_status_text_and_explain(kit):
 
 
 def test_status_does_not_take_the_lock_or_call_anything(kit):
-    from skill_eval.store import Store
+    from skill_eval.store.store import Store
 
     kit.edit_case("alpha", "a1", prompt="Task a1: other.")
     with Store(kit.store).lock():

@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from test_agents_e2e import DATA, EVALS, SKILL, Project, calls, claude_yaml, fake_agent
 
-from skill_eval.schemas_io import load_schema
+from skill_eval.model.schemas_io import load_schema
 
 
 def export(project: Project, capsys, fmt: str, out: Path) -> tuple[int, str]:
@@ -158,8 +158,8 @@ def test_errored_runs_are_named_not_failed(tmp_path: Path, capsys):
 
 
 def test_judge_graded_rubric_items_are_expectations():
-    from skill_eval.cases import Case, Check, RubricItem
-    from skill_eval.export import _expectations
+    from skill_eval.model.cases import Case, Check, RubricItem
+    from skill_eval.review.export import _expectations
 
     case = Case(id="c", prompt="p", checks=(Check("has", "contains", params={"value": "x"}),),
                 rubric=(RubricItem("r1", "Clear"), RubricItem("r2", "Short")))

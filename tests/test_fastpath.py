@@ -9,7 +9,7 @@ import shutil
 import pytest
 from suitekit import Kit
 
-import skill_eval.project
+import skill_eval.model.project
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def test_noop_loads_nothing(kit, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the fast path must not load the project")
 
-    monkeypatch.setattr(skill_eval.project, "load_project", boom)
+    monkeypatch.setattr(skill_eval.model.project, "load_project", boom)
     code, out, err = kit.run()
     assert code == 0 and out.startswith("Up to date: 18 runs")
 
@@ -96,13 +96,13 @@ def test_partial_runs_do_not_vouch(tmp_path):
 def loaded(monkeypatch) -> list[set[str] | None]:
     """The ``only_skills`` of every project load: None means the whole suite was planned."""
     seen: list[set[str] | None] = []
-    real = skill_eval.project.load_project
+    real = skill_eval.model.project.load_project
 
     def spy(*a, **k):
         seen.append(k.get("only_skills"))
         return real(*a, **k)
 
-    monkeypatch.setattr(skill_eval.project, "load_project", spy)
+    monkeypatch.setattr(skill_eval.model.project, "load_project", spy)
     return seen
 
 

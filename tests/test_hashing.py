@@ -8,10 +8,10 @@ import shutil
 import pytest
 from suitekit import Kit
 
-from skill_eval.engine import Engine
-from skill_eval.hashing import HashCache, canonical_json, key_of, tree_digest
-from skill_eval.project import load_project
-from skill_eval.store import Store
+from skill_eval.engine.engine import Engine
+from skill_eval.model.hashing import HashCache, canonical_json, key_of, tree_digest
+from skill_eval.model.project import load_project
+from skill_eval.store.store import Store
 
 SLOT = "alpha/a1/with_skill/default/1"
 # The key of SLOT in a fresh Kit (suitekit's adapter script, skills and fixtures as written there).

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from skill_eval.cli import main
+from skill_eval.cli.main import main
 
 KEYS = {"format", "cases", "triggers", "checks", "rubric", "problems"}
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli import main
-from skill_eval.judge import JudgeError, parse_judge_response
-from skill_eval.schemas_io import validator
+from skill_eval.cli.main import main
+from skill_eval.grade.judge import JudgeError, parse_judge_response
+from skill_eval.model.schemas_io import validator
 
 ADAPTER = """\
 import json, sys
@@ -173,15 +173,15 @@ def test_unknown_judge_builtin_is_invalid(tmp_path: Path, capsys):
 def test_builtin_judge_argv(tmp_path: Path):
     from dataclasses import replace
 
-    from skill_eval.config import JudgeConfig, load_suite
-    from skill_eval.judge import identity, resolve_judge
+    from skill_eval.grade.judge import identity, resolve_judge
+    from skill_eval.model.config import JudgeConfig, load_suite
 
     (tmp_path / "skills").mkdir()
     (tmp_path / "s.yaml").write_text("suite: s\nskills_dir: skills\n")
     suite = replace(load_suite(tmp_path / "s.yaml"),
                     judge=JudgeConfig(builtin="openai", model="m1", env=("MY_KEY",)))
     judge = resolve_judge(suite)
-    assert judge.argv[1:3] == ("-m", "skill_eval.adapters.openai_compat") and judge.argv[-1] == "--judge"
+    assert judge.argv[1:3] == ("-m", "skill_eval.run.adapters.openai_compat") and judge.argv[-1] == "--judge"
     assert "MY_KEY" in judge.env_names
     ident = identity(suite)
     assert ident["model"] == "m1" and ident["prompt_version"]

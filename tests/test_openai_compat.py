@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from fakechat import FakeChat
 
-from skill_eval.adapters import openai_compat
-from skill_eval.adapters.judge_prompt import JUDGE_PROMPT_VERSION, build_judge_prompt, parse_verdicts
-from skill_eval.adapters.protocol import parse_response
+from skill_eval.run.adapters import openai_compat
+from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION, build_judge_prompt, parse_verdicts
+from skill_eval.run.protocol import parse_response
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -95,7 +95,7 @@ def run(ws: Path, req: dict, *args: str, **env_extra: str) -> subprocess.Complet
     env = {"PATH": "/usr/bin:/bin", "HOME": str(ws / "home"), "LANG": "C.UTF-8", "PYTHONPATH": str(REPO)}
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", "skill_eval.adapters.openai_compat", *args],
+        [sys.executable, "-m", "skill_eval.run.adapters.openai_compat", *args],
         input=json.dumps(req),
         capture_output=True,
         text=True,

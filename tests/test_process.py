@@ -3,8 +3,8 @@ import time
 
 import pytest
 
-from skill_eval.adapters.process import run_process
-from skill_eval.errors import AdapterError
+from skill_eval.model.errors import AdapterError
+from skill_eval.run.process import run_process
 
 ENV = {"PATH": os.environ.get("PATH", os.defpath)}
 

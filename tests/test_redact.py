@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from skill_eval.redact import REDACTED, is_secret_name, redact, redact_obj
-from skill_eval.runner import execute
-from skill_eval.store import Store
+from skill_eval.run.runner import execute
+from skill_eval.store.redact import REDACTED, is_secret_name, redact, redact_obj
+from skill_eval.store.store import Store
 
 PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
        "AAAAMwAAAAtzc2gtZWQyNTUxOQ\n-----END OPENSSH PRIVATE KEY-----")

@@ -10,7 +10,7 @@ import time
 import pytest
 from suitekit import Kit
 
-from skill_eval.store import Store
+from skill_eval.store.store import Store
 
 ALL = 18
 

@@ -6,8 +6,15 @@ import xml.etree.ElementTree as ET
 import pytest
 from benchdata import SKILL, case, error, main_fixture, record
 
-from skill_eval.benchmark import build_benchmark, diff_benchmarks
-from skill_eval.render import FORMATS, benchmark_md, github_summary, junit_xml, summary_json, summary_md
+from skill_eval.review.benchmark import build_benchmark, diff_benchmarks
+from skill_eval.review.render import (
+    FORMATS,
+    benchmark_md,
+    github_summary,
+    junit_xml,
+    summary_json,
+    summary_md,
+)
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.adapters import resolve_adapter
-from skill_eval.config import AdapterConfig
-from skill_eval.errors import InvalidInput
-from skill_eval.results import RunError, RunResult
-from skill_eval.runner import execute
-from skill_eval.store import Store
+from skill_eval.model.config import AdapterConfig
+from skill_eval.model.errors import InvalidInput
+from skill_eval.model.results import RunError, RunResult
+from skill_eval.run.adapters import resolve_adapter
+from skill_eval.run.runner import execute
+from skill_eval.store.store import Store
 
 ECHO = """#!/usr/bin/env python3
 import json, os, pathlib, sys
@@ -107,7 +107,7 @@ def test_resolve_command_identity(tmp_path, run_setup):
 def test_resolve_builtins(run_setup, tmp_path):
     suite, _ = run_setup(["true"])
     demo = resolve_adapter(replace(suite, adapter=AdapterConfig(builtin="demo", options={"x": 1})))
-    assert demo.argv[:3] == (sys.executable, "-m", "skill_eval.adapters.demo")
+    assert demo.argv[:3] == (sys.executable, "-m", "skill_eval.run.adapters.demo")
     assert demo.identity["builtin"] == "demo" and demo.identity["options"] == {"x": 1}
     assert "builtin_version" in demo.identity and "/" not in json.dumps(demo.identity)
     with pytest.raises(InvalidInput, match="did you mean 'demo'"):

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from skill_eval.schemas_io import load_schema, schema_path, schema_problems, validator
-from skill_eval.yamlpos import load_yaml
+from skill_eval.model.schemas_io import load_schema, schema_path, schema_problems, validator
+from skill_eval.model.yamlpos import load_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = sorted((ROOT / "schemas").glob("*.schema.json"))
@@ -54,7 +54,7 @@ def test_every_example_eval_set_passes_the_evals_schema(path):
 
 @pytest.mark.parametrize("path", SKILL_MDS, ids=_id)
 def test_every_example_skill_frontmatter_passes_its_schema(path):
-    from skill_eval.skills import parse_frontmatter
+    from skill_eval.model.skills import parse_frontmatter
 
     data, problems = parse_frontmatter(path.read_text("utf-8"), _id(path))
     assert data is not None and problems == []

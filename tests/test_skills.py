@@ -1,4 +1,4 @@
-"""SKILL.md discovery and validation (skill_eval.skills), including real skills from ../shared/realworld.
+"""SKILL.md discovery and validation (skill_eval.model.skills), including real skills from ../shared/realworld.
 
 Rules (agentskills.io): ``name`` 1-64 lowercase letters, digits and single hyphens, equal to the
 folder name; ``description`` 1-1024 characters; optional ``license``, ``compatibility`` (<= 500),
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli import main
-from skill_eval.config import SkillSelector
-from skill_eval.errors import InvalidInput
-from skill_eval.skills import discover_skills, load_skill, parse_frontmatter
+from skill_eval.cli.main import main
+from skill_eval.model.config import SkillSelector
+from skill_eval.model.errors import InvalidInput
+from skill_eval.model.skills import discover_skills, load_skill, parse_frontmatter
 
 DATA = Path(__file__).parent / "data" / "test_skills"
 SKILLS = DATA / "skills"
@@ -292,7 +292,7 @@ def test_real_skills_strict_mode_blocks_the_metadata_problems():
 
 @needs_realworld
 def test_every_real_eval_set_file_reads_or_gives_one_named_problem():
-    from skill_eval.evalsets import read_evalset
+    from skill_eval.model.evalsets import read_evalset
 
     files = sorted(p for p in REALWORLD.rglob("*.json") if p.name != "INDEX.json")
     assert len(files) >= 30

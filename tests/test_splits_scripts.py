@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cases import Check
-from skill_eval.checks import CheckContext, run_check
-from skill_eval.checks.script import DISABLED
-from skill_eval.cli import main
+from skill_eval.cli.main import main
+from skill_eval.grade.checks import CheckContext, run_check
+from skill_eval.grade.checks.script import DISABLED
+from skill_eval.model.cases import Check
 
 ADAPTER = """\
 import json, sys

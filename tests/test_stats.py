@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skill_eval import stats
+from skill_eval.stats import measures as stats
 
 deltas_st = st.lists(st.sampled_from([-1.0, -2 / 3, -0.5, -1 / 3, 0.0, 1 / 3, 0.5, 2 / 3, 1.0]),
                      min_size=1, max_size=12)

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from skill_eval.results import AdapterResponse, Event, RunError
-from skill_eval.store import MANIFEST, Store
+from skill_eval.model.results import AdapterResponse, Event, RunError
+from skill_eval.store.store import MANIFEST, Store
 
 KEY = "ab" + "c" * 62
 RESPONSE = AdapterResponse("out", (Event("skill_loaded", "s"),), {"input_tokens": 4})
@@ -97,8 +97,8 @@ def test_json_blobs(tmp_path):
 
 def test_lock_refuses_a_second_process(tmp_path):
     store = Store(tmp_path)
-    code = ("import sys; from pathlib import Path; from skill_eval.store import Store\n"
-            "from skill_eval.errors import StoreError\n"
+    code = ("import sys; from pathlib import Path; from skill_eval.store.store import Store\n"
+            "from skill_eval.model.errors import StoreError\n"
             "try:\n    with Store(Path(sys.argv[1])).lock():\n        pass\nexcept StoreError as e:\n"
             "    print(e); sys.exit(3)\n")
     with store.lock():

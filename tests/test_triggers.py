@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli import main
-from skill_eval.schemas_io import validator
+from skill_eval.cli.main import main
+from skill_eval.model.schemas_io import validator
 
 # Loads the skill when the query says "LOAD"; "HALF" loads on odd iterations only (2 of 3 runs).
 ADAPTER = """\
@@ -97,7 +97,7 @@ def test_broken_measurement_warning(tmp_path: Path, capsys):
 
 
 def test_no_warning_when_runs_errored(tmp_path: Path):
-    from skill_eval.triggers import trigger_block
+    from skill_eval.review.triggers import trigger_block
 
     assert trigger_block([]) ["warnings"] == []
     root = _setup(tmp_path, mode="never")
@@ -110,7 +110,7 @@ def test_no_warning_when_runs_errored(tmp_path: Path):
 
 def test_demo_suite_trigger_set():
     """The demo's commit-message trigger set: one should-trigger query missed (recall 0.75)."""
-    from skill_eval.adapters.demo import answer, load_recordings
+    from skill_eval.run.adapters.demo import answer, load_recordings
 
     root = Path(__file__).resolve().parents[1]
     recordings = load_recordings(root / "examples" / "responses")

@@ -1,8 +1,8 @@
 import hashlib
 import os
 
-from skill_eval.adapters.base import ResolvedAdapter
-from skill_eval.workspace import prepare_workspace
+from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.run.workspace import prepare_workspace
 
 
 def _tree(root):

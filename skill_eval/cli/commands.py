@@ -1,0 +1,138 @@
+"""The CLI's commands: each turns parsed arguments into calls on the library and prints."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from skill_eval.model.errors import InvalidInput, Problem
+
+
+def _out(line: str = "") -> None:
+    print(line, flush=True)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from skill_eval.model.project import load_project
+
+    all_problems: list[Problem] = []
+    totals = [0, 0, 0]
+    for suite in args.suites:
+        try:
+            project = load_project(suite, use_cache=False)
+        except InvalidInput as exc:
+            all_problems.extend(exc.problems)
+            continue
+        for i, n in enumerate(project.counts()):
+            totals[i] += n
+        all_problems.extend(project.problems)
+        all_problems.extend(project.gradability_problems(warn=True))
+        all_problems.extend(script_problems(project))
+    for p in all_problems:
+        print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
+    errors = sum(p.is_error for p in all_problems)
+    warnings = len(all_problems) - errors
+    counts = [f"{n} error{'s' * (n != 1)}" for n in (errors,) if n]
+    counts += [f"{n} warning{'s' * (n != 1)}" for n in (warnings,) if n]
+    _out(f"Validated {totals[0]} skills, {totals[1]} eval sets, {totals[2]} cases"
+         + (f"; {', '.join(counts)}" if counts else ""))
+    return 2 if errors else 0
+
+
+def script_problems(project) -> list[Problem]:  # noqa: ANN001
+    """One warning per eval set whose script checks will fail because the suite does not allow them."""
+    if project.suite.allow_scripts:
+        return []
+    out = []
+    for se in project.skills:
+        for es in se.evalsets:
+            n = sum(1 for c in es.cases for k in c.checks if k.type == "script")
+            if n:
+                out.append(Problem(es.cases[0].source or str(es.path),
+                                   f"{n} script check(s) will fail: the suite does not set "
+                                   "allow_scripts: true (set it only for eval sets you trust)",
+                                   severity="warning"))
+    return out
+
+
+def _load(args: argparse.Namespace):  # noqa: ANN202
+    from skill_eval.model.project import load_project
+
+    project = load_project(args.suite, getattr(args, "split", None))
+    if project.errors:
+        raise InvalidInput(project.problems)
+    return project
+
+
+def _options(args: argparse.Namespace):  # noqa: ANN202
+    from skill_eval.engine.options import RunOptions
+    from skill_eval.model.errors import SkillEvalError
+
+    shard = None
+    if getattr(args, "shard", None):
+        try:
+            k, n = (int(x) for x in args.shard.split("/"))
+            if not 1 <= k <= n:
+                raise ValueError
+            shard = (k, n)
+        except ValueError:
+            raise SkillEvalError(f"--shard {args.shard}: expected K/N with 1 <= K <= N, e.g. 1/4") from None
+    return RunOptions(force=getattr(args, "force", False), iterations=args.iterations, only=args.only,
+                      shard=shard, jobs=getattr(args, "jobs", None), max_cost=getattr(args, "max_cost", None))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from skill_eval.cli.runflow import run_suite
+
+    return run_suite(args.suite, _options(args), split=args.split, wait=not args.no_wait)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from skill_eval.engine.status import status
+
+    return status(_load(args), _options(args), as_json=args.json, explain_task=args.explain)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from skill_eval.cli.runflow import report
+
+    return report(_load(args), args.format, Path(args.out) if args.out else None)
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from skill_eval.cli.inspect_cmd import format_inspect, inspect_path
+
+    path = Path(args.path)
+    if not path.exists():
+        raise InvalidInput([Problem(args.path, "no such file or folder")])
+    result = inspect_path(path, args.format)
+    items = result if isinstance(result, list) else [result]
+    if args.json:
+        _out(json.dumps(result, indent=2, sort_keys=True, default=str))
+    else:
+        _out(format_inspect(result))
+    readable = all(item.get("readable", True) for item in items)
+    return 0 if readable else 2
+
+
+def cmd_gc(args: argparse.Namespace) -> int:
+    from skill_eval.engine.gc import collect
+
+    removed, kept = collect([Path(s) for s in args.suites], dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    _out(f"gc: {verb} {removed} store entries, kept {kept}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from skill_eval.review.export import export
+
+    project = _load(args)
+    out = Path(args.out) if args.out else project.suite.results / f"export-{args.format}"
+    started = time.monotonic()
+    n = export(project, args.format, out)
+    _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
+    return 0

@@ -1,0 +1,63 @@
+"""``skill-eval inspect PATH``: what skill-eval makes of an eval-set file, or of every one in a folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.errors import InvalidInput
+from skill_eval.model.evalsets import find_evalsets, read_evalset
+from skill_eval.model.evalsets.discover import find_all_evalsets
+
+
+def inspect_file(path: Path, format: str | None = None, display: str | None = None) -> dict[str, Any]:
+    """One eval-set file as counts plus every problem; never raises for a bad file."""
+    shown = display or str(path)
+    try:
+        evalset = read_evalset(path, format=format, display=shown)
+    except InvalidInput as exc:
+        return {"path": shown, "format": format, "skill_name": None, "cases": 0, "triggers": 0, "checks": 0,
+                "rubric": 0, "problems": [p.format() for p in exc.problems], "readable": False}
+    return {
+        "path": shown,
+        "format": evalset.format,
+        "skill_name": evalset.skill_name,
+        "cases": len(evalset.tasks),
+        "triggers": len(evalset.triggers),
+        "checks": sum(len(c.checks) for c in evalset.cases),
+        "rubric": sum(len(c.rubric) for c in evalset.cases),
+        "problems": [p.format() for p in evalset.problems],
+        "readable": not any(p.is_error for p in evalset.problems),
+    }
+
+
+def inspect_path(path: Path, format: str | None = None) -> dict[str, Any] | list[dict[str, Any]]:
+    """A dict for a file; for a folder a list, one dict per eval-set file found.
+
+    A skill folder (with SKILL.md) yields its own eval sets (see evalsets.discover); any other
+    folder yields those of every ``evals/`` folder below it.
+    """
+    if not path.is_dir():
+        return inspect_file(path, format)
+    files = find_evalsets(path) if (path / "SKILL.md").is_file() else find_all_evalsets(path)
+    return [inspect_file(f, format, _shown(f, path)) for f in files]
+
+
+def _shown(file: Path, folder: Path) -> str:
+    try:
+        return str(folder / file.relative_to(folder))
+    except ValueError:  # an eval set kept beside the skill folder
+        return str(file)
+
+
+def format_inspect(obj: dict[str, Any] | list[dict[str, Any]], where: str = "") -> str:
+    """Human-readable text for inspect_path's result."""
+    if isinstance(obj, list):
+        if not obj:
+            return f"no eval sets found{' in ' + where if where else ''} (looked for evals/*.json|yaml)"
+        return "\n".join(format_inspect(item) for item in obj)
+    state = "readable" if obj["readable"] else "NOT readable"
+    head = (f"{obj['path']}: {obj['format'] or 'unknown format'}, {obj['cases']} cases, "
+            f"{obj['triggers']} trigger queries, {obj['checks']} checks, {obj['rubric']} rubric items"
+            f" — {state}")
+    return "\n".join([head, *(f"  {p}" for p in obj["problems"])])

@@ -1,0 +1,268 @@
+"""`skill-eval run` and `report` end to end: load, decide what is stale, execute, tabulate."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skill_eval.engine.options import RunOptions
+from skill_eval.model.config import display_path
+from skill_eval.model.errors import InvalidInput, SkillEvalError
+from skill_eval.store.store import Store
+
+if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
+    from skill_eval.engine.engine import Engine
+    from skill_eval.engine.fastpath import FastCheck
+    from skill_eval.model.project import Project
+
+
+_SHOWN_ERRORS = 20
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
+    return {"iterations": options.iterations, "only": options.only, "shard": options.shard,
+            "split": split}
+
+
+def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,
+              wait: bool = True) -> int:
+    from skill_eval.engine.fastpath import FastState, fingerprint
+    from skill_eval.model.config import load_suite
+
+    started = time.monotonic()
+    suite = load_suite(suite_path)
+    store = Store(suite.store)
+    fast = FastState(store.root, suite.name)
+    fp = fingerprint(suite, fast_options(options, split), fast.watched())
+    check = None if options.force else fast.check(fp)
+    if check is not None and check.noop:
+        _say(f"Up to date: {check.runs()} runs, nothing to do ({time.monotonic() - started:.2f}s). "
+             f"Results: {display_path(suite.results)}")
+        return int(check.data.get("outcome", {}).get("exit_code", 0))
+
+    from skill_eval.model.project import load_project
+
+    # Only some skill folders changed since the last complete run: plan just those skills (the
+    # others' runs, grades and tables were just re-checked by stat). Keys still decide.
+    only = set(check.changed) if check is not None else None
+    project = load_project(suite_path, split, only_skills=only)
+    if project.errors:
+        raise InvalidInput(project.problems)
+    ungradable = project.gradability_problems(warn=False)
+    if ungradable:
+        raise InvalidInput(ungradable)
+    for w in project.warnings:
+        print(w.format(), file=sys.stderr)
+
+    with store.lock(wait=wait):
+        return _run_locked(project, store, options, split, started, check)
+
+
+def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
+                started: float, check: FastCheck | None = None) -> int:
+    from skill_eval.cli.progress import ProgressLine
+    from skill_eval.engine.engine import Engine
+    from skill_eval.engine.fastpath import FastState, fingerprint, watch_files
+    from skill_eval.engine.tasks import execute
+    from skill_eval.model.results import RunError
+    from skill_eval.review.tables import (
+        build_skill,
+        build_summary,
+        load_benches,
+        stale_skills,
+        verdict_exit_code,
+    )
+    from skill_eval.run.adapters import resolve_adapter
+
+    suite = project.suite
+    # Entries a killed run left half-written: nobody else writes while we hold the lock.
+    shutil.rmtree(store.root / "tmp", ignore_errors=True)
+    # The fingerprint is taken before any file is hashed: a file edited while we run changes
+    # its stat after this point, so the next run looks closer instead of trusting the fast path.
+    adapter = resolve_adapter(suite)
+    outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
+               if not f.source.is_relative_to(suite.skills_dir)]
+    # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
+    outside += [str(es.path.parent) for se in project.skills for es in se.evalsets
+                if not es.path.is_relative_to(suite.skills_dir)]
+    watch = watch_files(adapter.argv, outside)
+    if check is not None:
+        watch = sorted(set(watch) | set(check.data.get("watch", [])))
+    fp = fingerprint(suite, fast_options(options, split), watch)
+    engine = Engine(project, store, options, adapter=adapter)
+    if check is not None:
+        engine.skill_names = sorted(set(check.selected) | {se.skill.name for se in project.skills})
+    run_errors: list[tuple[str, str]] = []  # this invocation's adapter errors, shown at the end
+
+    def _note(kind: str, spec: Any, outcome: Any) -> None:
+        if kind == "done" and isinstance(outcome, RunError):
+            run_errors.append((spec.task_name, outcome.message))
+
+    engine.on_event = _note
+    runs = engine.pending_runs()
+    if options.force:
+        for p in runs:
+            store.discard_run(p.spec.key)
+    grades = engine.pending_grades(runs)
+    touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
+    skills = sorted(touched | set(stale_skills(engine)))
+    total = len(engine.selected_runs())
+    _say(f"{suite.name}: {total} runs planned, {len(runs)} to run, {len(grades)} to re-grade, "
+         f"{len(skills)} tables to rebuild")
+    engine.progress.total = len(runs)
+    jobs = options.jobs or suite.jobs
+    try:
+        with ProgressLine(engine.progress):
+            failures = execute(engine, runs, grades, skills, jobs) if (runs or grades or skills) else []
+    except KeyboardInterrupt:
+        engine.stop()
+        raise
+    finally:
+        engine.save_state()
+    if not skills and not (suite.results / "summary.json").is_file():
+        for se in project.skills:
+            build_skill(engine, se.skill.name, full_view=True)
+        build_summary(engine)
+    for name, msg in failures:
+        print(f"skill-eval: internal error in {name}: {msg}", file=sys.stderr)
+    for name, msg in sorted(run_errors)[:_SHOWN_ERRORS]:
+        print(f"skill-eval: error in {name}: {msg}", file=sys.stderr)
+    if len(run_errors) > _SHOWN_ERRORS:
+        print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
+              f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
+    for name, msg in engine.judge_errors[:20]:
+        print(f"skill-eval: judge error in grade:{name}: {msg} (the run is kept; the next run retries "
+              "the judge)", file=sys.stderr)
+    benches = load_benches(engine)
+    partial = bool(options.shard or options.only)
+    if partial:
+        # Runs outside the selection read as "not run yet" in the tables; they are not this
+        # invocation's errors. Its own: adapter errors (2), failed checks (1).
+        code = 1 if "fail" in {b.get("verdict") for b in benches} else 0
+    else:
+        code = verdict_exit_code(benches)
+    if failures or engine.progress.errors or engine.judge_errors:
+        code = 2
+    _print_outcome(engine, benches, time.monotonic() - started)
+    if engine.budget_stopped:
+        print(f"skill-eval: budget of ${engine.budget:g} spent (${engine.progress.cost_usd:.2f}): "
+              f"{engine.budget_stopped} runs not started; the suite is incomplete. Raise --max-cost "
+              "(or max_cost_usd) and run again to finish it.", file=sys.stderr)
+        code = 2
+    complete = (not partial and not failures and not engine.progress.errors
+                and not engine.judge_errors and not engine.budget_stopped)
+    if complete:
+        by_skill = dict(check.data["by_skill"]) if check is not None else {}
+        by_skill.update(fast_entries(engine))
+        FastState(store.root, suite.name).save(fp, by_skill, {"exit_code": code}, watch,
+                                               table_files(engine))
+    else:
+        FastState(store.root, suite.name).clear()
+    return code
+
+
+def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
+    """Per planned skill: run key → the stat stamp its entry had when verified, and grade keys
+    (what the fast path re-checks next time)."""
+    from skill_eval.engine.state import entry_stamp
+
+    out: dict[str, dict[str, Any]] = {se.skill.name: {"runs": {}, "grades": []}
+                                      for se in engine.project.skills}
+    for spec in engine.selected_runs():
+        stamp = engine.state.verified.get(spec.key) or entry_stamp(engine.store.root, spec.key)
+        entry = out[spec.skill_name]
+        if stamp:
+            entry["runs"][spec.key] = stamp
+        entry["grades"].append(engine.grade_key(spec))
+    return out
+
+
+def table_files(engine: Engine) -> list[str]:
+    from skill_eval.review.tables import bench_dir
+
+    out = [str(engine.suite.results / n) for n in ("summary.json", "summary.md", "junit.xml")]
+    for name in engine.skill_names:
+        for model in engine.suite.models:
+            out.append(str(bench_dir(engine, name, model) / "benchmark.json"))
+    return out
+
+
+def _print_outcome(engine: Engine, benches: list[dict[str, Any]], elapsed: float) -> None:
+    from skill_eval.review.render.markdown import pct, signed
+
+    for b in benches:
+        lift = b["lift"]
+        w, wo = b["variants"]["with_skill"], b["variants"]["without_skill"]
+        note = " (indeterminate: fewer than 6 cases moved)" if lift.get("indeterminate") else ""
+        _say(f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
+             f"lift {signed(lift['pass_rate'])} over {lift['cases']} cases, p={_p(lift['p_value'])}{note}"
+             f" -> {b['verdict']}")
+        block = b.get("triggers")
+        if block:
+            _say(f"    triggers: {len(block['queries'])} queries, precision {_r(block['precision'])}, "
+                 f"recall {_r(block['recall'])}, accuracy {_r(block['accuracy'])}")
+            for warning in block.get("warnings", []):
+                print(f"skill-eval: warning: {b['skill']}: trigger evals: {warning}", file=sys.stderr)
+    p = engine.progress
+    _say(f"Done in {elapsed:.1f}s: {p.done} runs executed, {p.errors} errors. "
+         f"Results: {display_path(engine.suite.results)}/summary.md")
+
+
+def _r(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f}"
+
+
+def _p(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3g}"
+
+
+def _moved(results: Path) -> list[dict[str, Any]]:
+    """The moved-cases list the last summary computed (the previous benchmark is gone by now)."""
+    import json
+
+    try:
+        return list(json.loads((results / "summary.json").read_text("utf-8")).get("moved", []))
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def report(project: Project, fmt: str, out: Path | None) -> int:
+    from skill_eval.engine.engine import Engine
+    from skill_eval.review.render import FORMATS
+    from skill_eval.review.tables import build_skill, build_summary, load_benches, verdict_exit_code
+
+    if project.errors:
+        raise InvalidInput(project.problems)
+    store = Store(project.suite.store)
+    engine = Engine(project, store, RunOptions())
+    # Stores merged from CI shards may carry runs without grades: grading is local and cheap
+    # (judge verdicts come from their own cache), so the tables never show a stored run ungraded.
+    for pending in engine.pending_grades([]):
+        engine.grade_one(pending.spec)
+    engine.save_state()
+    for se in project.skills:
+        build_skill(engine, se.skill.name, full_view=True)
+    build_summary(engine)
+    benches = load_benches(engine)
+    text = FORMATS[fmt].render(benches, _moved(project.suite.results))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, "utf-8")
+        _say(f"wrote {display_path(out)}")
+    else:
+        sys.stdout.write(text)
+    if fmt == "github":
+        from skill_eval.review.render.github import annotations
+
+        for line in annotations(benches):
+            print(line)
+    if not benches:
+        raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
+    return verdict_exit_code(benches)

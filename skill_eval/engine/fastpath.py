@@ -1,0 +1,200 @@
+"""A suite-level fingerprint checked before anything else, so an unchanged suite is a no-op in
+milliseconds: the stat of every input file plus the options, and the keys the last complete
+run produced (each still present in the store).
+
+A stat difference (a touch, a fresh clone) only means "look closer": the full plan then runs,
+finds every key unchanged, and records a new fingerprint. Only keys decide what re-runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skill_eval import __version__
+from skill_eval.model.config import Suite
+
+FAST_VERSION = 2
+
+
+def _stat_line(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return f"{path}|missing"
+    return f"{path}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}"
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """Stat digests: ``common`` covers the config, options, adapter files and which skill folders
+    exist; ``skills`` has one digest per top-level folder of skills_dir. When only some skill
+    digests differ, only those skills need planning again."""
+
+    common: str
+    skills: dict[str, str]
+
+
+def _stat_digest(root: str) -> str:
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            h.update(_stat_line(os.path.join(dirpath, name)).encode())
+    return h.hexdigest()
+
+
+def fingerprint(suite: Suite, options: dict[str, Any], extra_files: list[str]) -> Fingerprint:
+    h = hashlib.sha256()
+    h.update(json.dumps([FAST_VERSION, __version__, options], sort_keys=True).encode())
+    h.update(_stat_line(str(suite.path)).encode())
+    skills: dict[str, str] = {}
+    try:
+        entries = sorted(os.scandir(suite.skills_dir), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.is_dir():
+            h.update(f"dir|{entry.name}".encode())
+            skills[entry.name] = _stat_digest(entry.path)
+        else:
+            h.update(_stat_line(entry.path).encode())
+    for f in sorted(set(extra_files)):
+        h.update(_stat_line(f).encode())
+    for argv0 in _adapter_files(suite):
+        h.update(_stat_line(argv0).encode())
+    return Fingerprint(h.hexdigest(), skills)
+
+
+@dataclass(frozen=True)
+class FastCheck:
+    """What the fast path found: nothing to do (``changed`` empty), or the skills to re-plan."""
+
+    data: dict[str, Any]
+    changed: frozenset[str]
+
+    @property
+    def noop(self) -> bool:
+        return not self.changed
+
+    @property
+    def selected(self) -> list[str]:
+        return list(self.data["by_skill"])
+
+    def runs(self) -> int:
+        return sum(len(v["runs"]) for v in self.data["by_skill"].values())
+
+
+def watch_files(argv: tuple[str, ...], extra: list[str]) -> list[str]:
+    """Files outside skills_dir whose change must defeat the fast path: every file or folder an
+    adapter's arguments name (scripts, recorded answers) and fixtures that live elsewhere."""
+    out: list[str] = []
+    for arg in [*argv[1:], *extra]:
+        if os.path.isfile(arg):
+            out.append(os.path.abspath(arg))
+        elif os.path.isdir(arg):
+            for dirpath, _dirs, files in os.walk(arg):
+                # The folder itself too: its mtime moves when a file is added or removed.
+                out.append(os.path.abspath(dirpath))
+                out.extend(os.path.join(dirpath, f) for f in files)
+    return sorted(set(out))
+
+
+def _adapter_files(suite: Suite) -> list[str]:
+    out = []
+    for argv in (suite.adapter.command or (), (suite.judge.command or ()) if suite.judge else ()):
+        for arg in argv:
+            if os.path.isfile(arg):
+                out.append(arg)
+    # The agent CLI a builtin drives (its version is in the run key): an upgrade must be seen.
+    builtin_bins = {"claude_code": ("claude", "claude_bin"), "codex": ("codex", "codex_bin")}
+    for cfg in (suite.adapter, suite.judge):
+        name = str(getattr(cfg, "builtin", None) or "").replace("-", "_") if cfg else ""
+        if name in builtin_bins:
+            default, option = builtin_bins[name]
+            binary = str((getattr(cfg, "options", None) or {}).get(option) or default)
+            found = shutil.which(binary)
+            out.append(found or f"<no {binary}>")
+    return out
+
+
+def table_stamps(paths: list[str]) -> list[str]:
+    """Stat lines of the tables a run writes (benchmark.json per skill and model, the summaries):
+    a table deleted or edited by hand defeats the fast path, so the next run rebuilds it."""
+    return [_stat_line(p) for p in paths]
+
+
+class FastState:
+    """``<store>/state/<suite>.fast.json``: the fingerprint and the keys it vouches for."""
+
+    def __init__(self, store_root: Path, suite_name: str):
+        self.path = store_root / "state" / f"{suite_name}.fast.json"
+
+    def load(self) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def check(self, fp: Fingerprint) -> FastCheck | None:
+        """None: look at everything. Otherwise the skills whose folders changed since the last
+        complete run; every other skill's run entries still carry the stat stamp they had when
+        verified, their grades are present, and the tables are as written."""
+        from skill_eval.engine.state import entry_stamp
+
+        data = self.load()
+        if (not isinstance(data, dict) or data.get("version") != FAST_VERSION
+                or data.get("common") != fp.common or set(data.get("skill_fps", {})) != set(fp.skills)):
+            return None
+        root = str(self.path.parent.parent)
+        try:
+            moved = {n for n in fp.skills if data["skill_fps"][n] != fp.skills[n]}
+            if moved - set(data["by_skill"]):
+                return None  # a folder that is not a skill (eval sets kept beside them, say)
+            changed = frozenset(moved)
+            for name, entry in data["by_skill"].items():
+                if name in changed:
+                    continue
+                for key, stamp in entry["runs"].items():
+                    if entry_stamp(root, key) != stamp:
+                        return None
+                for key in entry["grades"]:
+                    if not os.path.exists(f"{root}/grades/{key[:2]}/{key}.json"):
+                        return None
+            tables = data["tables"]
+            if not tables or table_stamps(list(tables)) != list(tables.values()):
+                return None
+        except (KeyError, AttributeError, TypeError):
+            return None
+        return FastCheck(data, changed)
+
+    def watched(self) -> list[str]:
+        data = self.load()
+        watch = data.get("watch") if isinstance(data, dict) else None
+        return [str(w) for w in watch] if isinstance(watch, list) else []
+
+    def save(self, fp: Fingerprint, by_skill: dict[str, dict[str, Any]], outcome: dict[str, Any],
+             watch: list[str], tables: list[str]) -> None:
+        """``by_skill``: skill → {"runs": {run key: entry stamp}, "grades": [grade key]} for every
+        selected skill; ``tables``: the table files whose stat must stay as it is now."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        stamps = dict(zip(tables, table_stamps(tables), strict=True))
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".fast.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
+                           "by_skill": by_skill, "tables": stamps, "outcome": outcome, "watch": watch},
+                          f, separators=(",", ":"))
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)

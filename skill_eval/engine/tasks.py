@@ -1,0 +1,186 @@
+"""doit integration (the only module that imports doit).
+
+`skill-eval run` builds doit tasks only for the work that is out of date (the store and our
+hash cache decide that cheaply), so an unchanged 6,000-run suite never pays doit's per-task
+cost. `dodo.py` exposes every task, with up-to-date checks that ask the store, so `doit list`,
+`doit info agent:...` and plain `doit` work too.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from doit.cmd_base import TaskLoader2
+from doit.doit_cmd import DoitMain
+from doit.loader import generate_tasks
+from doit.reporter import ZeroReporter
+
+from skill_eval.engine.engine import Engine, Pending
+from skill_eval.plan.types import RunSpec
+
+DOIT_COMMANDS = {"run", "list", "info", "clean", "forget", "ignore", "help", "strace",
+                 "dumpdb", "reset-dep", "auto", "tabcompletion"}
+
+
+def _agent_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
+    def action() -> bool:
+        engine.run_one(spec)
+        return True  # an adapter error is recorded in the store, not a build failure
+
+    return action
+
+
+def _grade_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
+    def action() -> bool:
+        engine.grade_one(spec)
+        return True
+
+    return action
+
+
+def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skills: list[str],
+               all_tasks: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """doit task dicts by base name. With ``all_tasks`` every planned run gets a task whose
+    up-to-date check asks the store (for doit's own CLI)."""
+    from skill_eval.review.tables import build_skill, build_summary, skill_is_stale, summary_is_stale
+
+    store = engine.store
+    agent: list[dict[str, Any]] = []
+    grade: list[dict[str, Any]] = []
+    by_skill: dict[str, list[str]] = {}
+    specs = [p.spec for p in runs] if not all_tasks else engine.selected_runs()
+    reasons = {p.spec.key: p.reason for p in runs}
+    for spec in specs:
+        name = engine.slot(spec)
+        task: dict[str, Any] = {"name": name, "actions": [_agent_action(engine, spec)],
+                                "doc": reasons.get(spec.key, f"{spec.variant} run of {spec.case.id}"),
+                                "verbosity": 0}
+        if all_tasks and not engine.options.force:
+            task["uptodate"] = [lambda key=spec.key: store.has_run(key)]
+        agent.append(task)
+        by_skill.setdefault(spec.skill_name, []).append(f"agent:{name}")
+    grade_specs = [p.spec for p in grades] if not all_tasks else engine.selected_runs()
+    for spec in grade_specs:
+        name = engine.slot(spec)
+        task = {"name": name, "actions": [_grade_action(engine, spec)], "verbosity": 0,
+                "task_dep": [f"agent:{name}"] if all_tasks else []}
+        if all_tasks:
+            task["uptodate"] = [lambda s=spec: store.get_json("grades", engine.grade_key(s)) is not None]
+        grade.append(task)
+        by_skill.setdefault(spec.skill_name, []).append(f"grade:{name}")
+    bench = []
+    for skill in skills:
+        task = {"name": skill, "actions": [(build_skill, [engine, skill])],
+                "task_dep": by_skill.get(skill, []), "verbosity": 0,
+                "doc": f"benchmark.json and benchmark.md of {skill}"}
+        if all_tasks:
+            task["uptodate"] = [lambda name=skill: not skill_is_stale(engine, name)]
+        bench.append(task)
+    summary_task: dict[str, Any] = {"basename": "summary", "actions": [(build_summary, [engine])],
+                                    "task_dep": [f"bench:{s}" for s in skills], "verbosity": 0,
+                                    "doc": "summary.md, summary.json, junit.xml"}
+    if all_tasks:
+        summary_task["uptodate"] = [lambda: not summary_is_stale(engine)]
+    summary = [summary_task]
+    return {"agent": agent, "grade": grade, "bench": bench, "summary": summary}
+
+
+def _to_tasks(groups: dict[str, list[dict[str, Any]]]) -> list[Any]:
+    tasks: list[Any] = []
+    for base, dicts in groups.items():
+        if base == "summary":
+            tasks.extend(generate_tasks("summary", {k: v for k, v in dicts[0].items() if k != "basename"}))
+            continue
+        tasks.extend(generate_tasks(base, (d for d in dicts), f"{base} tasks"))
+    return tasks
+
+
+class _Loader(TaskLoader2):
+    def __init__(self, tasks: list[Any], config: dict[str, Any]):
+        super().__init__()
+        self._tasks = tasks
+        self._config = config
+
+    def setup(self, opt_values: dict[str, Any]) -> None:
+        pass
+
+    def load_doit_config(self) -> dict[str, Any]:
+        return self._config
+
+    def load_tasks(self, cmd: Any, pos_args: list[str]) -> list[Any]:
+        return self._tasks
+
+
+def doit_config(engine: Engine, reporter: type | None = None) -> dict[str, Any]:
+    # The store is the truth; doit's DB only has to be safe. sqlite3 commits atomically and
+    # locks, and naming it per suite keeps two suites on one store apart.
+    db = engine.store.root / "doit" / f"{engine.suite.name}.sqlite3"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    _usable_db(db)
+    config: dict[str, Any] = {"dep_file": str(db), "backend": "sqlite3", "verbosity": 0,
+                              "default_tasks": ["summary"]}
+    if reporter is not None:
+        config["reporter"] = reporter
+    return config
+
+
+def _usable_db(db: Path) -> None:
+    """A damaged doit DB only costs doit's memory of what ran (the store is the truth): remove
+    it so doit makes a new one instead of stopping with 'bad format or is corrupted'."""
+    if not db.exists():
+        return
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(db)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        db.unlink(missing_ok=True)
+
+
+class QuietReporter(ZeroReporter):
+    """Collects failures (which are bugs: adapter faults are results, not failures)."""
+
+    failures: list[tuple[str, str]] = []
+
+    def add_failure(self, task: Any, fail: Any) -> None:
+        type(self).failures.append((task.name, fail.get_msg() if hasattr(fail, "get_msg") else str(fail)))
+
+    def runtime_error(self, msg: str) -> None:
+        type(self).failures.append(("doit", msg))
+
+
+def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: list[str],
+            jobs: int) -> list[tuple[str, str]]:
+    """Run the out-of-date tasks through doit; returns task failures (bugs), normally none."""
+    reporter = type("Reporter", (QuietReporter,), {"failures": []})
+    tasks = _to_tasks(task_dicts(engine, runs, grades, skills))
+    argv = ["run", "--continue"]
+    if jobs > 1:
+        argv += ["-n", str(jobs), "-P", "thread"]
+    # doit's python-actions swap sys.stdout/stderr per task; with threads the swaps interleave
+    # and can leave a capture buffer installed, so put the real streams back afterwards.
+    saved = sys.stdout, sys.stderr
+    try:
+        code = DoitMain(_Loader(tasks, doit_config(engine, reporter))).run(argv)
+    except KeyboardInterrupt:
+        engine.stop()  # worker threads never see Ctrl-C: stop them before the streams are restored
+        raise
+    finally:
+        sys.stdout, sys.stderr = saved
+    failures = list(reporter.failures)
+    if code not in (0, None) and not failures:
+        failures.append(("doit", f"doit stopped with status {code}"))
+    return failures
+
+
+def dodo_groups(engine: Engine) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """For dodo.py: every task, up-to-date checks asking the store."""
+    skills = [se.skill.name for se in engine.project.skills]
+    yield from task_dicts(engine, [], [], skills, all_tasks=True).items()

@@ -1,0 +1,60 @@
+"""The check registry: one small function per check type, looked up by ``Check.type``."""
+
+from __future__ import annotations
+
+from skill_eval.grade.checks import efficiency, files, skills, structured, text
+from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult
+from skill_eval.grade.checks.script import script
+from skill_eval.model.cases import Check
+from skill_eval.model.errors import InvalidInput, Problem
+
+__all__ = ["CHECKS", "CheckContext", "CheckFn", "CheckResult", "check_problem", "run_check"]
+
+CHECKS: dict[str, CheckFn] = {
+    "contains": text.contains,
+    "not_contains": text.not_contains,
+    "contains_all": text.contains_all,
+    "contains_any": text.contains_any,
+    "regex": text.regex,
+    "not_regex": text.not_regex,
+    "file_exists": files.file_exists,
+    "loaded_skill": skills.loaded_skill,
+    "json_path_equals": structured.json_path_equals,
+    "json_schema": structured.json_schema,
+    "max_tokens": efficiency.max_tokens,
+    "max_seconds": efficiency.max_seconds,
+    "script": script,
+}
+
+
+def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | None = None) -> CheckResult:
+    """Grade one run with one check. A check that cannot be applied as written (unknown type,
+    bad regex, invalid schema) raises InvalidInput naming ``source``: that is the eval set's
+    fault, not the run's."""
+    fn = CHECKS.get(check.type)
+    if fn is None:
+        raise InvalidInput([Problem(source or "<eval set>", f"check {check.id!r}: unknown type "
+                                    f"{check.type!r}; known: {', '.join(sorted(CHECKS))}", line)])
+    try:
+        passed, evidence = fn(check.params, check.case_sensitive, ctx)
+    except CheckParamError as e:
+        raise InvalidInput([Problem(source or "<eval set>", f"check {check.id!r} ({check.type}): {e}",
+                                    line)]) from e
+    return CheckResult(check.id, check.type, check.required, passed, evidence)
+
+
+def check_problem(check: Check) -> str | None:
+    """Why ``check`` cannot be applied, found without a run (for validate); None when fine."""
+    if check.type not in CHECKS:
+        return f"unknown check type {check.type!r}"
+    if check.type == "regex" or check.type == "not_regex":
+        try:
+            text.compiled(str(check.params.get("pattern", "")), check.case_sensitive)
+        except CheckParamError as e:
+            return str(e)
+    if check.type == "json_schema" and isinstance(check.params.get("schema"), dict):
+        try:
+            structured.json_schema(check.params, False, CheckContext(output="null"))
+        except CheckParamError as e:
+            return str(e)
+    return None

@@ -1,0 +1,59 @@
+"""What a check sees of one run, and what it says back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.results import Event
+
+EVIDENCE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """One run as the checks see it. Built once per run and shared by all its checks."""
+
+    output: str
+    outputs_dir: Path | None = None
+    events: tuple[Event, ...] = ()
+    usage: Mapping[str, float] = field(default_factory=dict, hash=False)
+    duration_s: float | None = None
+    skill_name: str = ""
+    allow_scripts: bool = False
+    skill_root: Path | None = None  # the skill folder: a script check's ``cwd`` is relative to it
+
+    @cached_property
+    def folded(self) -> str:
+        # Casefolded once per run: five case-insensitive checks must not fold 2 KB five times.
+        return self.output.casefold()
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    type: str
+    required: bool
+    passed: bool
+    evidence: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "required": self.required,
+                "passed": self.passed, "evidence": self.evidence}
+
+
+class CheckParamError(ValueError):
+    """A check's parameters cannot be used (bad regex, invalid schema): invalid input, not a fail."""
+
+
+# A check type: (params, case_sensitive, context) -> (passed, evidence).
+CheckFn = Callable[[Mapping[str, Any], bool, CheckContext], tuple[bool, str]]
+
+
+def clip(text: str, limit: int = EVIDENCE_CHARS) -> str:
+    """Evidence stays short: a grading.json must not carry whole outputs."""
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,29 @@
+"""loaded_skill: did the adapter report loading the skill (or, with expected: false, not)?"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+
+
+def loaded_skill(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    skill = params.get("skill") or ctx.skill_name
+    expected = params.get("expected", True)
+    if not isinstance(skill, str) or not skill:
+        raise CheckParamError("'skill' must be a non-empty string (no skill name known for this run)")
+    if not isinstance(expected, bool):
+        raise CheckParamError("'expected' must be true or false")
+    loads = [e.name for e in ctx.events if e.type == "skill_loaded" and e.name]
+    if not loads:
+        # Absence of events may mean the adapter never reports loads: say so, do not guess.
+        why = "no skill_loaded events reported (the adapter may not report skill loads)"
+        return (not expected), clip(why)
+    same = (lambda a: a == skill) if case_sensitive else (lambda a: a.casefold() == skill.casefold())
+    loaded = any(same(name) for name in loads)
+    seen = ", ".join(sorted(set(loads)))
+    if loaded == expected:
+        return True, clip(f"{skill!r} {'loaded' if loaded else 'not loaded'} as expected; loaded: {seen}")
+    return False, clip(f"{skill!r} {'loaded' if loaded else 'not loaded'}, expected "
+                       f"{'loaded' if expected else 'not loaded'}; loaded: {seen}")

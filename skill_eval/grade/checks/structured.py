@@ -1,0 +1,121 @@
+"""json_path_equals, json_schema: checks on JSON the run produced (output, or a file under outputs/)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.files import resolve_output_file
+
+# Agents often wrap JSON in a fenced block; the first ```json (or bare ```) block is tried
+# when the whole text is not JSON.
+_FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
+_MISSING = object()
+
+
+def load_json(ctx: CheckContext, params: Mapping[str, Any]) -> tuple[Any, str]:
+    """The JSON document to check, or (_MISSING, why not)."""
+    source = params.get("file") or "output"
+    if source == "output":
+        text, where = ctx.output, "output"
+    else:
+        path, why = resolve_output_file(ctx, source)
+        if path is None:
+            return _MISSING, why
+        if not path.is_file():
+            return _MISSING, f"outputs/{source} does not exist"
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            return _MISSING, f"outputs/{source} unreadable: {e}"
+        where = f"outputs/{source}"
+    try:
+        return json.loads(text), ""
+    except ValueError as e:
+        fenced = _FENCE.search(text)
+        if fenced:
+            try:
+                return json.loads(fenced.group(1)), ""
+            except ValueError:
+                pass
+        return _MISSING, f"{where} is not JSON ({e})"
+
+
+def _walk(doc: Any, dotted: str) -> tuple[Any, str]:
+    node = doc
+    for i, part in enumerate(dotted.split(".")):
+        at = ".".join(dotted.split(".")[:i]) or "(root)"
+        if isinstance(node, dict):
+            if part not in node:
+                return _MISSING, f"no key {part!r} at {at}"
+            node = node[part]
+        elif isinstance(node, list):
+            if not re.fullmatch(r"-?\d+", part) or not -len(node) <= int(part) < len(node):
+                return _MISSING, f"no index {part!r} at {at} (list of {len(node)})"
+            node = node[int(part)]
+        else:
+            return _MISSING, f"{at} is {type(node).__name__}, cannot take {part!r}"
+    return node, ""
+
+
+def _same(a: Any, b: Any) -> bool:
+    # JSON equality, stricter than Python's: true is not 1 and 1.0 equals 1.
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def json_path_equals(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    dotted = params.get("path")
+    if not isinstance(dotted, str) or not dotted:
+        raise CheckParamError("'path' must be a non-empty dotted path")
+    if "value" not in params:
+        raise CheckParamError("'value' is required")
+    doc, why = load_json(ctx, params)
+    if doc is _MISSING:
+        return False, clip(why)
+    found, why = _walk(doc, dotted)
+    if found is _MISSING:
+        return False, clip(why)
+    expected = params["value"]
+    shown = json.dumps(found, ensure_ascii=False)
+    if _same(found, expected):
+        return True, clip(f"{dotted} == {shown}")
+    return False, clip(f"{dotted} is {shown}, expected {json.dumps(expected, ensure_ascii=False)}")
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_text: str) -> Any:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    schema = json.loads(schema_text)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as e:
+        raise CheckParamError(f"invalid JSON Schema: {e.message}") from e
+    return Draft202012Validator(schema)
+
+
+def json_schema(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    schema = params.get("schema")
+    if not isinstance(schema, dict):
+        raise CheckParamError("'schema' must be an object (an inline JSON Schema)")
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    doc, why = load_json(ctx, params)
+    if doc is _MISSING:
+        return False, clip(why)
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return True, "valid against the schema"
+    first = errors[0]
+    where = "/".join(str(p) for p in first.absolute_path) or "(root)"
+    return False, clip(f"{len(errors)} schema error(s); at {where}: {first.message}")

@@ -1,0 +1,114 @@
+"""Text checks on the run's output: contains, not_contains, contains_all, contains_any, regex, not_regex.
+
+Case-insensitive by default through ``str.casefold`` (so 'ß' matches 'SS'); ``case_sensitive``
+compares exactly. Regexes use ``re.search`` without DOTALL: '.' stops at a newline unless the
+pattern says ``(?s)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+
+_SNIPPET = 40
+
+
+@lru_cache(maxsize=4096)
+def compiled(pattern: str, case_sensitive: bool) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
+    except re.error as e:
+        raise CheckParamError(f"invalid regex {pattern!r}: {e}") from e
+
+
+@lru_cache(maxsize=4096)
+def _fold(value: str) -> str:
+    return value.casefold()
+
+
+def _haystack(ctx: CheckContext, case_sensitive: bool) -> str:
+    return ctx.output if case_sensitive else ctx.folded
+
+
+def _find(needle: str, ctx: CheckContext, case_sensitive: bool) -> int:
+    return _haystack(ctx, case_sensitive).find(needle if case_sensitive else _fold(needle))
+
+
+def _around(ctx: CheckContext, case_sensitive: bool, start: int, end: int) -> str:
+    # Offsets index the folded text; show the original only when folding kept the length.
+    text = ctx.output if case_sensitive or len(ctx.folded) == len(ctx.output) else ctx.folded
+    lo, hi = max(0, start - _SNIPPET), min(len(text), end + _SNIPPET)
+    return ("…" if lo else "") + text[lo:hi] + ("…" if hi < len(text) else "")
+
+
+def _str_param(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str) or not value:
+        raise CheckParamError(f"'{name}' must be a non-empty string")
+    return value
+
+
+def _list_param(params: Mapping[str, Any], name: str) -> list[str]:
+    values = params.get(name)
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
+        raise CheckParamError(f"'{name}' must be a non-empty list of non-empty strings")
+    return values
+
+
+def contains(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    value = _str_param(params, "value")
+    at = _find(value, ctx, case_sensitive)
+    if at < 0:
+        return False, clip(f"{value!r} not found in output ({len(ctx.output)} chars)")
+    return True, clip(f"found {value!r}: {_around(ctx, case_sensitive, at, at + len(value))}")
+
+
+def not_contains(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    value = _str_param(params, "value")
+    at = _find(value, ctx, case_sensitive)
+    if at < 0:
+        return True, clip(f"{value!r} absent from output")
+    return False, clip(f"found forbidden {value!r}: {_around(ctx, case_sensitive, at, at + len(value))}")
+
+
+def contains_all(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    values = _list_param(params, "values")
+    missing = [v for v in values if _find(v, ctx, case_sensitive) < 0]
+    if missing:
+        return False, clip(f"missing {len(missing)} of {len(values)}: " + ", ".join(map(repr, missing)))
+    return True, clip(f"found all {len(values)}: " + ", ".join(map(repr, values)))
+
+
+def contains_any(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    values = _list_param(params, "values")
+    for v in values:
+        at = _find(v, ctx, case_sensitive)
+        if at >= 0:
+            return True, clip(f"found {v!r}: {_around(ctx, case_sensitive, at, at + len(v))}")
+    return False, clip("none found of: " + ", ".join(map(repr, values)))
+
+
+def _search(params: Mapping[str, Any], case_sensitive: bool,
+            ctx: CheckContext) -> tuple[str, re.Match[str] | None]:
+    pattern = _str_param(params, "pattern")
+    # IGNORECASE on the original text, not the folded one: folding would shift what the
+    # pattern's own character classes and lengths mean.
+    return pattern, compiled(pattern, case_sensitive).search(ctx.output)
+
+
+def regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    pattern, m = _search(params, case_sensitive, ctx)
+    if m is None:
+        return False, clip(f"no match for /{pattern}/ in output ({len(ctx.output)} chars)")
+    return True, clip(f"/{pattern}/ matched {m.group(0)!r} at {m.start()}")
+
+
+def not_regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    pattern, m = _search(params, case_sensitive, ctx)
+    if m is None:
+        return True, clip(f"no match for forbidden /{pattern}/")
+    return False, clip(f"forbidden /{pattern}/ matched {m.group(0)!r} at {m.start()}")

@@ -1,0 +1,93 @@
+"""One run + one case's checks → grading.json.
+
+Deterministic checks decide ``deterministic_passed``; rubric items need a judge. Without one they
+are listed ``ungraded`` and never count as passed. A judge's verdicts merge in through
+``apply_verdicts`` (or ``grade_run(..., verdicts=...)``) and set ``judged_passed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from skill_eval.grade.checks import CheckContext, run_check
+from skill_eval.model.cases import Case
+from skill_eval.model.results import RunResult
+
+# Part of every grade key: bump it when a check's semantics change, so grades are redone.
+GRADER_VERSION = "1"
+
+UNGRADABLE_NOTE = "ungradable: the case has no checks and no judge-graded rubric"
+
+
+def has_gradable_checks(case: Case, judge: bool) -> bool:
+    """True when a run of ``case`` can pass or fail on something: a check, or rubric a judge grades."""
+    return bool(case.checks) or (judge and bool(case.rubric))
+
+
+def context_for(run: RunResult, skill_name: str, allow_scripts: bool,
+                skill_root: Path | None = None) -> CheckContext:
+    return CheckContext(output=run.output, outputs_dir=run.outputs_dir, events=run.response.events,
+                        usage=run.response.usage, duration_s=run.duration_s, skill_name=skill_name,
+                        allow_scripts=allow_scripts, skill_root=skill_root)
+
+
+def grade_run(case: Case, run: RunResult, skill_name: str, allow_scripts: bool,
+              verdicts: Mapping[str, Mapping[str, Any]] | None = None,
+              skill_root: Path | None = None) -> dict[str, Any]:
+    """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge;
+    ``skill_root`` is where a script check's ``cwd`` is relative to."""
+    ctx = context_for(run, skill_name, allow_scripts, skill_root)
+    results = [run_check(c, ctx, case.source, case.line) for c in case.checks]
+    required = [r for r in results if r.required]
+    optional = [r for r in results if not r.required]
+    grade: dict[str, Any] = {
+        "grader_version": GRADER_VERSION,
+        "case_id": case.id,
+        "run_key": run.key,
+        "checks": [r.to_json() for r in results],
+        "deterministic_passed": all(r.passed for r in required) if results else None,
+        "rubric": [{"id": r.id, "text": r.text, "required": r.required, "weight": r.weight,
+                    "status": "ungraded"} for r in case.rubric],
+        "judged_passed": None,
+        "summary": {"required": len(required), "required_passed": sum(r.passed for r in required),
+                    "optional": len(optional), "optional_passed": sum(r.passed for r in optional),
+                    "rubric": len(case.rubric), "rubric_passed": 0, "rubric_ungraded": len(case.rubric)},
+    }
+    return apply_verdicts(grade, verdicts) if verdicts is not None else _decide(grade)
+
+
+def apply_verdicts(grade: Mapping[str, Any], verdicts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A copy of ``grade`` with a judge's verdicts merged into its rubric items.
+
+    A rubric item the judge gave no verdict for stays ``ungraded``, and a required ungraded item
+    fails ``judged_passed``: a judge that skipped an assertion has not passed it.
+    """
+    rubric = []
+    for item in grade["rubric"]:
+        item = dict(item)
+        verdict = verdicts.get(item["id"])
+        if verdict is not None:
+            item["status"] = "passed" if verdict.get("passed") is True else "failed"
+            item["evidence"] = str(verdict.get("evidence", ""))[:200]
+        rubric.append(item)
+    new = {**grade, "rubric": rubric}
+    required = [r for r in rubric if r.get("required", True)]
+    new["judged_passed"] = all(r["status"] == "passed" for r in required) if rubric else None
+    new["summary"] = {**grade["summary"],
+                      "rubric_passed": sum(r["status"] == "passed" for r in rubric),
+                      "rubric_ungraded": sum(r["status"] == "ungraded" for r in rubric)}
+    return _decide(new)
+
+
+def _decide(grade: dict[str, Any]) -> dict[str, Any]:
+    decided = [v for v in (grade["deterministic_passed"], grade["judged_passed"]) if v is not None]
+    grade.pop("note", None)
+    if decided:
+        grade["passed"] = all(decided)
+    else:
+        # `run` refuses such suites before running; a grade still has to say something.
+        grade["passed"] = False
+        grade["note"] = UNGRADABLE_NOTE
+    return grade

@@ -1,0 +1,94 @@
+"""The internal eval-case model every eval-set reader produces."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.errors import Problem
+
+
+@dataclass(frozen=True)
+class Check:
+    """One deterministic check of a run (see checks/ for the types).
+
+    ``params`` holds the type's own fields (value, values, pattern, path, ...), exactly as in
+    the eval set, so the grade key changes whenever any of them changes.
+    """
+
+    id: str
+    type: str
+    required: bool = True
+    case_sensitive: bool = False
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "required": self.required,
+                "case_sensitive": self.case_sensitive, "params": self.params}
+
+
+@dataclass(frozen=True)
+class RubricItem:
+    """A plain-sentence assertion: only a judge can grade it; without one it is 'ungraded'."""
+
+    id: str
+    text: str
+    weight: float = 1.0
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """An input file: sent to the adapter as ``inputs/<rel>``; ``source`` is where it is on disk."""
+
+    rel: str
+    source: Path
+
+
+@dataclass(frozen=True)
+class Case:
+    """One eval case (or one trigger query, ``kind == "trigger"``)."""
+
+    id: str
+    prompt: str
+    expected_output: str = ""
+    fixtures: tuple[Fixture, ...] = ()
+    checks: tuple[Check, ...] = ()
+    rubric: tuple[RubricItem, ...] = ()
+    kind: str = "task"  # "task" | "trigger"
+    should_trigger: bool | None = None
+    split: str | None = None  # "tune" | "holdout" | "holdback"
+    source: str = ""  # the eval-set file, repo-relative, for messages
+    line: int | None = None
+
+    def checks_json(self) -> list[dict[str, Any]]:
+        return [c.to_json() for c in self.checks]
+
+    def rubric_json(self) -> list[dict[str, Any]]:
+        return [{"id": r.id, "text": r.text, "weight": r.weight, "required": r.required} for r in self.rubric]
+
+    def grading_material(self) -> str:
+        """Canonical text of everything the grader sees besides the run (checks, rubric, expected)."""
+        return json.dumps({"checks": self.checks_json(), "rubric": self.rubric_json(),
+                           "expected_output": self.expected_output}, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """What one reader made of one eval-set file."""
+
+    path: Path
+    format: str
+    skill_name: str | None
+    cases: tuple[Case, ...]
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def tasks(self) -> tuple[Case, ...]:
+        return tuple(c for c in self.cases if c.kind == "task")
+
+    @property
+    def triggers(self) -> tuple[Case, ...]:
+        return tuple(c for c in self.cases if c.kind == "trigger")

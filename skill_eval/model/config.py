@@ -1,0 +1,267 @@
+"""Suite configs: YAML → schema check → frozen ``Suite``. Relative paths resolve from the file's folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
+from skill_eval.model.schemas_io import describe_value, schema_problems
+from skill_eval.model.yamlpos import load_yaml
+
+DEFAULT_ADAPTER = "demo"
+
+
+@dataclass(frozen=True)
+class AdapterConfig:
+    builtin: str | None = None
+    command: tuple[str, ...] | None = None
+    env: tuple[str, ...] = ()
+    version: str | None = None
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    responses: Path | None = None  # replay: recorded responses (folder or another store)
+
+    @property
+    def name(self) -> str:
+        return self.builtin or "command"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    builtin: str | None = None
+    command: tuple[str, ...] | None = None
+    model: str | None = None
+    env: tuple[str, ...] = ()
+    version: str | None = None
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    timeout_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class SkillSelector:
+    """One entry of ``skills:``: a name or glob, optionally with a format and eval-set files."""
+
+    pattern: str
+    format: str | None = None
+    evals: tuple[str, ...] = ()
+    line: int | None = field(default=None, compare=False)  # where the suite names it, for messages
+
+
+@dataclass(frozen=True)
+class Suite:
+    path: Path  # the config file, absolute
+    name: str
+    skills_dir: Path
+    skills: tuple[SkillSelector, ...]
+    adapter: AdapterConfig
+    models: tuple[str, ...] = ("default",)
+    iterations: int = 3
+    variants: tuple[str, ...] = ("with_skill", "without_skill")
+    timeout_seconds: float = 120.0
+    max_output_bytes: int = 1_048_576
+    jobs: int = 4
+    minimum_lift: float | None = None
+    store: Path = Path(".skill-eval/store")
+    results: Path = Path("results")
+    judge: JudgeConfig | None = None
+    allow_scripts: bool = False
+    strict_skills: bool = False
+    max_cost_usd: float | None = None
+    split: str = "all"
+
+    @property
+    def root(self) -> Path:
+        """The config file's folder: relative paths in the suite resolve from here."""
+        return self.path.parent
+
+    def display(self, path: Path) -> str:
+        """A path as shown to users: relative to the current folder when it is inside it."""
+        return display_path(path)
+
+
+def display_path(path: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _resolve(root: Path, value: str) -> Path:
+    p = Path(value).expanduser()
+    return p if p.is_absolute() else (root / p).resolve()
+
+
+def _adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
+    command = raw.get("command")
+    if command:
+        # A relative script path resolves from the config's folder, as users expect.
+        first = command[0]
+        if ("/" in first or first.startswith(".")) and not Path(first).is_absolute():
+            command = [str(_resolve(root, first)), *command[1:]]
+        command = tuple(str(c) for c in command)
+    responses = raw.get("responses")
+    return AdapterConfig(
+        builtin=raw.get("builtin") or (None if command else DEFAULT_ADAPTER),
+        command=command or None,
+        env=tuple(raw.get("env", ())),
+        version=None if raw.get("version") is None else str(raw["version"]),
+        options=dict(raw.get("options", {})),
+        responses=_resolve(root, responses) if responses else None,
+    )
+
+
+def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
+    if not raw:
+        return None
+    command = raw.get("command")
+    if command:
+        first = command[0]
+        if ("/" in first or first.startswith(".")) and not Path(first).is_absolute():
+            command = [str(_resolve(root, first)), *command[1:]]
+        # A script argument named relative to the suite ([python3, judge.py]) resolves from it too:
+        # the judge runs in a temporary folder, and the script's content is in the judge identity.
+        command = [command[0], *(str(_resolve(root, a)) if not a.startswith("-") and not Path(a).is_absolute()
+                                 and (root / a).is_file() else a for a in command[1:])]
+    return JudgeConfig(
+        builtin=raw.get("builtin"),
+        command=tuple(str(c) for c in command) if command else None,
+        model=raw.get("model"),
+        env=tuple(raw.get("env", ())),
+        version=None if raw.get("version") is None else str(raw["version"]),
+        options=dict(raw.get("options", {})),
+        timeout_seconds=raw.get("timeout_seconds"),
+    )
+
+
+def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Problem]:
+    problems: list[Problem] = []
+    adapter = raw.get("adapter") or {}
+    if isinstance(adapter, dict) and adapter.get("builtin") and adapter.get("command"):
+        line, col = where(("adapter",))
+        problems.append(Problem(file, "adapter: set either 'builtin' or 'command', not both; "
+                                      "remove one of them", line, col))
+    elif isinstance(adapter, dict) and isinstance(adapter.get("builtin"), str) and adapter["builtin"]:
+        from skill_eval.run.adapters import BUILTINS
+
+        name = adapter["builtin"]
+        if name.replace("-", "_") not in BUILTINS:
+            names = sorted({n.replace("_", "-") for n in BUILTINS})
+            line, col = where(("adapter", "builtin"))
+            problems.append(Problem(file, f"adapter.builtin: unknown builtin '{name}'"
+                                          f"{did_you_mean(name, names)}; use one of {', '.join(names)}, "
+                                          "or 'command: [...]' for your own", line, col))
+    judge = raw.get("judge")
+    if isinstance(judge, dict) and not (judge.get("builtin") or judge.get("command")):
+        line, col = where(("judge",))
+        problems.append(Problem(file, "judge: needs 'builtin' or 'command'; add one "
+                                      "(e.g. command: [python3, judge.py])", line, col))
+    elif isinstance(judge, dict):
+        from skill_eval.grade.judge import judge_problems
+
+        line, col = where(("judge",))
+        problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
+    return problems
+
+
+def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) -> tuple[Path, list[Problem]]:
+    value = raw.get("skills_dir", "skills")
+    if not isinstance(value, str) or not value:
+        return root, []  # the schema check has reported it
+    skills_dir = _resolve(root, value)
+    line, col = where(("skills_dir",)) if "skills_dir" in raw else (None, None)
+    shown = display_path(skills_dir)
+    if skills_dir.is_file():
+        return skills_dir, [Problem(file, f"skills_dir: {shown} is a file, not a folder; point skills_dir at "
+                                          "the folder that holds one folder per skill", line, col)]
+    if not skills_dir.is_dir():
+        how = "" if "skills_dir" in raw else "; set 'skills_dir' (the default is 'skills')"
+        return skills_dir, [Problem(file, f"skills_dir: folder {shown} does not exist; fix the path "
+                                          f"(it is relative to this file's folder){how}", line, col)]
+    if (skills_dir / "SKILL.md").is_file():
+        return skills_dir, [Problem(file, f"skills_dir: {shown} is a skill itself (it has SKILL.md); point "
+                                          "skills_dir at the folder that holds it and name the skill in "
+                                          "'skills'", line, col)]
+    return skills_dir, []
+
+
+def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
+    """Where the store remembers that exactly this config passed the schema: checking it again
+    would cost importing jsonschema on every no-op run."""
+    from skill_eval import __version__
+    from skill_eval.model.hashing import key_of
+
+    store = raw.get("store", ".skill-eval/store")
+    if not isinstance(store, str) or not store:
+        return None
+    try:
+        key = key_of([__version__, str(root), raw])
+    except (TypeError, ValueError):  # YAML values JSON cannot hold (dates): just validate
+        return None
+    return _resolve(root, store) / "cache" / "valid-suites" / key
+
+
+def _remember_valid(marker: Path | None) -> None:
+    if marker is None or marker.exists():
+        return
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass  # a read-only store only costs the schema check next time
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Load and validate a suite config; raise InvalidInput listing every problem found."""
+    path = Path(path)
+    file = display_path(path)
+    if path.is_dir():
+        raise InvalidInput([Problem(file, "is a folder; give the suite's YAML file")])
+    located = load_yaml(path, file)
+    raw = located.data
+    if raw is None:
+        raise InvalidInput([Problem(file, "the file is empty; a suite needs at least 'suite: <name>'")])
+    if not isinstance(raw, dict):
+        raise InvalidInput([Problem(file, "must be a mapping of keys (suite: ..., skills_dir: ...), "
+                                          f"got {describe_value(raw)}; see configs/demo.yaml", 1, 1)])
+    root = path.resolve().parent
+    marker = _schema_marker(raw, root)
+    problems = [] if marker is not None and marker.exists() else schema_problems("suite", raw, file,
+                                                                                 located.where)
+    problems += _semantic_problems(raw, file, located.where)
+    skills_dir, dir_problems = _skills_dir_problem(raw, root, file, located.where)
+    problems += dir_problems
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
+        raise InvalidInput(problems)
+    _remember_valid(marker)
+
+    selectors = []
+    for i, entry in enumerate(raw.get("skills", ["*"])):
+        line = located.where(("skills", i))[0] if "skills" in raw else None
+        if isinstance(entry, str):
+            selectors.append(SkillSelector(entry, line=line))
+        else:
+            selectors.append(SkillSelector(entry["name"], entry.get("format"), tuple(entry.get("evals", ())),
+                                           line=line))
+    return Suite(
+        path=path.resolve(),
+        name=raw["suite"],
+        skills_dir=skills_dir,
+        skills=tuple(selectors),
+        adapter=_adapter(raw.get("adapter") or {}, root),
+        models=tuple(raw.get("models", ["default"])),
+        iterations=int(raw.get("iterations", 3)),
+        variants=tuple(raw.get("variants", ["with_skill", "without_skill"])),
+        timeout_seconds=float(raw.get("timeout_seconds", 120)),
+        max_output_bytes=int(raw.get("max_output_bytes", 1_048_576)),
+        jobs=int(raw.get("jobs", 4)),
+        minimum_lift=raw.get("minimum_lift"),
+        store=_resolve(root, raw.get("store", ".skill-eval/store")),
+        results=_resolve(root, raw.get("results", "results")),
+        judge=_judge(raw.get("judge"), root),
+        allow_scripts=bool(raw.get("allow_scripts", False)),
+        strict_skills=bool(raw.get("strict_skills", False)),
+        max_cost_usd=raw.get("max_cost_usd"),
+        split=raw.get("split", "all"),
+    )

@@ -1,0 +1,101 @@
+"""A cache of parsed eval sets, so a suite of thousands of cases is not re-validated on every
+run: reading and schema-checking 1,000 cases costs over a second, a cache hit a few ms.
+
+An entry is valid while the eval-set file and every other file beside it (prompt_ref files,
+manifests; not the fixtures, whose content never changes how a set parses) have the same
+content, for the same skill folder, format and skill-eval version. Fixture existence is
+re-checked on every hit. Only sets without errors are cached, so problems are always reported
+fresh. Entries are JSON (never pickle: a store restored from a CI cache is data, not code).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from skill_eval import __version__
+from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
+from skill_eval.model.errors import Problem
+from skill_eval.model.hashing import HashCache, key_of
+
+CACHE_FORMAT = 1
+
+
+def _case_json(c: Case) -> dict[str, Any]:
+    return {"id": c.id, "prompt": c.prompt, "expected_output": c.expected_output,
+            "fixtures": [[f.rel, str(f.source)] for f in c.fixtures],
+            "checks": [ch.to_json() for ch in c.checks], "rubric": c.rubric_json(), "kind": c.kind,
+            "should_trigger": c.should_trigger, "split": c.split, "source": c.source, "line": c.line}
+
+
+def _case(d: dict[str, Any]) -> Case:
+    return Case(
+        id=d["id"], prompt=d["prompt"], expected_output=d["expected_output"],
+        fixtures=tuple(Fixture(rel, Path(src)) for rel, src in d["fixtures"]),
+        checks=tuple(Check(ch["id"], ch["type"], ch["required"], ch["case_sensitive"], ch["params"])
+                     for ch in d["checks"]),
+        rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"]) for r in d["rubric"]),
+        kind=d["kind"], should_trigger=d["should_trigger"], split=d["split"], source=d["source"],
+        line=d["line"])
+
+
+def to_json(es: EvalSet) -> dict[str, Any]:
+    return {"path": str(es.path), "format": es.format, "skill_name": es.skill_name,
+            "cases": [_case_json(c) for c in es.cases],
+            "problems": [[p.file, p.message, p.line, p.column, p.severity] for p in es.problems]}
+
+
+def from_json(d: dict[str, Any]) -> EvalSet:
+    return EvalSet(Path(d["path"]), d["format"], d["skill_name"], tuple(_case(c) for c in d["cases"]),
+                   tuple(Problem(*p) for p in d["problems"]))
+
+
+class EvalSetCache:
+    def __init__(self, root: Path, hashes: HashCache):
+        self.root = root
+        self.hashes = hashes
+
+    def _entry(self, path: Path, skill_root: Path, fmt: str | None) -> Path:
+        return self.root / f"{key_of([str(path), str(skill_root), fmt])}.json"
+
+    def _signature(self, path: Path, skip: set[str]) -> str:
+        # Everything beside the eval-set file that a reader may have read, by content.
+        items = []
+        for dirpath, dirnames, filenames in os.walk(path.parent):
+            dirnames.sort()
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                if full not in skip:
+                    items.append([full, self.hashes.file(Path(full))])
+        return key_of([CACHE_FORMAT, __version__, items])
+
+    def get(self, path: Path, skill_root: Path, fmt: str | None) -> EvalSet | None:
+        try:
+            data = json.loads(self._entry(path, skill_root, fmt).read_text("utf-8"))
+            skip = set(data["fixtures"])
+            if data["signature"] != self._signature(path, skip):
+                return None
+            es = from_json(data["evalset"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        # A fixture deleted since: re-read, so the reader reports it properly.
+        if any(not f.source.is_file() for c in es.cases for f in c.fixtures):
+            return None
+        return es
+
+    def put(self, path: Path, skill_root: Path, fmt: str | None, es: EvalSet) -> None:
+        if any(p.is_error for p in es.problems):
+            return
+        fixtures = sorted({str(f.source) for c in es.cases for f in c.fixtures})
+        entry = self._entry(path, skill_root, fmt)
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            tmp = entry.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"signature": self._signature(path, set(fixtures)),
+                                       "fixtures": fixtures, "evalset": to_json(es)},
+                                      separators=(",", ":")), "utf-8")
+            os.replace(tmp, entry)
+        except OSError:
+            pass  # a read-only store only costs speed

@@ -1,0 +1,104 @@
+"""Loading an eval-set file: JSON or YAML into data, plus where each key path starts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.errors import InvalidInput, Problem
+from skill_eval.model.yamlpos import Located, loads_yaml
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded eval-set file. ``where`` maps a key path to (line, column) when known."""
+
+    data: Any
+    path: Path
+    display: str
+    located: Located = field(default_factory=lambda: Located(None, {}))
+
+    def where(self, at: tuple[str | int, ...]) -> tuple[int | None, int | None]:
+        return self.located.where(at)
+
+
+def read_text(path: Path, display: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidInput([Problem(display, "file not found; check the path")]) from None
+    except IsADirectoryError:
+        raise InvalidInput([Problem(display, "is a folder, not an eval-set file; "
+                                    "pass a .json or .yaml file")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput([Problem(display, f"cannot read: {exc}; save it as UTF-8 text")]) from None
+
+
+def load_document(path: Path, display: str) -> Document:
+    """Parse ``path``; raise InvalidInput with one Problem (line:column) when it is not valid."""
+    if not path.exists():
+        raise InvalidInput([Problem(display, "not found; check the path")])
+    if path.suffix.lower() not in (".json", *YAML_SUFFIXES) and not path.is_dir():
+        what = f"'{path.suffix}' files" if path.suffix else "files without a .json/.yaml suffix"
+        raise InvalidInput([Problem(display, f"not an eval set: {what} are not read; "
+                                    "eval sets are .json, .yaml or .yml files")])
+    text = read_text(path, display)
+    if path.suffix.lower() in YAML_SUFFIXES:
+        located = loads_yaml(text, display)
+        return Document(located.data, path, display, located)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput([Problem(display, f"invalid JSON: {exc.msg}; fix the syntax there",
+                                    exc.lineno, exc.colno)]) from None
+    return Document(data, path, display, _json_positions(path, text))
+
+
+def _json_positions(path: Path, text: str) -> Located:
+    # JSON is close enough to YAML that the YAML loader can tell us where each key is; the data
+    # itself always comes from the json module. When the YAML loader disagrees we go without lines.
+    try:
+        stat = path.stat()
+        return _cached_positions(str(path), stat.st_size, stat.st_mtime_ns, text)
+    except Exception:  # noqa: BLE001 - line numbers are a nicety and must never stop a read
+        return Located(None, {})
+
+
+@lru_cache(maxsize=64)
+def _cached_positions(_path: str, _size: int, _mtime: int, text: str) -> Located:
+    return Located(None, loads_yaml(text, _path).positions)
+
+
+def skill_root_for(evalset: Path) -> Path:
+    """The folder an eval set's relative paths start from, when the caller does not say.
+
+    A file inside ``evals/`` belongs to the folder that holds ``evals/`` (the skill root, or,
+    in repositories that keep evals beside the skill, the repository root); any other file
+    belongs to its own folder.
+    """
+    evalset = evalset.absolute()
+    for parent in evalset.parents:
+        if parent.name == "evals":
+            return parent.parent
+        if (parent / "SKILL.md").is_file():
+            return parent
+    return evalset.parent
+
+
+def document_for(data: Any, path: Path, display: str) -> Document:
+    """A Document for data already loaded, with positions when the file can be re-read."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return Document(data, path, display)
+    if path.suffix.lower() in YAML_SUFFIXES:
+        try:
+            return Document(data, path, display, loads_yaml(text, display))
+        except InvalidInput:
+            return Document(data, path, display)
+    return Document(data, path, display, _json_positions(path, text))

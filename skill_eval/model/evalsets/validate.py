@@ -1,0 +1,186 @@
+"""Checks every reader applies to the cases it builds; all findings become Problems."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from skill_eval.model.cases import Check, Fixture
+from skill_eval.model.errors import Problem, did_you_mean
+from skill_eval.model.evalsets.source import Document
+
+At = tuple[str | int, ...]
+REGEX_TYPES = ("regex", "not_regex")
+
+
+def at_text(at: At) -> str:
+    out = ""
+    for part in at:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+@dataclass
+class Collector:
+    """Gathers the Problems of one eval-set file, each placed at its key path's line."""
+
+    doc: Document
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, message: str, at: At = (), severity: str = "error") -> None:
+        line, col = self.doc.where(at)
+        where = at_text(at) + ": " if at else ""
+        self.problems.append(Problem(self.doc.display, where + message, line, col, severity))
+
+    def error(self, message: str, at: At = ()) -> None:
+        self.add(message, at)
+
+    def warn(self, message: str, at: At = ()) -> None:
+        self.add(message, at, "warning")
+
+    def unknown_fields(self, obj: dict[str, Any], known: Iterable[str], at: At) -> None:
+        """Warn about every key the reader does not use, so nothing is dropped silently."""
+        known = list(known)
+        for key in obj:
+            if key not in known:
+                self.warn(f"field '{key}' is not understood and is ignored{did_you_mean(key, known)}; "
+                          "remove it or rename it", (*at, key))
+
+    def case_id(self, raw: Any, at: At, seen: dict[str, At]) -> str | None:
+        if isinstance(raw, bool) or not isinstance(raw, str | int) or raw == "":
+            what = "is missing" if raw is None else f"must be a non-empty string or integer, got {raw!r}"
+            self.error(f"case id {what}; give the case a unique id", at)
+            return None
+        cid = str(raw)
+        if cid in seen:
+            self.error(f"duplicate case id '{cid}' (first used at {at_text(seen[cid])}); "
+                       "give each case its own id", at)
+            return None
+        seen[cid] = at
+        return cid
+
+    def prompt(self, raw: Any, at: At) -> str | None:
+        if not isinstance(raw, str) or not raw.strip():
+            self.error("prompt is required and must be non-empty text; add the user's request", at)
+            return None
+        return raw
+
+    def string_list(self, raw: Any, at: At, what: str) -> list[str]:
+        if raw is None:
+            return []
+        if isinstance(raw, str):
+            return [raw]
+        if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+            self.error(f"{what} must be a list of strings", at)
+            return []
+        return list(raw)
+
+    def fixtures(self, raw: Any, root: Path, at: At) -> tuple[Fixture, ...]:
+        """Input files, relative to ``root``: they must exist and stay inside it."""
+        out: list[Fixture] = []
+        for i, rel in enumerate(self.string_list(raw, at, "files")):
+            real = self.inside(rel, root, (*at, i))
+            if real is not None:
+                out.append(Fixture(rel=PurePosixPath(rel.replace("\\", "/")).as_posix(), source=real))
+        return tuple(out)
+
+    def inside(self, rel: str, root: Path, at: At, missing: str = "error", suffix: str = "") -> Path | None:
+        """The existing file ``root/rel``, or None after a Problem naming the path tried.
+
+        ``..``, absolute paths and symlinks that resolve outside ``root`` are refused.
+        """
+        if not rel.strip():
+            self.error("empty file path; remove it or name a file", at)
+            return None
+        if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).drive or PureWindowsPath(rel).root:
+            self.error(f"file '{rel}' is an absolute path; give it relative to {root}", at)
+            return None
+        if ".." in PurePosixPath(rel.replace("\\", "/")).parts:
+            self.error(f"file '{rel}' uses '..' and would leave {root}; keep fixtures inside it", at)
+            return None
+        tried = root / rel
+        real = tried.resolve()
+        if not real.is_relative_to(root.resolve()):
+            self.error(f"file '{rel}' ({tried}) resolves to {real}, outside {root}; "
+                       "copy the file inside instead of linking to it", at)
+            return None
+        if not real.exists():
+            self.add(f"file '{rel}' not found (tried {tried}); add it or fix the path{suffix}", at, missing)
+            return None
+        if not real.is_file():
+            self.error(f"file '{rel}' is a folder ({tried}); list the files inside it", at)
+            return None
+        return real
+
+    def finish_checks(self, checks: list[tuple[Check, At]]) -> tuple[Check, ...]:
+        """Give default ids (``<type>-<n>``), refuse duplicate ids and regexes that do not compile."""
+        out: list[Check] = []
+        seen: set[str] = set()
+        per_type: dict[str, int] = {}
+        for check, at in checks:
+            per_type[check.type] = per_type.get(check.type, 0) + 1
+            if not check.id:
+                check = replace(check, id=f"{check.type}-{per_type[check.type]}")
+            if check.id in seen:
+                self.error(f"duplicate check id '{check.id}' in this case; give each check its own id", at)
+                continue
+            seen.add(check.id)
+            if check.type in REGEX_TYPES and not self._regex_ok(check, at):
+                continue
+            if not self._output_path_ok(check, at):
+                continue
+            out.append(check)
+        return tuple(out)
+
+    def _output_path_ok(self, check: Check, at: At) -> bool:
+        """A path a check reads from the run's kept outputs must stay inside them: an absolute
+        path or one climbing out with '..' can be refused before anything runs (a symlink out
+        is caught when the check runs)."""
+        key = "path" if check.type == "file_exists" else "file"
+        value = check.params.get(key)
+        if check.type not in ("file_exists", "json_path_equals", "json_schema") or not isinstance(value, str):
+            return True
+        if check.type != "file_exists" and value == "output":
+            return True
+        pure = PurePosixPath(value.replace("\\", "/"))
+        if pure.is_absolute() or ".." in pure.parts or PureWindowsPath(value).drive:
+            self.error(f"{check.type} {key} {value!r} leaves the run's outputs folder; use a path "
+                       "relative to outputs/ without '..'", at)
+            return False
+        return True
+
+    def _regex_ok(self, check: Check, at: At) -> bool:
+        pattern = check.params.get("pattern")
+        if not isinstance(pattern, str):
+            return True  # the schema or the typed mapping already reported it
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            self.error(f"{check.type} pattern {pattern!r} does not compile: {exc}; "
+                       "fix the regular expression", at)
+            return False
+        return True
+
+
+def check_skill_name(col: Collector, skill_name: Any, root: Path, at: At) -> str | None:
+    """The eval set's ``skill_name`` should name the skill folder it belongs to."""
+    if skill_name is None:
+        return None
+    if not isinstance(skill_name, str) or not skill_name:
+        col.error("skill_name must be a non-empty string", at)
+        return None
+    if (root / "SKILL.md").is_file():
+        if root.name != skill_name:
+            col.warn(f"skill_name '{skill_name}' does not match the skill folder name '{root.name}'; "
+                     "make them equal", at)
+        return skill_name
+    # Evals kept beside the skill (repo/evals + repo/<skill>/SKILL.md): find the skill by name.
+    found = [p.parent.name for p in (*root.glob("*/SKILL.md"), *root.glob("*/*/SKILL.md"))]
+    if skill_name not in found:
+        hint = did_you_mean(skill_name, found) if found else f" (no SKILL.md in or below {root})"
+        col.warn(f"skill_name '{skill_name}' names no skill folder here{hint}; "
+                 "make skill_name equal the skill folder name", at)
+    return skill_name

@@ -1,0 +1,121 @@
+"""A loaded suite: the config, its skills, and their eval sets, with every problem collected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skill_eval.model.cases import Case, EvalSet
+from skill_eval.model.config import Suite, display_path, load_suite
+from skill_eval.model.errors import InvalidInput, Problem
+from skill_eval.model.evalcache import EvalSetCache
+from skill_eval.model.hashing import HashCache
+from skill_eval.model.skills import Skill, discover_skills
+
+
+@dataclass(frozen=True)
+class SkillEvals:
+    skill: Skill
+    evalsets: tuple[EvalSet, ...]
+
+    @property
+    def cases(self) -> tuple[Case, ...]:
+        return tuple(c for es in self.evalsets for c in es.cases)
+
+
+@dataclass(frozen=True)
+class Project:
+    suite: Suite
+    skills: tuple[SkillEvals, ...]
+    problems: tuple[Problem, ...]
+    hashes: HashCache | None = field(default=None, compare=False, repr=False)  # shared with the plan
+
+    @property
+    def errors(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if p.is_error)
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        return tuple(p for p in self.problems if not p.is_error)
+
+    def gradability_problems(self, warn: bool) -> list[Problem]:
+        """Cases nothing can grade: no deterministic check, and rubric only without a judge
+        (``run`` refuses them; ``validate`` warns)."""
+        judge = self.suite.judge is not None
+        out = []
+        for se in self.skills:
+            for case in se.cases:
+                if case.kind != "task" or case.checks or (case.rubric and judge):
+                    continue
+                why = "only rubric assertions and the suite has no judge" if case.rubric else "no checks"
+                out.append(Problem(case.source or display_path(se.skill.path),
+                                   f"case '{case.id}' of {se.skill.name} has {why}: add deterministic "
+                                   "'checks' or a 'judge' to the suite", case.line,
+                                   severity="warning" if warn else "error"))
+        return out
+
+    def counts(self) -> tuple[int, int, int]:
+        """(skills, eval sets, cases)."""
+        return (len(self.skills), sum(len(s.evalsets) for s in self.skills),
+                sum(len(s.cases) for s in self.skills))
+
+
+def _select_split(cases: tuple[Case, ...], split: str) -> tuple[Case, ...]:
+    if split == "all":
+        return cases
+    # Cases without a split are visible "tune" cases: only harness manifests declare splits.
+    return tuple(c for c in cases if (c.split or "tune") == split)
+
+
+def load_evalsets(skill: Skill, cache: EvalSetCache | None = None) -> tuple[list[EvalSet], list[Problem]]:
+    from skill_eval.model.evalsets import find_evalsets, load_evalset
+
+    sel = skill.selector
+    if sel is not None and sel.evals:
+        paths = [skill.path / rel for rel in sel.evals]
+    else:
+        paths = find_evalsets(skill.path)
+    fmt = sel.format if sel is not None else None
+    sets: list[EvalSet] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if not path.is_file():
+            problems.append(Problem(display_path(path), "eval-set file not found; fix 'evals' in the suite"))
+            continue
+        es = cache.get(path, skill.path, fmt) if cache is not None else None
+        if es is None:
+            try:
+                es = load_evalset(path, skill.path, format=fmt)
+            except InvalidInput as exc:
+                problems.extend(exc.problems)
+                continue
+            if cache is not None:
+                cache.put(path, skill.path, fmt, es)
+        sets.append(es)
+        problems.extend(es.problems)
+    return sets, problems
+
+
+def load_project(suite_path: str | Path, split: str | None = None, use_cache: bool = True,
+                 only_skills: set[str] | None = None) -> Project:
+    """Load everything a suite names. Config errors raise; skill and eval-set problems are
+    collected so ``validate`` can report them all at once. ``use_cache`` reuses parsed eval sets
+    from the suite's store (``validate`` reads everything afresh and writes nothing)."""
+    suite = load_suite(suite_path)
+    hashes = HashCache(suite.store / "hashcache.json") if use_cache else None
+    cache = EvalSetCache(suite.store / "cache" / "evalsets", hashes) if hashes is not None else None
+    skills = discover_skills(suite.skills_dir, suite.skills, suite.strict_skills, display_path(suite.path))
+    if only_skills is not None:
+        skills = [s for s in skills if s.name in only_skills]
+    split = split or suite.split
+    problems: list[Problem] = []
+    loaded: list[SkillEvals] = []
+    for skill in skills:
+        problems.extend(skill.problems)
+        sets, set_problems = load_evalsets(skill, cache)
+        problems.extend(set_problems)
+        if split != "all":
+            sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems)
+                    for es in sets]
+        loaded.append(SkillEvals(skill, tuple(sets)))
+    return Project(suite, tuple(loaded), tuple(problems), hashes)

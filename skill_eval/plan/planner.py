@@ -1,0 +1,100 @@
+"""Suite → run specs with content keys. Pure: reads files (through the hash cache), calls nothing.
+
+Run key material (DESIGN §8): protocol version, mode, prompt, each fixture's path and hash, the
+skill tree digest (with_skill only), the adapter identity, model and iteration index. Not in it:
+absolute paths, environment values, mtimes, the iteration count, limits.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill_eval.model.cases import Case
+from skill_eval.model.hashing import HashCache, key_of, tree_digest
+from skill_eval.model.project import Project
+from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.plan.types import RunSpec
+
+PROTOCOL_VERSION = 1
+KEY_SCHEME = 1  # bump only when the key derivation itself changes (invalidates every run)
+
+
+@dataclass
+class SkillDigest:
+    digest: str
+    files: dict[str, str]  # relative path → sha256: lets `status` name the file that changed
+
+
+@dataclass
+class Plan:
+    project: Project
+    adapter: ResolvedAdapter
+    runs: list[RunSpec]
+    skills: dict[str, SkillDigest] = field(default_factory=dict)
+    materials: dict[str, dict[str, Any]] = field(default_factory=dict)  # run key → key material
+
+    @property
+    def suite(self):  # noqa: ANN201 - Suite, avoided import cycle in annotations
+        return self.project.suite
+
+
+def fixture_material(case: Case, cache: HashCache) -> list[list[str]]:
+    return [[f"inputs/{f.rel}", cache.file(f.source)] for f in case.fixtures]
+
+
+def run_material(case: Case, variant: str, model: str, iteration: int, adapter: ResolvedAdapter,
+                 fixtures: list[list[str]], skill_digest: str | None) -> dict[str, Any]:
+    return {
+        "scheme": KEY_SCHEME,
+        "protocol_version": PROTOCOL_VERSION,
+        "mode": variant,
+        "trigger": case.kind == "trigger",
+        "prompt": case.prompt,
+        "files": fixtures,
+        "skill": skill_digest if variant == "with_skill" else None,
+        "adapter": adapter.identity,
+        "model": model,
+        "iteration": iteration,
+    }
+
+
+def variants_for(case: Case, variants: tuple[str, ...]) -> tuple[str, ...]:
+    # A trigger query asks whether an installed skill gets picked: only the with-skill arm applies.
+    return ("with_skill",) if case.kind == "trigger" else variants
+
+
+def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
+              iterations: int | None = None, only: str | None = None) -> Plan:
+    suite = project.suite
+    n_iter = iterations or suite.iterations
+    plan = Plan(project, adapter, [])
+    for se in project.skills:
+        skill = se.skill
+        digest, items = tree_digest(skill.path, cache)
+        plan.skills[skill.name] = SkillDigest(digest, dict(items))
+        for case in se.cases:
+            fixtures = fixture_material(case, cache)
+            for variant in variants_for(case, suite.variants):
+                for model in suite.models:
+                    for it in range(1, n_iter + 1):
+                        material = run_material(case, variant, model, it, adapter, fixtures, digest)
+                        key = key_of(material)
+                        spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, adapter)
+                        if only and not _selected(spec, only):
+                            continue
+                        plan.runs.append(spec)
+                        plan.materials[key] = material
+    return plan
+
+
+def _selected(spec: RunSpec, pattern: str) -> bool:
+    name = spec.task_name.split(":", 1)[1]
+    return (fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(spec.skill_name, pattern)
+            or fnmatch.fnmatchcase(f"{spec.skill_name}/{spec.case.id}", pattern))
+
+
+def shard(runs: list[RunSpec], k: int, n: int) -> list[RunSpec]:
+    """A deterministic 1/n of the runs, by key, so shards never overlap whatever the order."""
+    return [r for r in runs if int(r.key[:8], 16) % n == k - 1]

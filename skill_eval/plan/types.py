@@ -1,0 +1,31 @@
+"""The planned units of work. Pure data: the planner makes them, tasks and the runner consume them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from skill_eval.model.cases import Case
+from skill_eval.plan.adapter import ResolvedAdapter
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One (skill, case, variant, model, iteration) run, with its content key."""
+
+    key: str
+    skill_name: str
+    skill_path: Path
+    case: Case
+    variant: str  # "with_skill" | "without_skill"
+    model: str
+    iteration: int  # 1-based
+    adapter: ResolvedAdapter
+
+    @property
+    def task_name(self) -> str:
+        return f"agent:{self.skill_name}/{self.case.id}/{self.variant}/{self.model}/{self.iteration}"
+
+    @property
+    def with_skill(self) -> bool:
+        return self.variant == "with_skill"

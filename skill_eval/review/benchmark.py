@@ -1,0 +1,330 @@
+"""Grades of one skill × model → benchmark.json (DESIGN §9): pass rates, lift, flags, verdict."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skill_eval.model.cases import Case
+from skill_eval.model.results import RunError, RunResult
+from skill_eval.stats import measures as stats
+
+SCHEMA_VERSION = 1
+VARIANTS = ("with_skill", "without_skill")
+SIGNIFICANCE = 0.05
+MIN_NONZERO_CASES = 6  # below this the sign-flip test cannot reach p ≤ 0.05
+_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run's outcome as the benchmark sees it: the result (or error) and its grade."""
+
+    case_id: str
+    variant: str  # "with_skill" | "without_skill"
+    iteration: int
+    result: RunResult | RunError
+    grade: Mapping[str, Any] | None = field(default=None, hash=False)
+    loaded_skills: frozenset[str] = frozenset()
+    usage: Mapping[str, float] = field(default_factory=dict, hash=False)
+    duration_s: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "loaded_skills", frozenset(self.loaded_skills))
+
+    @classmethod
+    def of(cls, case_id: str, variant: str, iteration: int, result: RunResult | RunError,
+           grade: Mapping[str, Any] | None = None) -> RunRecord:
+        """A record whose loads, usage and duration come from ``result``."""
+        if isinstance(result, RunError):
+            return cls(case_id, variant, iteration, result, None, frozenset(), {}, result.duration_s)
+        return cls(case_id, variant, iteration, result, grade, frozenset(result.response.loaded_skills()),
+                   dict(result.response.usage), result.duration_s)
+
+    @property
+    def errored(self) -> bool:
+        return isinstance(self.result, RunError)
+
+    @property
+    def graded(self) -> bool:
+        return not self.errored and self.grade is not None
+
+    @property
+    def passed(self) -> bool:
+        return self.graded and self.grade.get("passed") is True  # type: ignore[union-attr]
+
+
+def _rate(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
+    graded = [r for r in records if r.graded]
+    passed = sum(r.passed for r in graded)
+    n = len(graded)
+    failed_checks = [{"iteration": r.iteration, "id": c["id"], "evidence": c["evidence"]}
+                     for r in graded if not r.passed for c in r.grade["checks"]  # type: ignore[index]
+                     if c["required"] and not c["passed"]]
+    return {
+        "runs": len(records), "graded": n, "passed": passed,
+        "errors": sum(r.errored for r in records),
+        "pass_rate": _rate(passed, n),
+        "pass_at_k": {str(k): stats.pass_at_k(n, passed, k) for k in range(1, n + 1)},
+        "pass_hat_k": {str(k): stats.pass_hat_k(n, passed, k) for k in range(1, n + 1)},
+        "failed_checks": failed_checks[:10],
+        "error_messages": [f"iteration {r.iteration}: {r.result.kind}: {r.result.message}"[:300]
+                           for r in records if isinstance(r.result, RunError)][:5],
+    }
+
+
+def _flags(skill: str, arms: Mapping[str, dict[str, Any]], recs: Mapping[str, Sequence[RunRecord]],
+           delta: float | None, loads_reported: bool) -> list[str]:
+    w, wo = arms["with_skill"]["pass_rate"], arms["without_skill"]["pass_rate"]
+    flags = []
+    if delta is not None:
+        if delta > _EPS:
+            flags.append("improved")
+        elif delta < -_EPS:
+            flags.append("regressed")
+        elif w == 1.0 and wo == 1.0:
+            flags.append("saturated")
+        elif w == 0.0 and wo == 0.0:
+            flags.append("floor")
+        else:
+            flags.append("no-lift")
+    if any(a["graded"] >= 2 and 0 < a["pass_rate"] < 1 for a in arms.values()):
+        flags.append("flaky")
+    if any(a["errors"] for a in arms.values()):
+        flags.append("error")
+    if any(skill in r.loaded_skills for r in recs["without_skill"] if not r.errored):
+        flags.append("contaminated")
+    with_runs = [r for r in recs["with_skill"] if not r.errored]
+    if loads_reported and with_runs and not any(skill in r.loaded_skills for r in with_runs):
+        flags.append("not-loaded")
+    return flags
+
+
+def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> dict[str, Any]:
+    durations = [r.duration_s for r in records if r.duration_s is not None]
+    usage: dict[str, float] = defaultdict(float)
+    for r in records:
+        for key, value in r.usage.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                usage[key] += value
+    graded = [r for r in records if r.graded]
+    return {
+        "runs": len(records), "graded": len(graded), "passed": sum(r.passed for r in graded),
+        "errors": sum(r.errored for r in records),
+        "cases": len(case_rates),
+        "pass_rate": sum(case_rates) / len(case_rates) if case_rates else None,
+        "duration_s": {"median": stats.median(durations), "p95": stats.p95(durations),
+                       "total": sum(durations)},
+        "usage": dict(sorted(usage.items())),
+        **_cost_totals(records),
+    }
+
+
+# ---- cost: from the usage each run reported when it ran (the store keeps it; nothing here
+# prices tokens, so a result bought earlier keeps the cost it had) ---------------------------
+
+# Anthropic-style usage counts cache reads and writes apart from input_tokens, so they add to the
+# total; OpenAI-style ``cached_input_tokens`` is a part of input_tokens and does not.
+_ADDITIVE_TOKENS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                    "cache_creation_input_tokens")
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def usage_tokens(usage: Mapping[str, Any]) -> float | None:
+    """All tokens of one run (or judge call): its ``total_tokens`` if reported, else the sum of
+    the token counts; None when it reported none."""
+    total = _num(usage.get("total_tokens"))
+    if total is not None:
+        return total
+    parts = [v for v in (_num(usage.get(k)) for k in _ADDITIVE_TOKENS) if v is not None]
+    return sum(parts) if parts else None
+
+
+def _sum_known(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 9)  # sums of floats: no 0.11999999999999998
+
+
+def _cost_totals(records: Sequence[RunRecord]) -> dict[str, Any]:
+    ran = [r for r in records if not r.errored]
+    tokens = [usage_tokens(r.usage) for r in ran]
+    costs = [_num(r.usage.get("cost_usd")) for r in ran]
+    judged = [r.grade.get("judge_usage") for r in ran if r.grade is not None]
+    judged = [u for u in judged if isinstance(u, Mapping)]
+    with_tokens = sum(t is not None for t in tokens)
+    with_cost = sum(c is not None for c in costs)
+    total_tokens, cost = _sum_known(tokens), _round(_sum_known(costs))
+
+    def field(*keys: str) -> float | None:
+        return _sum_known([_num(r.usage.get(k)) for r in ran for k in keys])
+
+    return {
+        "input_tokens": field("input_tokens"),
+        "output_tokens": field("output_tokens"),
+        "cache_read_tokens": field("cache_read_input_tokens", "cached_input_tokens"),
+        "cache_write_tokens": field("cache_creation_input_tokens"),
+        "total_tokens": total_tokens,
+        "cost_usd": cost,
+        "runs_with_tokens": with_tokens,
+        "runs_with_cost": with_cost,
+        "tokens_per_run": total_tokens / with_tokens if with_tokens else None,
+        "cost_usd_per_run": _round(cost / with_cost) if with_cost and cost is not None else None,
+        "judge_tokens": _sum_known([usage_tokens(u) for u in judged]) if judged else None,
+        "judge_cost_usd": _round(_sum_known([_num(u.get("cost_usd")) for u in judged])) if judged else None,
+    }
+
+
+def _cost_lift(lift: float | None, variants: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What the lift costs: extra tokens and dollars per run with the skill, and lift points
+    (percentage points of pass rate) per 1,000 extra tokens and per extra dollar per run. The
+    ratios are None when a figure is unknown or the skill costs nothing extra (no trade-off)."""
+    w, wo = variants["with_skill"], variants["without_skill"]
+
+    def extra(key: str) -> float | None:
+        a, b = w.get(key), wo.get(key)
+        return a - b if a is not None and b is not None else None
+
+    extra_tokens, extra_cost = extra("tokens_per_run"), _round(extra("cost_usd_per_run"))
+    points = lift * 100 if lift is not None else None
+    return {
+        "extra_tokens_per_run": extra_tokens,
+        "extra_cost_usd_per_run": extra_cost,
+        "per_1k_tokens": points / extra_tokens * 1000
+        if points is not None and extra_tokens is not None and extra_tokens > _EPS else None,
+        "per_usd": points / extra_cost
+        if points is not None and extra_cost is not None and extra_cost > _EPS else None,
+    }
+
+
+def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Case],
+                    runs: Sequence[RunRecord], minimum_lift: float | None) -> dict[str, Any]:
+    """benchmark.json for one skill and model. ``runs`` may hold any number of iterations per
+    case and variant; records of a case not in ``cases`` are a caller bug (ValueError)."""
+    by_case: dict[str, dict[str, list[RunRecord]]] = {c.id: {v: [] for v in VARIANTS} for c in cases}
+    for r in runs:
+        if r.case_id not in by_case or r.variant not in VARIANTS:
+            raise ValueError(f"run record for unknown case/variant {r.case_id!r}/{r.variant!r}")
+        by_case[r.case_id][r.variant].append(r)
+    loads_reported = any(r.loaded_skills for r in runs if r.variant == "with_skill")
+
+    case_rows, deltas = [], []
+    rates: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    for case in cases:
+        recs = {v: sorted(by_case[case.id][v], key=lambda r: r.iteration) for v in VARIANTS}
+        arms = {v: _arm(recs[v]) for v in VARIANTS}
+        for v in VARIANTS:
+            if arms[v]["pass_rate"] is not None:
+                rates[v].append(arms[v]["pass_rate"])
+        w, wo = arms["with_skill"]["pass_rate"], arms["without_skill"]["pass_rate"]
+        delta = w - wo if w is not None and wo is not None else None
+        if delta is not None:
+            deltas.append(delta)
+        case_rows.append({"id": case.id, "flags": _flags(skill, arms, recs, delta, loads_reported),
+                          "delta": delta, **arms})
+
+    variants = {v: _variant_totals([r for r in runs if r.variant == v], rates[v]) for v in VARIANTS}
+    for v in VARIANTS:
+        variants[v].update(_part_rates([r for r in runs if r.variant == v]))
+    lift = _lift(deltas, minimum_lift)
+    lift.update(_cost_lift(lift["pass_rate"], variants))
+    any_error = any(r.errored for r in runs)
+    with_failed = any(r.graded and not r.passed for r in runs if r.variant == "with_skill")
+    if any_error:
+        verdict = "error"
+    elif with_failed or lift["met"] is False:
+        verdict = "fail"
+    else:
+        verdict = "pass"
+    return {
+        "schema_version": SCHEMA_VERSION, "suite": suite_name, "skill": skill, "model": model,
+        "variants": variants, "lift": lift, "cases": case_rows,
+        "checks": _check_rates(cases, by_case), "verdict": verdict,
+    }
+
+
+def _part_rates(records: Sequence[RunRecord]) -> dict[str, float | None]:
+    """Deterministic checks and judged rubric apart: each the mean over cases of the case's rate
+    over the graded runs that have that part (a case with no checks has no deterministic rate)."""
+    out: dict[str, float | None] = {}
+    for name, field_name in (("deterministic_pass_rate", "deterministic_passed"),
+                             ("judged_pass_rate", "judged_passed")):
+        by_case: dict[str, list[bool]] = defaultdict(list)
+        for r in records:
+            value = r.grade.get(field_name) if r.graded else None  # type: ignore[union-attr]
+            if isinstance(value, bool):
+                by_case[r.case_id].append(value)
+        case_rates = [sum(v) / len(v) for v in by_case.values() if v]
+        out[name] = sum(case_rates) / len(case_rates) if case_rates else None
+    return out
+
+
+def _lift(deltas: list[float], minimum_lift: float | None) -> dict[str, Any]:
+    """Lift over paired cases (both arms graded): their mean delta, which equals with − without
+    whenever no case lost an arm to errors."""
+    mean = sum(deltas) / len(deltas) if deltas else None
+    p = stats.sign_flip_p(deltas) if deltas else None
+    nonzero = sum(1 for d in deltas if abs(d) > _EPS)
+    met = None if minimum_lift is None else (mean is not None and mean >= minimum_lift - _EPS)
+    return {
+        "pass_rate": mean, "p_value": p,
+        "ci95": list(stats.bootstrap_ci(deltas)) if deltas else None,
+        "cases": len(deltas), "nonzero_cases": nonzero,
+        "minimum_lift": minimum_lift, "met": met,
+        "significant": p is not None and p <= SIGNIFICANCE,
+        "indeterminate": nonzero < MIN_NONZERO_CASES,
+    }
+
+
+def _check_rates(cases: Sequence[Case], by_case: Mapping[str, Mapping[str, list[RunRecord]]]
+                 ) -> list[dict[str, Any]]:
+    rows = []
+    for case in cases:
+        for check in case.checks:
+            row: dict[str, Any] = {"id": f"{case.id}/{check.id}", "case": case.id, "check": check.id,
+                                   "type": check.type, "required": check.required}
+            every_run_passed = True
+            for v in VARIANTS:
+                outcomes = [c["passed"] for r in by_case[case.id][v] if r.graded
+                            for c in r.grade["checks"] if c["id"] == check.id]  # type: ignore[index]
+                row[v] = _rate(sum(outcomes), len(outcomes))
+                every_run_passed = every_run_passed and bool(outcomes) and all(outcomes)
+            # Passing everywhere, it cannot show what the skill changes.
+            row["non_discriminating"] = every_run_passed
+            rows.append(row)
+    return rows
+
+
+def diff_benchmarks(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Cases whose pass rates moved since ``old`` (added and removed cases included)."""
+    if old is None:
+        return []
+    before = {c["id"]: c for c in old.get("cases", [])}
+    after = {c["id"]: c for c in new.get("cases", [])}
+    moved = []
+    for cid in list(after) + [c for c in before if c not in after]:
+        o, n = before.get(cid), after.get(cid)
+        entry = {"skill": new.get("skill"), "model": new.get("model"), "id": cid,
+                 "status": "added" if o is None else "removed" if n is None else "moved"}
+        changed = entry["status"] != "moved"
+        for v in VARIANTS:
+            was = o[v]["pass_rate"] if o else None
+            now = n[v]["pass_rate"] if n else None
+            entry[v] = {"old": was, "new": now}
+            changed = changed or (was is None) != (now is None) or (
+                was is not None and now is not None and abs(was - now) > _EPS)
+        if changed:
+            moved.append(entry)
+    return moved

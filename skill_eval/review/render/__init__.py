@@ -1,0 +1,44 @@
+"""Output formats for ``skill-eval report --format``: each renders all benchmarks to one text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skill_eval.review.render.github import github_summary
+from skill_eval.review.render.html import html_report
+from skill_eval.review.render.jsonout import summary_json
+from skill_eval.review.render.junit import junit_xml
+from skill_eval.review.render.markdown import benchmark_md, summary_md
+
+Benches = Sequence[Mapping[str, Any]]
+Moved = Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    filename: str  # default file under <results>/
+    render: Callable[[Benches, Moved], str]
+
+
+def _github(benches: Benches, moved: Moved) -> str:
+    # The file form is the step summary; annotations go to stdout via github_summary().
+    return github_summary(benches, moved)[0]
+
+
+def _json(benches: Benches, moved: Moved) -> str:
+    return json.dumps(summary_json(benches, moved), indent=2, sort_keys=True) + "\n"
+
+
+FORMATS: dict[str, Format] = {
+    "md": Format("md", "summary.md", summary_md),
+    "github": Format("github", "github-summary.md", _github),
+    "junit": Format("junit", "junit.xml", junit_xml),
+    "json": Format("json", "summary.json", _json),
+    "html": Format("html", "report.html", html_report),
+}
+
+__all__ = ["FORMATS", "Format", "benchmark_md", "github_summary", "junit_xml", "summary_json", "summary_md"]

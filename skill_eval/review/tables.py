@@ -1,0 +1,278 @@
+"""The results folder: a view rebuilt from the store (benchmark.json/md per skill, summaries,
+and the seed harness's per-run layout). Rebuilt only when its inputs changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skill_eval import __version__
+from skill_eval.model.hashing import key_of
+from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.plan.types import RunSpec
+
+if TYPE_CHECKING:
+    from skill_eval.engine.engine import Engine
+
+INPUTS_FIELD = "inputs_key"
+
+
+def write_text(path: Path, text: str) -> None:
+    """Atomic: a reader (or a crash) never sees half a table."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dump_json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def skill_specs(engine: Engine, skill: str) -> list[RunSpec]:
+    return [s for s in engine.plan.runs if s.skill_name == skill]
+
+
+def models(engine: Engine) -> tuple[str, ...]:
+    return engine.suite.models
+
+
+def bench_dir(engine: Engine, skill: str, model: str) -> Path:
+    base = engine.suite.results / skill
+    return base if len(models(engine)) == 1 else base / model
+
+
+def bench_inputs_key(engine: Engine, skill: str, model: str) -> str:
+    items = []
+    for spec in skill_specs(engine, skill):
+        if spec.model != model:
+            continue
+        has = engine.has_grade(spec)
+        items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
+    return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
+                   "suite": engine.suite.name})
+
+
+def _stored_inputs_key(path: Path) -> str | None:
+    try:
+        return json.loads(path.read_text("utf-8")).get(INPUTS_FIELD)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def skill_is_stale(engine: Engine, skill: str) -> bool:
+    return any(_stored_inputs_key(bench_dir(engine, skill, m) / "benchmark.json")
+               != bench_inputs_key(engine, skill, m) for m in models(engine))
+
+
+def stale_skills(engine: Engine) -> list[str]:
+    """Skills whose tables do not match their inputs (or are missing)."""
+    return [se.skill.name for se in engine.project.skills if skill_is_stale(engine, se.skill.name)]
+
+
+def summary_inputs_key(engine: Engine) -> str:
+    keys = [_stored_inputs_key(bench_dir(engine, name, m) / "benchmark.json")
+            for name in engine.skill_names for m in models(engine)]
+    return key_of({"benches": keys, "version": __version__})
+
+
+def summary_is_stale(engine: Engine) -> bool:
+    return (_stored_inputs_key(engine.suite.results / ".summary-inputs.json") != summary_inputs_key(engine)
+            or not (engine.suite.results / "summary.json").is_file())
+
+
+class RecordCache:
+    """What a skill's table needs of each graded run (usage, duration, loads, grade), kept beside
+    the table so a rebuild after one edit reads one file plus the changed runs, not every run.
+    Keyed by run and grade key, so an entry can never describe another result."""
+
+    def __init__(self, path: Path, store_root: Path):
+        self.path = path
+        self.store_root = store_root
+        try:
+            self.entries: dict[str, Any] = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            self.entries = {}
+        self.fresh: dict[str, Any] = {}
+
+    def get(self, spec: RunSpec, grade_key: str) -> tuple[RunResult, Any] | None:
+        e = self.entries.get(spec.key)
+        if not isinstance(e, dict) or e.get("grade_key") != grade_key:
+            return None
+        if not os.path.exists(f"{self.store_root}/runs/{spec.key[:2]}/{spec.key}/COMPLETE.json"):
+            return None  # the store is the truth: a run gone from it is not shown from here
+        self.fresh[spec.key] = e
+        events = tuple(Event("skill_loaded", n) for n in e["loaded"])
+        # The output text is not needed by the table; a view rewrite loads the full run.
+        return RunResult(spec.key, AdapterResponse("", events, e["usage"]), e["duration_s"]), e["grade"]
+
+    def put(self, spec: RunSpec, grade_key: str, result: RunResult, grade: Any) -> None:
+        self.fresh[spec.key] = {"grade_key": grade_key, "loaded": sorted(result.response.loaded_skills()),
+                                "usage": result.response.usage, "duration_s": result.duration_s,
+                                "grade": grade}
+
+    def save(self) -> None:
+        write_text(self.path, json.dumps(self.fresh, separators=(",", ":"), sort_keys=True))
+
+
+def _records(engine: Engine, specs: list[RunSpec], cache: RecordCache | None = None,
+             full: set[str] | None = None) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
+    """``full``: slots whose complete run (output text included) is needed, for their views;
+    None means every run is read from the store (the cache is then only refreshed)."""
+    out = []
+    for spec in specs:
+        if cache is not None and full is not None and engine.slot(spec) not in full:
+            hit = cache.get(spec, engine.grade_key(spec))
+            if hit is not None:
+                out.append((spec, *hit))
+                continue
+        result: RunResult | RunError | None = engine.store.get_run(
+            spec.key, verify=not engine.verified_unchanged(spec.key))
+        grade = None
+        if result is None:
+            result = engine.store.get_error(spec.key) or RunError(spec.key, "missing", "not run yet")
+        else:
+            grade = engine.store.get_json("grades", engine.grade_key(spec))
+            if grade is None and not (spec.case.rubric and engine.suite.judge is not None):
+                # Missing or damaged (and removed on read): deterministic checks cost no call.
+                grade = engine.grade_one(spec, result)
+            if grade is None:
+                # The run is stored but the judge could not grade it: an error for this run, retried
+                # by the next `run` (see Engine.grade_one).
+                failed = engine.store.get_json("judge_errors", engine.grade_key(spec))
+                if isinstance(failed, dict):
+                    result = RunError(spec.key, "judge", str(failed.get("message", "judge failed")),
+                                      result.duration_s)
+        if cache is not None and isinstance(result, RunResult) and grade is not None:
+            cache.put(spec, engine.grade_key(spec), result, grade)
+        out.append((spec, result, grade))
+    return out
+
+
+def stored_records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
+    """(spec, stored result or error, grade or None) per spec, read from the store only (a spec
+    never run reads as a ``missing`` error): what exports and tables are made of."""
+    return _records(engine, specs)
+
+
+def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
+    """benchmark.json and benchmark.md of one skill (per model), and the per-run view."""
+    from skill_eval.review.benchmark import RunRecord, build_benchmark
+    from skill_eval.review.render.markdown import benchmark_md
+    from skill_eval.review.triggers import trigger_block
+
+    se = next(s for s in engine.project.skills if s.skill.name == skill)
+    task_cases = [c for c in se.cases if c.kind == "task"]
+    for model in models(engine):
+        specs = [s for s in skill_specs(engine, skill) if s.model == model]
+        out = bench_dir(engine, skill, model)
+        fresh = full_view or not (out / "iteration-1").exists()
+        cache = RecordCache(out / ".records.json", engine.store.root)
+        records = _records(engine, specs, cache, None if fresh else engine.touched_slots)
+        cache.save()
+        runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
+                for spec, result, grade in records if spec.case.kind == "task"]
+        bench = build_benchmark(engine.suite.name, skill, model, task_cases, runs, engine.suite.minimum_lift)
+        triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
+        if triggers:
+            bench["triggers"] = trigger_block(triggers)
+        if engine.suite.judge is not None:
+            from skill_eval.grade.judge import describe
+
+            bench["judge"] = {"name": describe(engine.suite), "identity": engine.judge_identity()}
+        bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
+        write_text(out / "benchmark.json", dump_json(bench))
+        write_text(out / "benchmark.md", benchmark_md(bench))
+        for spec, result, grade in records:
+            if fresh or engine.slot(spec) in engine.touched_slots:
+                write_run_view(out, spec, result, grade)
+    return True
+
+
+def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
+    """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
+    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{spec.case.id}"
+    run_dir = case_dir / spec.variant
+    case = spec.case
+    case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
+                 "files": [f"inputs/{f.rel}" for f in case.fixtures], "checks": case.checks_json(),
+                 "rubric": case.rubric_json(), "kind": case.kind, "should_trigger": case.should_trigger}
+    write_text(case_dir / "case.json", dump_json(case_json))
+    if isinstance(result, RunError):
+        write_text(run_dir / "error.json", dump_json({"kind": result.kind, "message": result.message}))
+        for name in ("output.txt", "response.json", "grading.json"):
+            (run_dir / name).unlink(missing_ok=True)
+        return
+    (run_dir / "error.json").unlink(missing_ok=True)
+    response = {"output": result.output, "events": [{"type": e.type, **({"name": e.name} if e.name else {})}
+                                                   for e in result.response.events],
+                "usage": result.response.usage}
+    write_text(run_dir / "output.txt", result.output)
+    write_text(run_dir / "response.json", dump_json(response))
+    write_text(run_dir / "timing.json", dump_json({"duration_s": result.duration_s}))
+    if grade is not None:
+        write_text(run_dir / "grading.json", dump_json(grade))
+    if result.outputs_dir is not None:
+        target = run_dir / "outputs"
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(result.outputs_dir, target)
+
+
+def load_benches(engine: Engine) -> list[dict[str, Any]]:
+    benches = []
+    for name in engine.skill_names:
+        for model in models(engine):
+            path = bench_dir(engine, name, model) / "benchmark.json"
+            try:
+                benches.append(json.loads(path.read_text("utf-8")))
+            except (OSError, ValueError):
+                continue
+    return benches
+
+
+def build_summary(engine: Engine, formats: tuple[str, ...] = ("md", "json", "junit")) -> bool:
+    from skill_eval.review.benchmark import diff_benchmarks
+    from skill_eval.review.render import FORMATS
+
+    results = engine.suite.results
+    benches = load_benches(engine)
+    previous = _previous(results)
+    moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]
+    for name in formats:
+        fmt = FORMATS[name]
+        write_text(results / fmt.filename, fmt.render(benches, moved))
+    # Keep this run's benchmarks as the next run's "previous", for the moved-cases table.
+    # Only what diff_benchmarks reads: the whole benchmarks would be megabytes on a big suite.
+    slim = [{"skill": b["skill"], "model": b["model"],
+             "cases": [{"id": c["id"], **{v: {"pass_rate": c[v]["pass_rate"]}
+                                          for v in ("with_skill", "without_skill")}}
+                       for c in b["cases"]]} for b in benches]
+    write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
+    write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
+    return True
+
+
+def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    try:
+        data = json.loads((results / ".previous.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {(b["skill"], b["model"]): b for b in data if isinstance(b, dict) and "skill" in b}
+
+
+def verdict_exit_code(benches: list[dict[str, Any]]) -> int:
+    verdicts = {b.get("verdict") for b in benches}
+    if "error" in verdicts:
+        return 2
+    if "fail" in verdicts:
+        return 1
+    return 0

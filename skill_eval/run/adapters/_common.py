@@ -1,0 +1,127 @@
+"""Protocol plumbing shared by the builtin adapters (claude_code, codex, openai_compat): reading
+a request, answering, one-line failures, and mapping a suite's ``adapter.options`` to flags.
+
+Adapters run as ``python -m skill_eval.run.adapters.<module>``: keep this module's imports light.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+PROTOCOL_VERSION = 1
+
+
+class AdapterFailure(Exception):
+    """A failure the adapter reports as one line on stderr with exit status 1."""
+
+
+def fail(message: str) -> NoReturn:
+    raise AdapterFailure(message)
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_request(stream: Any = None) -> dict[str, Any]:
+    """Read and minimally check a JSON request object from stdin."""
+    stream = stream if stream is not None else sys.stdin
+    raw = stream.read()
+    try:
+        request = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        fail(f"request on stdin is not valid JSON: {exc}")
+    if not isinstance(request, dict):
+        fail("request on stdin must be a JSON object")
+    version = request.get("protocol_version")
+    if version != PROTOCOL_VERSION:
+        fail(f"unsupported protocol_version {version!r} (this adapter speaks {PROTOCOL_VERSION})")
+    return request
+
+
+def write_json(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def run_entry(fn: Callable[[], int | None]) -> int:
+    """Run an adapter entry point: an AdapterFailure becomes one stderr line and exit 1."""
+    try:
+        return fn() or 0
+    except AdapterFailure as exc:
+        sys.stderr.write(one_line(str(exc), 2000) + "\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+# --------------------------------------------------------------------------- suite options → argv
+
+
+def options_to_argv(
+    options: dict[str, Any], flags: dict[str, str], suite: Any = None, builtin: str = ""
+) -> list[str]:
+    """Map a suite's ``adapter.options`` to this adapter's flags, in a stable order.
+
+    ``flags`` maps option key → flag. Lists repeat the flag; ``True`` gives the bare flag (a
+    ``"!flag"`` entry means: give this flag when the option is ``False``); values go as
+    ``--flag=value`` so a value starting with "-" (an extra CLI argument) is not read as a flag.
+    Unknown keys are an ``InvalidInput`` naming the suite file.
+    """
+    from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
+
+    unknown = sorted(k for k in options if k not in flags)
+    if unknown:
+        where = str(getattr(suite, "path", "suite"))
+        if suite is not None and hasattr(suite, "display"):
+            where = suite.display(suite.path)
+        raise InvalidInput(
+            [
+                Problem(
+                    where,
+                    f"adapter: unknown option '{k}' for builtin {builtin}{did_you_mean(k, flags)} "
+                    f"(options: {', '.join(sorted(flags))})",
+                )
+                for k in unknown
+            ]
+        )
+    argv: list[str] = []
+    for key in sorted(options):
+        flag, value = flags[key], options[key]
+        if flag.startswith("!"):
+            if value is False:
+                argv.append(flag[1:])
+            continue
+        if value is None or value is False:
+            continue
+        if value is True:
+            argv.append(flag)
+        elif isinstance(value, list | tuple):
+            argv += [f"{flag}={item}" for item in value]
+        else:
+            argv.append(f"{flag}={value}")
+    return argv
+
+
+def agent_version(binary: str, timeout: float = 30.0) -> str:
+    """``<binary> --version`` (first line), or a marker saying why it is unknown."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which(binary)
+    if not exe:
+        return f"unavailable ({binary} not found)"
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unavailable ({one_line(str(exc), 100)})"
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return f"unavailable (exit {done.returncode})"
+    return lines[0].strip()

@@ -1,0 +1,230 @@
+"""Builtin adapter for Claude Code: ``python -m skill_eval.run.adapters.claude_code [options]``.
+
+Reads a protocol-v1 request on stdin, runs ``claude -p --output-format stream-json --verbose``
+in the workspace and answers ``{output, events, usage}`` on stdout.
+
+- with_skill: the skill (copied by the runner to ``skills/<name>/``) is moved to
+  ``.claude/skills/<name>/``, where Claude Code discovers project skills.
+- without_skill: ``skills/`` is removed, so nothing skill-like is left in the workspace.
+- Isolation: HOME (and CLAUDE_CONFIG_DIR) point inside the workspace, so the user's own
+  ``~/.claude`` skills, settings and memory can neither shadow nor leak into either variant.
+
+This module also holds the plumbing shared with the Codex adapter (workspace preparation,
+running a CLI with a deadline, spotting SKILL.md reads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skill_eval.run.adapters._common import (
+    agent_version,
+    fail,
+    one_line,
+    options_to_argv,
+    read_request,
+    run_entry,
+    write_json,
+)
+from skill_eval.run.adapters.agentcli import (
+    Collected,
+    find_binary,
+    isolated_env,
+    json_lines,
+    last_line,
+    model_for,
+    number,
+    prepare_skill,
+    print_version,
+    run_cli,
+    skills_read_in,
+    workspace_of,
+)
+from skill_eval.run.adapters.judge_prompt import judge_main
+
+# --------------------------------------------------------------------------- Claude Code
+
+MISSING = "claude CLI not found on PATH; install Claude Code or set adapter.command"
+INSTALL_DIR = ".claude/skills"
+
+# Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
+BUILTIN_VERSION = "1"
+ENV = ("ANTHROPIC_API_KEY",)
+OPTION_FLAGS = {
+    "model": "--model",
+    "permission_mode": "--permission-mode",
+    "args": "--extra-arg",
+    "claude_bin": "--claude-bin",
+    "timeout": "--timeout",
+}
+
+
+def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
+    """``adapter.options`` → this adapter's command-line flags."""
+    return options_to_argv(options, OPTION_FLAGS, suite, "claude-code")
+
+
+def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]:
+    """The installed Claude Code version, for the run key."""
+    return {"agent_version": agent_version(str(options.get("claude_bin") or "claude"))}
+
+
+_READ_TOOLS = {"Read", "View", "NotebookRead", "Bash"}
+
+
+def _skill_from_input(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return None
+    for key in ("skill", "command", "name"):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            # "/pdf", "plugin:pdf" -> "pdf"
+            return value.strip().lstrip("/").split(":")[-1].split()[0]
+    return None
+
+
+def parse_claude_stream(path: Path) -> tuple[Collected, dict[str, Any] | None]:
+    got = Collected()
+    result: dict[str, Any] | None = None
+    for _lineno, ev in json_lines(path, "claude"):
+        kind = ev.get("type")
+        if kind == "system" and ev.get("subtype") == "init":
+            if isinstance(ev.get("model"), str):
+                got.model = ev["model"]
+        elif kind == "assistant":
+            message = ev.get("message") if isinstance(ev.get("message"), dict) else {}
+            if got.model is None and isinstance(message.get("model"), str):
+                got.model = message["model"]
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict) or block.get("type") != "tool_use":
+                    continue
+                tool = str(block.get("name") or "unknown")
+                data = block.get("input")
+                if tool == "Skill":
+                    name = _skill_from_input(data)
+                    if name:
+                        got.skill_loaded(name)
+                    else:
+                        got.tool_call(tool)
+                    continue
+                got.tool_call(tool)
+                if tool in _READ_TOOLS and isinstance(data, dict):
+                    for key in ("file_path", "path", "notebook_path", "command"):
+                        if isinstance(data.get(key), str):
+                            for name in skills_read_in(data[key]):
+                                got.skill_loaded(name)
+        elif kind == "result":
+            result = ev
+    return got, result
+
+
+def _usage_from_result(result: dict[str, Any]) -> dict[str, float]:
+    usage: dict[str, float] = {}
+    raw = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+    for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+        value = number(raw.get(key))
+        if value is not None:
+            usage[key] = value
+    cost = number(result.get("total_cost_usd"))
+    if cost is None:
+        cost = number(result.get("cost_usd"))
+    if cost is not None:
+        usage["cost_usd"] = cost
+    turns = number(result.get("num_turns"))
+    if turns is not None:
+        usage["num_turns"] = turns
+    return usage
+
+
+def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[str, str]) -> Collected:
+    exe = find_binary(args.claude_bin, env, MISSING)
+    argv = [exe, "-p", "--output-format", "stream-json", "--verbose"]
+    if args.model:
+        argv += ["--model", args.model]
+    if args.permission_mode:
+        argv += ["--permission-mode", args.permission_mode]
+    argv += list(args.extra_arg or [])
+    # "--" ends the options, so neither a prompt starting with "-" nor a variadic extra flag
+    # (e.g. --allowedTools A B) can swallow or misread the prompt.
+    argv += ["--", prompt]
+    with tempfile.TemporaryDirectory(prefix="skill-eval-claude-") as tmp:
+        done = run_cli(argv, workspace, env, args.timeout, Path(tmp))
+        if done.timed_out:
+            fail(f"claude did not finish within {args.timeout:g} s and was stopped")
+        if done.returncode != 0:
+            detail = last_line(done.stderr)
+            try:
+                _, result = parse_claude_stream(done.stdout_path)
+            except Exception:
+                result = None
+            if result and isinstance(result.get("result"), str) and result.get("is_error"):
+                detail = one_line(result["result"])
+            fail(f"claude exited with status {done.returncode}" + (f": {detail}" if detail else ""))
+        got, result = parse_claude_stream(done.stdout_path)
+        if result is None:
+            detail = last_line(done.stderr)
+            fail("claude stream ended without a result event" + (f" (stderr: {detail})" if detail else ""))
+    subtype = str(result.get("subtype") or "")
+    text = result.get("result")
+    if result.get("is_error") or subtype.startswith("error"):
+        detail = one_line(text) if isinstance(text, str) and text else "no result text"
+        fail(f"claude reported an error ({subtype or 'is_error'}): {detail}")
+    got.output = text if isinstance(text, str) else ""
+    got.usage = _usage_from_result(result)
+    return got
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m skill_eval.run.adapters.claude_code", description=__doc__)
+    p.add_argument("--model", help="model alias or name passed to claude --model")
+    p.add_argument("--permission-mode", help="passed to claude --permission-mode (e.g. acceptEdits)")
+    p.add_argument("--extra-arg", action="append", default=[], help="extra claude argument (repeatable)")
+    p.add_argument("--claude-bin", default="claude", help="claude executable (name on PATH or path)")
+    p.add_argument("--timeout", type=float, default=None, help="stop claude after this many seconds")
+    p.add_argument("--print-version", action="store_true", help="print `claude --version` and exit")
+    p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")
+    return p.parse_args(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = parse_args(argv)
+    if args.print_version:
+        return print_version(args.claude_bin, dict(os.environ), MISSING)
+    if args.judge:
+        workspace = Path.cwd().resolve()
+        env = isolated_env(workspace)
+        env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
+
+        def complete(prompt: str, model: str | None) -> tuple[str, dict[str, float]]:
+            args.model = model or args.model
+            got = run_claude(args, prompt, workspace, env)
+            return got.output, got.usage
+
+        return judge_main(complete)
+    request = read_request()
+    prompt = request.get("prompt")
+    if not isinstance(prompt, str):
+        fail("request 'prompt' must be a string")
+    args.model = model_for(request, args.model)
+    workspace = workspace_of(request)
+    prepare_skill(request, workspace, [INSTALL_DIR])
+    env = isolated_env(workspace)
+    env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
+    got = run_claude(args, prompt, workspace, env)
+    write_json(got.response())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_entry(lambda: _main(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

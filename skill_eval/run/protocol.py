@@ -1,0 +1,126 @@
+"""Adapter protocol v1: the request we write to an adapter's stdin and the response we accept.
+
+The response is checked by hand rather than by the JSON Schema validator: it is on the hot path
+of every run and every failure needs one precise line, not a list of schema paths.
+(schemas/adapter-response.schema.json describes the same contract for adapter authors.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.errors import AdapterError
+from skill_eval.model.results import AdapterResponse, Event
+from skill_eval.plan.types import RunSpec
+
+PROTOCOL_VERSION = 1
+_RESPONSE_FIELDS = ("output", "events", "usage")
+# Fields of a request that identify what is asked, independent of where and by which adapter.
+_REPLAY_FIELDS = ("protocol_version", "mode", "skill", "prompt", "files", "model", "case", "trigger")
+
+
+def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
+                  skill_rel: str | None) -> dict[str, Any]:
+    """The protocol-v1 request for one run. Never carries expected output, checks or rubric."""
+    request: dict[str, Any] = {
+        "protocol_version": PROTOCOL_VERSION,
+        "mode": spec.variant,
+        "skill": {"name": spec.skill_name, "path": skill_rel} if skill_rel else None,
+        "prompt": spec.case.prompt,
+        "files": files,
+        "workspace": str(workspace),
+        "model": spec.model,
+        "case": {"id": spec.case.id, "iteration": spec.iteration},
+    }
+    if spec.case.kind == "trigger":
+        request["trigger"] = True
+    return request
+
+
+def replay_key(request: dict[str, Any]) -> str:
+    """SHA-256 of what a request asks (mode, skill name, prompt, fixtures, model, case, iteration).
+
+    Leaves out the workspace path and the skill folder's location, so the same question asked
+    through a different adapter (or on another machine) finds the same recording.
+    """
+    fields = {k: request.get(k) for k in _REPLAY_FIELDS}
+    if isinstance(fields["skill"], dict):
+        fields["skill"] = fields["skill"].get("name")
+    fields["trigger"] = bool(fields["trigger"])
+    canon = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def _preview(raw: bytes) -> str:
+    text = raw[:80].decode("utf-8", "replace").replace("\n", "\\n")
+    return text + ("..." if len(raw) > 80 else "")
+
+
+def parse_response(raw: bytes, source: str) -> AdapterResponse:
+    """Validate an adapter's stdout; raise AdapterError with one line naming ``source``."""
+    if not raw.strip():
+        raise AdapterError(f"{source}: adapter printed nothing on stdout; expected a JSON object "
+                           "with an 'output' string (protocol v1)")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise AdapterError(f"{source}: adapter stdout is not JSON ({exc}); starts with "
+                           f"{_preview(raw)!r}") from None
+    if not isinstance(data, dict):
+        raise AdapterError(f"{source}: adapter response must be a JSON object, got {type(data).__name__}")
+    extra = sorted(k for k in data if k not in _RESPONSE_FIELDS)
+    if extra:
+        raise AdapterError(f"{source}: adapter response has unknown field(s) {', '.join(extra)}; "
+                           "protocol v1 allows only output, events, usage")
+    if "output" not in data:
+        raise AdapterError(f"{source}: adapter response has no 'output' field")
+    output = data["output"]
+    if not isinstance(output, str):
+        raise AdapterError(f"{source}: adapter response 'output' must be a string, "
+                           f"got {type(output).__name__}")
+    return AdapterResponse(output=output, events=_events(data.get("events", []), source),
+                           usage=_usage(data.get("usage", {}), source))
+
+
+def _events(raw: Any, source: str) -> tuple[Event, ...]:
+    if not isinstance(raw, list):
+        raise AdapterError(f"{source}: adapter response 'events' must be a list, got {type(raw).__name__}")
+    events = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise AdapterError(f"{source}: events[{i}] must be an object, got {type(item).__name__}")
+        extra = sorted(k for k in item if k not in ("type", "name"))
+        if extra:
+            raise AdapterError(f"{source}: events[{i}] has unknown field(s) {', '.join(extra)}; "
+                               "allowed: type, name")
+        kind, name = item.get("type"), item.get("name")
+        if not isinstance(kind, str) or not kind:
+            raise AdapterError(f"{source}: events[{i}].type must be a non-empty string")
+        if name is not None and not isinstance(name, str):
+            raise AdapterError(f"{source}: events[{i}].name must be a string, got {type(name).__name__}")
+        events.append(Event(kind, name))
+    return tuple(events)
+
+
+def _usage(raw: Any, source: str) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        raise AdapterError(f"{source}: adapter response 'usage' must be an object, got {type(raw).__name__}")
+    usage: dict[str, float] = {}
+    for key, value in raw.items():
+        # bool is an int subclass; true/false are not quantities.
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise AdapterError(f"{source}: usage.{key} must be a number, got {json.dumps(value)[:40]}")
+        usage[key] = value
+    return usage
+
+
+def response_json(response: AdapterResponse) -> dict[str, Any]:
+    """The protocol-v1 JSON form of a response (what the store writes as response.json)."""
+    return {"output": response.output,
+            "events": [{"type": e.type, **({"name": e.name} if e.name is not None else {})}
+                       for e in response.events],
+            "usage": dict(response.usage)}

@@ -1,0 +1,98 @@
+"""One run, end to end: workspace → request → adapter process → response → store.
+
+Adapter faults come back as a RunError (and are recorded in the store as errors, never as
+results); only programming errors raise. Grading gets the unredacted response in memory; what
+reaches disk is redacted.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from skill_eval.model.config import Suite
+from skill_eval.model.errors import AdapterError
+from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.plan.types import RunSpec
+from skill_eval.run.process import ProcessResult, run_process
+from skill_eval.run.protocol import build_request, parse_response, replay_key
+from skill_eval.run.workspace import prepare_workspace
+from skill_eval.store.redact import redact
+from skill_eval.store.store import Store
+
+_STDERR_TAIL = 600
+
+
+def _tail(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace").strip()
+    if not text:
+        return ""
+    # Redact the whole text before cutting it, so the cut cannot split a secret out of view.
+    text = redact(text)
+    return " | stderr: " + (text if len(text) <= _STDERR_TAIL else "..." + text[-_STDERR_TAIL:]).replace(
+        "\n", " \\n ")
+
+
+def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | None:
+    who = spec.adapter.name
+    if proc.timed_out:
+        return RunError(spec.key, "timeout", f"adapter {who} timed out after {suite.timeout_seconds:g}s "
+                        "(raise timeout_seconds in the suite if it needs longer)" + _tail(proc.stderr),
+                        proc.duration_s)
+    if proc.capped:
+        return RunError(spec.key, "output_cap", f"adapter {who} wrote more than {suite.max_output_bytes} "
+                        "bytes on stdout or stderr and was stopped (max_output_bytes in the suite)",
+                        proc.duration_s)
+    if proc.returncode != 0:
+        return RunError(spec.key, "exit", f"adapter {who} exited with status {proc.returncode}"
+                        + _tail(proc.stderr), proc.duration_s)
+    return None
+
+
+def _redacted(response: AdapterResponse) -> AdapterResponse:
+    return AdapterResponse(
+        output=redact(response.output),
+        events=tuple(Event(e.type, redact(e.name) if e.name else e.name) for e in response.events),
+        usage=dict(response.usage),
+    )
+
+
+def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
+    """Run ``spec`` through its adapter and store the outcome; return the unredacted result or the error."""
+    start = time.perf_counter()
+    try:
+        workspace = prepare_workspace(spec)
+    except AdapterError as exc:
+        return _record(store, RunError(spec.key, "workspace", str(exc), time.perf_counter() - start))
+    try:
+        request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
+        try:
+            proc = run_process(spec.adapter.argv, json.dumps(request).encode("utf-8"), workspace.path,
+                               workspace.env(spec.adapter), suite.timeout_seconds, suite.max_output_bytes)
+        except AdapterError as exc:
+            return _record(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
+        failure = _failure(spec, suite, proc)
+        if failure is not None:
+            return _record(store, failure)
+        try:
+            response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
+        except AdapterError as exc:
+            return _record(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
+        meta = {
+            "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
+            "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay_key(request),
+        }
+        stored = store.put_run(spec.key, _redacted(response), round(proc.duration_s, 6), meta,
+                               outputs=workspace.outputs,
+                               stderr=redact(proc.stderr.decode("utf-8", "replace")))
+        store.put_json("replay", meta["replay_key"], {"run": spec.key})
+        store.clear_error(spec.key)
+        return RunResult(spec.key, response, stored.duration_s, stored.outputs_dir)
+    finally:
+        workspace.remove()
+
+
+def _record(store: Store, error: RunError) -> RunError:
+    error = RunError(error.key, error.kind, redact(error.message), round(error.duration_s, 6))
+    store.put_error(error.key, error)
+    return error

@@ -1,0 +1,108 @@
+"""A fresh temporary folder per run: the only place an adapter is given to work in.
+
+Layout: ``inputs/<rel>`` (fixtures, identical bytes in both modes), ``skills/<name>/``
+(with_skill only, without the skill's ``evals/``), ``outputs/`` (what the adapter wants kept),
+``home/`` and ``tmp/`` (so HOME and TMPDIR point inside the sandbox, not at the user's).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from skill_eval.model.errors import AdapterError
+from skill_eval.model.hashing import tree_files
+from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.plan.types import RunSpec
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Workspace:
+    path: Path
+    files: tuple[dict[str, str], ...]  # [{path: "inputs/<rel>", sha256}] as sent in the request
+    skill_rel: str | None  # "skills/<name>" in with_skill mode
+
+    @property
+    def outputs(self) -> Path:
+        return self.path / "outputs"
+
+    def env(self, adapter: ResolvedAdapter) -> dict[str, str]:
+        """The adapter's whole environment: a minimal base, the allow-list, the adapter's fixed values."""
+        env = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": str(self.path / "home"),
+            "LANG": "C.UTF-8",
+            "TMPDIR": str(self.path / "tmp"),
+        }
+        for name in adapter.env_names:
+            value = os.environ.get(name)
+            if value is not None:
+                env[name] = value
+        env.update(adapter.extra_env)
+        return env
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _safe_rel(rel: str) -> PurePosixPath:
+    # Eval-set readers refuse escaping paths already; a second check costs nothing here.
+    p = PurePosixPath(rel)
+    if p.is_absolute() or not p.parts or ".." in p.parts:
+        raise AdapterError(f"fixture path {rel!r} escapes the workspace; fixtures must be relative "
+                           "paths inside the skill folder")
+    return p
+
+
+def _copy_hashing(src: Path, dst: Path) -> str:
+    digest = hashlib.sha256()
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        while chunk := fin.read(_CHUNK):
+            digest.update(chunk)
+            fout.write(chunk)
+    return digest.hexdigest()
+
+
+def copy_skill(src: Path, dst: Path) -> None:
+    """Exactly the files the run key's skill digest covers (hashing.tree_files): what the
+    adapter receives and what the key says it received never differ."""
+    for f in tree_files(src):
+        target = dst / f.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(f, target)  # keeps the mode: bundled scripts stay executable
+
+
+def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
+    """Create the run's workspace; raise AdapterError (a 'workspace' error) when it cannot be built."""
+    path = Path(tempfile.mkdtemp(prefix="skill-eval-ws-", dir=base)).resolve()
+    try:
+        for sub in ("inputs", "outputs", "home", "tmp"):
+            (path / sub).mkdir()
+        files = []
+        for fixture in sorted(spec.case.fixtures, key=lambda f: f.rel):
+            rel = _safe_rel(fixture.rel)
+            dst = path / "inputs" / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                sha = _copy_hashing(fixture.source, dst)
+            except OSError as exc:
+                raise AdapterError(f"fixture {fixture.source} could not be copied: "
+                                   f"{exc.strerror or exc}") from None
+            files.append({"path": f"inputs/{rel.as_posix()}", "sha256": sha})
+        skill_rel = None
+        if spec.with_skill:
+            skill_rel = f"skills/{spec.skill_name}"
+            try:
+                copy_skill(spec.skill_path, path / skill_rel)
+            except (OSError, shutil.Error) as exc:
+                raise AdapterError(f"skill folder {spec.skill_path} could not be copied: {exc}") from None
+        return Workspace(path, tuple(files), skill_rel)
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        raise

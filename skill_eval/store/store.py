@@ -1,0 +1,262 @@
+"""The content-addressed store: the source of truth for runs, errors, grades and verdicts.
+
+Layout under the store root::
+
+    runs/<key[:2]>/<key>/    response.json output.txt timing.json meta.json [stderr.txt] [outputs/]
+                             COMPLETE.json  (written last: sha256 of every other file)
+    errors/<key>.json        the last failure of a run; never read as a result
+    <kind>/<key[:2]>/<key>.json   generic JSON blobs (grades, judge verdicts, replay index)
+    tmp/                     entries being written; renamed into place when whole
+    lock                     flock'ed by the process using the store
+
+A run entry is built in ``tmp/`` and renamed into ``runs/`` in one step, so a kill at any moment
+leaves either no entry or a whole one. Reading verifies the manifest; anything that does not
+verify is removed and reads as missing, so the run is simply done again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.errors import StoreError
+from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.run.protocol import response_json
+from skill_eval.store.redact import redact
+
+MANIFEST = "COMPLETE.json"
+_RESERVED_KINDS = {"runs", "errors", "tmp", "lock"}
+
+
+def _dump(obj: Any) -> bytes:
+    return (json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _sha256_file(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+class Store:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def run_dir(self, key: str) -> Path:
+        return self.root / "runs" / key[:2] / key
+
+    def has_run(self, key: str) -> bool:
+        """One stat: whether a whole entry is in place (not verified; get_run verifies)."""
+        return os.path.exists(f"{self.root}/runs/{key[:2]}/{key}/{MANIFEST}")
+
+    def put_run(self, key: str, response: AdapterResponse, duration_s: float, meta: dict[str, Any],
+                outputs: Path | None = None, stderr: str = "") -> RunResult:
+        """Store an already-redacted response; kept files under ``outputs`` are moved in, text redacted."""
+        tmp_root = self.root / "tmp"
+        tmp_root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
+        try:
+            files = {
+                "response.json": _dump(response_json(response)),
+                "output.txt": response.output.encode("utf-8"),
+                "timing.json": _dump({"duration_s": round(duration_s, 6)}),
+                "meta.json": _dump(meta),
+            }
+            if stderr:
+                files["stderr.txt"] = stderr.encode("utf-8")
+            manifest: dict[str, str] = {}
+            for name, data in files.items():
+                (tmp / name).write_bytes(data)
+                manifest[name] = hashlib.sha256(data).hexdigest()
+            if outputs is not None and outputs.is_dir():
+                manifest.update(_keep_outputs(outputs, tmp / "outputs"))
+            (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
+            self._install(tmp, key)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        target = self.run_dir(key)
+        return RunResult(key, response, duration_s,
+                         target / "outputs" if (target / "outputs").is_dir() else None)
+
+    def _install(self, tmp: Path, key: str) -> None:
+        target = self.run_dir(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                os.rename(tmp, target)
+                return
+            except OSError:
+                if not target.exists():
+                    raise
+                # Someone else stored the same key first; equal content by construction,
+                # unless their entry is damaged, in which case ours replaces it.
+                if self._verified(target):
+                    return
+                self._discard(target)
+
+    def get_run(self, key: str, verify: bool = True) -> RunResult | None:
+        """The stored run, or None when missing or when it fails verification (then it is removed).
+        ``verify=False`` is for entries the caller verified before and knows unchanged since."""
+        target = self.run_dir(key)
+        if not (target / MANIFEST).exists():
+            return None
+        try:
+            if verify and not self._verified(target):
+                raise ValueError("manifest mismatch")
+            data = json.loads((target / "response.json").read_bytes())
+            timing = json.loads((target / "timing.json").read_bytes())
+            response = AdapterResponse(
+                output=data["output"],
+                events=tuple(Event(e["type"], e.get("name")) for e in data.get("events", [])),
+                usage=dict(data.get("usage", {})),
+            )
+            duration = float(timing["duration_s"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self._discard(target)
+            return None
+        outputs = target / "outputs"
+        return RunResult(key, response, duration, outputs if outputs.is_dir() else None)
+
+    def get_meta(self, key: str) -> dict[str, Any] | None:
+        try:
+            return json.loads((self.run_dir(key) / "meta.json").read_bytes())
+        except (OSError, ValueError):
+            return None
+
+    def _verified(self, entry: Path) -> bool:
+        try:
+            manifest = json.loads((entry / MANIFEST).read_bytes())["files"]
+            return all(_sha256_file(entry / rel) == sha for rel, sha in manifest.items())
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return False
+
+    def discard_run(self, key: str) -> None:
+        """Drop a run (``--force``): the next execute stores a fresh result under the same key."""
+        if self.run_dir(key).exists():
+            self._discard(self.run_dir(key))
+
+    def _discard(self, entry: Path) -> None:
+        # Rename first so a half-deleted entry can never be mistaken for a whole one.
+        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+        doomed = Path(tempfile.mkdtemp(prefix="discard-", dir=self.root / "tmp")) / "entry"
+        try:
+            os.rename(entry, doomed)
+        except OSError:
+            return
+        shutil.rmtree(doomed.parent, ignore_errors=True)
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def _error_path(self, key: str) -> Path:
+        return self.root / "errors" / f"{key}.json"
+
+    def put_error(self, key: str, error: RunError) -> None:
+        _write_atomic(self._error_path(key), _dump({
+            "key": key, "kind": error.kind, "message": redact(error.message),
+            "duration_s": round(error.duration_s, 6)}))
+
+    def get_error(self, key: str) -> RunError | None:
+        try:
+            data = json.loads(self._error_path(key).read_bytes())
+            return RunError(key, data["kind"], data["message"], float(data.get("duration_s", 0.0)))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def clear_error(self, key: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._error_path(key).unlink()
+
+    # -- generic JSON blobs -----------------------------------------------------------------
+
+    def _json_path(self, kind: str, key: str) -> Path:
+        if not kind or kind in _RESERVED_KINDS or "/" in kind or kind.startswith("."):
+            raise ValueError(f"invalid store kind {kind!r}")
+        return self.root / kind / key[:2] / f"{key}.json"
+
+    def put_json(self, kind: str, key: str, obj: Any) -> None:
+        _write_atomic(self._json_path(kind, key), _dump(obj))
+
+    def get_json(self, kind: str, key: str) -> Any | None:
+        path = self._json_path(kind, key)
+        try:
+            return json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                path.unlink()  # written atomically, so a bad file is damage: recompute it
+            return None
+
+    def has_json(self, kind: str, key: str) -> bool:
+        return os.path.exists(f"{self.root}/{kind}/{key[:2]}/{key}.json")
+
+    # -- lock -------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, wait: bool = False) -> Iterator[None]:
+        """Hold the store for this process; refuse (StoreError) or wait when another holds it."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / "lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+                raise StoreError(f"store {self.root} is in use by another skill-eval process "
+                                 f"(pid {holder}); wait for it or use another store") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            try:
+                yield
+            finally:
+                os.ftruncate(fd, 0)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+def _keep_outputs(src: Path, dst: Path) -> dict[str, str]:
+    """Move the adapter's kept files in, redacting text; symlinks are dropped (they could point
+    at anything on the machine). Returns {"outputs/<rel>": sha256}."""
+    manifest: dict[str, str] = {}
+    for folder, dirs, names in os.walk(src):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in names:
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            rel = path.relative_to(src)
+            data = path.read_bytes()
+            try:
+                data = redact(data.decode("utf-8")).encode("utf-8")
+            except UnicodeDecodeError:
+                pass  # binary: kept as is
+            out = dst / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+            manifest[f"outputs/{rel.as_posix()}"] = hashlib.sha256(data).hexdigest()
+    return manifest
