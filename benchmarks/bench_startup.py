@@ -81,7 +81,8 @@ def main(n: int = 15) -> int:
         named.append(("python -c 'main([\"--help\"])'  (no console script installed)",
                       [sys.executable, "-c", HELP_CODE]))
     named.append(("python -c pass  (interpreter floor)", [sys.executable, "-c", "pass"]))
-    named.append(("python -c 'import skill_eval.cli.main'", [sys.executable, "-c", "import skill_eval.cli.main"]))
+    named.append(("python -c 'import skill_eval.cli.main'",
+                  [sys.executable, "-c", "import skill_eval.cli.main"]))
     rows = list(zip([name for name, _ in named], _medians([argv for _, argv in named], n), strict=True))
     floor, package = rows[-2][1], rows[-1][1]
     width = max(len(name) for name, _ in rows)

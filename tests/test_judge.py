@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from skill_eval.cli.main import main
-from skill_eval.grade.judge import JudgeError, parse_judge_response
+from skill_eval.model.errors import JudgeError
 from skill_eval.model.schemas_io import validator
+from skill_eval.run.judge_process import parse_judge_response
 
 ADAPTER = """\
 import json, sys
@@ -173,8 +174,8 @@ def test_unknown_judge_builtin_is_invalid(tmp_path: Path, capsys):
 def test_builtin_judge_argv(tmp_path: Path):
     from dataclasses import replace
 
-    from skill_eval.grade.judge import identity, resolve_judge
     from skill_eval.model.config import JudgeConfig, load_suite
+    from skill_eval.run.judge_process import identity, resolve_judge
 
     (tmp_path / "skills").mkdir()
     (tmp_path / "s.yaml").write_text("suite: s\nskills_dir: skills\n")

@@ -5,7 +5,7 @@ import pytest
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import Event
 from skill_eval.model.schemas_io import schema_problems
-from skill_eval.run.protocol import build_request, parse_response, replay_key, response_json
+from skill_eval.run.protocol import build_request, parse_response, replay_key
 
 
 def test_valid_response():
@@ -14,7 +14,7 @@ def test_valid_response():
     r = parse_response(raw, "adapter a")
     assert r.output == "hi" and r.events == (Event("skill_loaded", "s"), Event("x"))
     assert r.loaded_skills() == {"s"} and r.usage == {"input_tokens": 3, "cost_usd": 0.5}
-    assert schema_problems("adapter-response", response_json(r), "x") == []
+    assert schema_problems("adapter-response", r.to_json(), "x") == []
     assert parse_response(b'{"output": ""}', "a").events == ()
 
 

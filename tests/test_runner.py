@@ -9,7 +9,7 @@ import pytest
 from skill_eval.model.config import AdapterConfig
 from skill_eval.model.errors import InvalidInput
 from skill_eval.model.results import RunError, RunResult
-from skill_eval.run.adapters import resolve_adapter
+from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute
 from skill_eval.store.store import Store
 

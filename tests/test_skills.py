@@ -1,4 +1,5 @@
-"""SKILL.md discovery and validation (skill_eval.model.skills), including real skills from ../shared/realworld.
+"""SKILL.md discovery and validation (skill_eval.model.skills), including real skills from
+../shared/realworld.
 
 Rules (agentskills.io): ``name`` 1-64 lowercase letters, digits and single hyphens, equal to the
 folder name; ``description`` 1-1024 characters; optional ``license``, ``compatibility`` (<= 500),

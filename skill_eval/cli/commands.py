@@ -91,7 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from skill_eval.engine.status import status
+    from skill_eval.cli.status_cmd import status
 
     return status(_load(args), _options(args), as_json=args.json, explain_task=args.explain)
 
@@ -128,11 +128,15 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from skill_eval.engine.engine import Engine
     from skill_eval.review.export import export
+    from skill_eval.store.store import Store
 
     project = _load(args)
+    if project.errors:
+        raise InvalidInput(project.problems)
     out = Path(args.out) if args.out else project.suite.results / f"export-{args.format}"
     started = time.monotonic()
-    n = export(project, args.format, out)
+    n = export(Engine(project, Store(project.suite.store)), args.format, out)
     _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
     return 0

@@ -79,7 +79,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         stale_skills,
         verdict_exit_code,
     )
-    from skill_eval.run.adapters import resolve_adapter
+    from skill_eval.run.resolve import resolve_adapter
 
     suite = project.suite
     # Entries a killed run left half-written: nobody else writes while we hold the lock.

@@ -13,13 +13,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skill_eval.engine.options import RunOptions
+from skill_eval.engine.reasons import grade_reason, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
-from skill_eval.model.hashing import HashCache, key_of
+from skill_eval.grade.judge import JudgePort
+from skill_eval.grade.judging import grade_with_judge
+from skill_eval.model.errors import JudgeError
+from skill_eval.model.hashing import HashCache
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.adapter import ResolvedAdapter
-from skill_eval.plan.planner import Plan, _selected, make_plan, shard
+from skill_eval.plan.keys import GRADER_VERSION, GradeKeys, slot
+from skill_eval.plan.planner import Plan, make_plan, matches_only, shard
 from skill_eval.plan.types import RunSpec
+from skill_eval.run.judge_process import JudgeProcess
+from skill_eval.run.process import kill_all
+from skill_eval.run.resolve import resolve_adapter
+from skill_eval.run.runner import execute
 from skill_eval.store.store import Store
 
 
@@ -46,8 +55,6 @@ class Progress:
 class Engine:
     def __init__(self, project: Project, store: Store, options: RunOptions | None = None,
                  adapter: ResolvedAdapter | None = None, cache: HashCache | None = None):
-        from skill_eval.run.adapters import resolve_adapter
-
         self.project = project
         self.suite = project.suite
         self.store = store
@@ -64,9 +71,10 @@ class Engine:
         # the changed skills were planned (see runflow: the fast path's partial plan).
         self.skill_names: list[str] = [se.skill.name for se in project.skills]
         self.touched_slots: set[str] = set()  # runs and grades (re)made now: their views are rewritten
-        self._grade_keys: dict[str, str] = {}
-        self._case_grading: dict[int, str] = {}
+        self._judge: JudgeProcess | None = None
+        self.keys = GradeKeys(self.suite, self.judge_identity)
         self._graded: set[str] = set()
+        self._selected: list[RunSpec] | None = None
         self.interrupted = threading.Event()  # set on Ctrl-C: start nothing more, record no errors
         self.budget = self.options.max_cost if self.options.max_cost is not None else self.suite.max_cost_usd
         self.budget_stopped = 0  # runs not started because the budget was spent
@@ -75,44 +83,25 @@ class Engine:
         self.judge_errors: list[tuple[str, str]] = []
 
     # ---- keys -------------------------------------------------------------------------------
-    @staticmethod
-    def slot(spec: RunSpec) -> str:
-        return spec.task_name.split(":", 1)[1]
+    slot = staticmethod(slot)
+
+    def judge_port(self) -> JudgePort | None:
+        """The suite's judge as the port grading is handed (None without a judge)."""
+        if self.suite.judge is None:
+            return None
+        if self._judge is None:
+            self._judge = JudgeProcess(self.suite)
+        return self._judge
 
     def judge_identity(self) -> dict[str, Any] | None:
-        # Computed once per engine: a builtin judge's identity may ask the agent for its version.
-        if not hasattr(self, "_judge_identity"):
-            from skill_eval.grade.judging import judge_identity
-
-            self._judge_identity = judge_identity(self.suite)
-        return self._judge_identity
-
-    def judge_process(self) -> ResolvedAdapter:
-        if not hasattr(self, "_judge_process"):
-            from skill_eval.grade.judge import resolve_judge
-
-            self._judge_process = resolve_judge(self.suite)
-        return self._judge_process
+        judge = self.judge_port()
+        return judge.identity if judge is not None else None
 
     def grading_material(self, spec: RunSpec) -> dict[str, Any]:
-        from skill_eval.grade.grading import GRADER_VERSION
-
-        case = spec.case
-        judge = self.judge_identity() if case.rubric else None
-        return {"grading": case.grading_material(), "grader": GRADER_VERSION, "judge": judge,
-                "should_trigger": case.should_trigger, "allow_scripts": self.suite.allow_scripts}
+        return self.keys.material(spec)
 
     def grade_key(self, spec: RunSpec) -> str:
-        # Runs are immutable per key (a --force re-run re-grades at once), so the run key stands
-        # for its result here: planning never has to read 6,000 results to know grade keys.
-        key = self._grade_keys.get(spec.key)
-        if key is None:
-            case_key = self._case_grading.get(id(spec.case))
-            if case_key is None:
-                # Once per case, not per run: the material is the same for all its runs.
-                case_key = self._case_grading[id(spec.case)] = key_of(self.grading_material(spec))
-            key = self._grade_keys[spec.key] = key_of({"run": spec.key, "grading": case_key})
-        return key
+        return self.keys.grade_key(spec)
 
     def has_grade(self, spec: RunSpec) -> bool:
         """Whether the grade is stored; positive answers are remembered (grades only appear)."""
@@ -126,10 +115,10 @@ class Engine:
 
     # ---- what is out of date ----------------------------------------------------------------
     def selected_runs(self) -> list[RunSpec]:
-        if not hasattr(self, "_selected"):
+        if self._selected is None:
             runs = self.plan.runs
             if self.options.only:
-                runs = [r for r in runs if _selected(r, self.options.only)]
+                runs = [r for r in runs if matches_only(r, self.options.only)]
             if self.options.shard:
                 runs = shard(runs, *self.options.shard)
             self._selected = runs
@@ -173,71 +162,13 @@ class Engine:
         return out
 
     def run_reason(self, spec: RunSpec) -> str:
-        if self.options.force:
-            return "forced (--force)"
-        err = self.store.get_error(spec.key)
-        if err is not None:
-            return f"previous attempt failed: {err.message}"
-        slot = self.slot(spec)
-        old = self.state.slots.get(slot)
-        if old is None:
-            prefix = slot.rsplit("/", 1)[0]
-            if any(s.startswith(prefix + "/") for s in self.state.slots):
-                return "new iteration"
-            case_prefix = f"{spec.skill_name}/{spec.case.id}/"
-            if self.state.slots and not any(s.startswith(case_prefix) for s in self.state.slots):
-                return "new case"
-            return "never run"
-        if old.get("key") == spec.key:
-            return "result missing from the store (deleted, corrupt, or never stored)"
-        new = slot_material(self.plan.materials[spec.key])
-        reasons = []
-        if old.get("prompt") != new["prompt"]:
-            reasons.append("prompt changed")
-        old_files, new_files = old.get("files", {}), new["files"]
-        for rel in sorted(set(old_files) | set(new_files)):
-            if rel not in old_files:
-                reasons.append(f"fixture {rel} added")
-            elif rel not in new_files:
-                reasons.append(f"fixture {rel} removed")
-            elif old_files[rel] != new_files[rel]:
-                reasons.append(f"fixture {rel} changed")
-        if old.get("skill") != new["skill"]:
-            reasons.append(self._skill_change(spec.skill_name))
-        if old.get("adapter") != new["adapter"]:
-            reasons.append("adapter changed (script, arguments, options or version)")
-        if old.get("model") != new["model"]:
-            reasons.append("model changed")
-        return "; ".join(reasons) or "key scheme or protocol changed"
-
-    def _skill_change(self, skill: str) -> str:
-        old = self.state.skills.get(skill, {})
-        new = {rel: h[:16] for rel, h in self.plan.skills[skill].files.items()}
-        parts = [f"skills/{skill}/{r} changed" for r in sorted(set(old) & set(new)) if old[r] != new[r]]
-        parts += [f"skills/{skill}/{r} added" for r in sorted(set(new) - set(old))]
-        parts += [f"skills/{skill}/{r} removed" for r in sorted(set(old) - set(new))]
-        shown = parts[:3]
-        if len(parts) > 3:
-            shown.append(f"and {len(parts) - 3} more skill files")
-        return ", ".join(shown) or f"skill {skill} changed"
+        return run_reason(spec, self.plan, self.state, self.store, self.options.force)
 
     def grade_reason(self, spec: RunSpec) -> str:
-        from skill_eval.grade.grading import GRADER_VERSION
-
-        old = self.state.grading.get(self.slot(spec))
-        if old is None:
-            return "not graded yet"
-        material = self.grading_material(spec)
-        if old == key_of(material):
-            return "grade missing from the store"
-        if self.state.extra.get("grader") not in (None, GRADER_VERSION):
-            return "grader version changed"
-        return "checks, rubric or judge changed"
+        return grade_reason(spec, self.keys, self.state)
 
     # ---- actions ----------------------------------------------------------------------------
     def run_one(self, spec: RunSpec) -> RunResult | RunError:
-        from skill_eval.run.runner import execute
-
         with self.progress.lock:
             if self.interrupted.is_set():
                 return RunError(spec.key, "interrupted", "interrupted before it started")
@@ -281,17 +212,12 @@ class Engine:
         return outcome
 
     def grade_one(self, spec: RunSpec, result: RunResult | None = None) -> dict[str, Any] | None:
-        from skill_eval.grade.grading import GRADER_VERSION
-        from skill_eval.grade.judging import grade_with_judge
-
         if result is None:
             result = self.store.get_run(spec.key)
             if result is None:
                 return None
-        from skill_eval.grade.judge import JudgeError
-
         try:
-            grade = grade_with_judge(self, spec, result)
+            grade = grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
         except JudgeError as exc:
             # The run stays stored; the grade is not, so the next run asks the judge again.
             # tables show the run as errored (kind "judge") and `run` exits 2.
@@ -306,7 +232,7 @@ class Engine:
             with self.progress.lock:
                 self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
         self.store.put_json("grades", self.grade_key(spec), grade)
-        self.state.record_grade(self.slot(spec), key_of(self.grading_material(spec)), GRADER_VERSION)
+        self.state.record_grade(self.slot(spec), self.keys.material_key(spec), GRADER_VERSION)
         with self.progress.lock:
             self.touched_slots.add(self.slot(spec))
         return grade
@@ -314,8 +240,6 @@ class Engine:
     def stop(self) -> None:
         """Ctrl-C: start nothing more, kill every running adapter's process group, and wait a
         moment for the worker threads to notice (their killed runs are not recorded as errors)."""
-        from skill_eval.run.process import kill_all
-
         self.interrupted.set()
         kill_all()
         deadline = time.monotonic() + 3.0

@@ -1,9 +1,8 @@
-"""`skill-eval status`: what would run, re-grade or rebuild, and why. Calls no adapter or judge."""
+"""What would run, re-grade or rebuild, and why (the data of `skill-eval status`). Calls no adapter
+or judge, prints nothing."""
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from typing import Any
 
 from skill_eval.engine.engine import Engine, RunOptions
@@ -64,35 +63,3 @@ def explain(engine: Engine, task: str) -> dict[str, Any] | None:
                     "stored": engine.store.has_json("grades", engine.grade_key(spec)),
                     "inputs": {k: {"value": v, "sha256": key_of(v)} for k, v in sorted(gm.items())}}
     return None
-
-
-def status(project: Project, options: RunOptions, as_json: bool = False,
-           explain_task: str | None = None) -> int:
-    engine, data = plan_status(project, options)
-    if explain_task:
-        found = explain(engine, explain_task)
-        if found is None:
-            from skill_eval.model.errors import SkillEvalError
-
-            raise SkillEvalError(f"no task '{explain_task}' in suite {project.suite.name}; "
-                                 "names look like agent:<skill>/<case>/<variant>/<model>/<iter> or grade:...")
-        print(json.dumps(found, indent=2, sort_keys=True, default=str))
-        return 0
-    if as_json:
-        print(json.dumps(data, indent=2, sort_keys=True))
-        return 0
-    _print(data)
-    return 0
-
-
-def _print(data: dict[str, Any]) -> None:
-    for section, verb in (("run", "run"), ("regrade", "re-grade"), ("rebuild", "rebuild")):
-        for item in data[section]:
-            print(f"{verb:9} {item['task']}: {item['reason']}")
-    reasons = Counter(i["reason"] for i in data["run"])
-    print(f"{data['suite']}: {data['planned']} runs planned; would run {len(data['run'])}, "
-          f"re-grade {len(data['regrade'])}, rebuild {len(data['rebuild'])} tables"
-          + (f"; estimated cost ${data['estimated_cost_usd']:.2f}" if data["estimated_cost_usd"] else ""))
-    if reasons and len(data["run"]) > 20:
-        for reason, n in reasons.most_common(5):
-            print(f"  {n:6} × {reason}")

@@ -14,9 +14,7 @@ from typing import Any
 from skill_eval.grade.checks import CheckContext, run_check
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunResult
-
-# Part of every grade key: bump it when a check's semantics change, so grades are redone.
-GRADER_VERSION = "1"
+from skill_eval.plan.keys import GRADER_VERSION
 
 UNGRADABLE_NOTE = "ungradable: the case has no checks and no judge-graded rubric"
 

@@ -1,27 +1,18 @@
 """Grading a run: deterministic checks, trigger verdicts, and (when a suite has one) a judge.
 
-The judge itself (a protocol like the adapter's, cached by judge identity, output hash and
-rubric text) lives in judge.py; without one, rubric items stay 'ungraded'.
+The judge reaches grading as a port (see judge.py); without one, rubric items stay 'ungraded'.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from skill_eval.grade.grading import grade_run
+from skill_eval.grade.judge import JudgePort, judge_verdicts
 from skill_eval.model.config import Suite
 from skill_eval.model.results import RunResult
 from skill_eval.plan.types import RunSpec
-
-if TYPE_CHECKING:
-    from skill_eval.engine.engine import Engine
-
-
-def judge_identity(suite: Suite) -> dict[str, Any] | None:
-    if suite.judge is None:
-        return None
-    from skill_eval.grade.judge import identity
-
-    return identity(suite)
+from skill_eval.store.store import Store
 
 
 def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
@@ -36,17 +27,14 @@ def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
             "rubric": []}
 
 
-def grade_with_judge(engine: Engine, spec: RunSpec, result: RunResult) -> dict[str, Any]:
-    from skill_eval.grade.grading import grade_run
-
+def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: RunSpec,
+                     result: RunResult) -> dict[str, Any]:
+    """The grade of one run; raises JudgeError when the judge could not answer (the caller records it)."""
     if spec.case.kind == "trigger":
         return trigger_grade(spec, result)
-    suite = engine.suite
     outcome = None
-    if spec.case.rubric and suite.judge is not None:
-        from skill_eval.grade.judge import judge_verdicts
-
-        outcome = judge_verdicts(engine, spec, result)  # raises JudgeError: the caller records it
+    if spec.case.rubric and judge is not None:
+        outcome = judge_verdicts(judge, store, suite, spec, result)
     grade = grade_run(spec.case, result, spec.skill_name, suite.allow_scripts,
                       verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path)
     if outcome is not None:

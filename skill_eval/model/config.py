@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.schemas_io import describe_value, schema_problems
 from skill_eval.model.yamlpos import load_yaml
@@ -80,6 +81,19 @@ class Suite:
         return display_path(path)
 
 
+def describe_judge(suite: Suite) -> str:
+    """A short human name for reports: ``claude-code (model sonnet)`` or ``command judge.py``."""
+    cfg = suite.judge
+    if cfg is None:
+        return "none"
+    if cfg.builtin:
+        name = judge_builtin(cfg.builtin) or cfg.builtin
+    else:
+        script = next((a for a in (cfg.command or ())[1:] if Path(a).suffix), None)
+        name = "command " + Path(script or (cfg.command or ("?",))[0]).name
+    return name + (f" (model {cfg.model})" if cfg.model else "")
+
+
 def display_path(path: Path) -> str:
     try:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
@@ -142,11 +156,9 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
         problems.append(Problem(file, "adapter: set either 'builtin' or 'command', not both; "
                                       "remove one of them", line, col))
     elif isinstance(adapter, dict) and isinstance(adapter.get("builtin"), str) and adapter["builtin"]:
-        from skill_eval.run.adapters import BUILTINS
-
         name = adapter["builtin"]
-        if name.replace("-", "_") not in BUILTINS:
-            names = sorted({n.replace("_", "-") for n in BUILTINS})
+        if adapter_module(name) is None:
+            names = adapter_names()
             line, col = where(("adapter", "builtin"))
             problems.append(Problem(file, f"adapter.builtin: unknown builtin '{name}'"
                                           f"{did_you_mean(name, names)}; use one of {', '.join(names)}, "
@@ -157,8 +169,6 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
         problems.append(Problem(file, "judge: needs 'builtin' or 'command'; add one "
                                       "(e.g. command: [python3, judge.py])", line, col))
     elif isinstance(judge, dict):
-        from skill_eval.grade.judge import judge_problems
-
         line, col = where(("judge",))
         problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
     return problems

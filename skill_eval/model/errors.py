@@ -66,3 +66,7 @@ def raise_if_errors(problems: Iterable[Problem]) -> None:
     problems = list(problems)
     if any(p.is_error for p in problems):
         raise InvalidInput(problems)
+
+
+class JudgeError(SkillEvalError):
+    """The judge could not grade a run: it failed, timed out, or answered outside the protocol."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,13 @@ class AdapterResponse:
 
     def loaded_skills(self) -> set[str]:
         return {e.name for e in self.events if e.type == "skill_loaded" and e.name}
+
+    def to_json(self) -> dict[str, Any]:
+        """The protocol-v1 JSON form (what the store writes as response.json)."""
+        return {"output": self.output,
+                "events": [{"type": e.type, **({"name": e.name} if e.name is not None else {})}
+                           for e in self.events],
+                "usage": dict(self.usage)}
 
 
 @dataclass(frozen=True)

@@ -82,14 +82,14 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
                         material = run_material(case, variant, model, it, adapter, fixtures, digest)
                         key = key_of(material)
                         spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, adapter)
-                        if only and not _selected(spec, only):
+                        if only and not matches_only(spec, only):
                             continue
                         plan.runs.append(spec)
                         plan.materials[key] = material
     return plan
 
 
-def _selected(spec: RunSpec, pattern: str) -> bool:
+def matches_only(spec: RunSpec, pattern: str) -> bool:
     name = spec.task_name.split(":", 1)[1]
     return (fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(spec.skill_name, pattern)
             or fnmatch.fnmatchcase(f"{spec.skill_name}/{spec.case.id}", pattern))

@@ -53,28 +53,24 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.engine.engine import Engine, RunOptions
 from skill_eval.model.cases import Case
-from skill_eval.model.errors import InvalidInput, SkillEvalError
-from skill_eval.model.project import Project
+from skill_eval.model.errors import SkillEvalError
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.benchmark import usage_tokens
+from skill_eval.review.source import ResultSource
 from skill_eval.review.tables import dump_json, stored_records, write_text
-from skill_eval.store.store import Store
 
 FORMATS = ("skill-creator", "agentskills")
 CONFIGURATIONS = ("with_skill", "without_skill")
 OUTPUT_FILE = "agent_output.md"  # the agent's final answer, inside outputs/
 
 
-def export(project: Project, fmt: str, out_dir: Path) -> int:
+def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
     """Write the suite's stored results under ``out_dir`` in ``fmt``; the number of runs written."""
     if fmt not in FORMATS:
         raise SkillEvalError(f"unknown export format '{fmt}' (formats: {', '.join(FORMATS)})")
-    if project.errors:
-        raise InvalidInput(project.problems)
-    engine = Engine(project, Store(project.suite.store), RunOptions())
+    project = engine.project
     models = project.suite.models
     written = 0
     for se in project.skills:
@@ -103,7 +99,7 @@ def export(project: Project, fmt: str, out_dir: Path) -> int:
 Record = tuple[RunSpec, RunResult | RunError, Any]
 
 
-def _export_skill(engine: Engine, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
+def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
                   cases: Sequence[Case], records: Sequence[Record]) -> int:
     creator = fmt == "skill-creator"
     several = max(spec.iteration for spec, _, _ in records) > 1
@@ -299,7 +295,7 @@ def _transcript(case: Case, result: RunResult) -> str:
     return "\n".join(lines)
 
 
-def _analyzer(engine: Engine) -> str:
+def _analyzer(engine: ResultSource) -> str:
     judge = engine.suite.judge
     if judge is None:
         return "none (deterministic checks)"

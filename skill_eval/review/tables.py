@@ -8,15 +8,14 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skill_eval import __version__
+from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
 from skill_eval.plan.types import RunSpec
-
-if TYPE_CHECKING:
-    from skill_eval.engine.engine import Engine
+from skill_eval.review.source import ResultSource
 
 INPUTS_FIELD = "inputs_key"
 
@@ -38,20 +37,20 @@ def dump_json(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def skill_specs(engine: Engine, skill: str) -> list[RunSpec]:
+def skill_specs(engine: ResultSource, skill: str) -> list[RunSpec]:
     return [s for s in engine.plan.runs if s.skill_name == skill]
 
 
-def models(engine: Engine) -> tuple[str, ...]:
+def models(engine: ResultSource) -> tuple[str, ...]:
     return engine.suite.models
 
 
-def bench_dir(engine: Engine, skill: str, model: str) -> Path:
+def bench_dir(engine: ResultSource, skill: str, model: str) -> Path:
     base = engine.suite.results / skill
     return base if len(models(engine)) == 1 else base / model
 
 
-def bench_inputs_key(engine: Engine, skill: str, model: str) -> str:
+def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
     items = []
     for spec in skill_specs(engine, skill):
         if spec.model != model:
@@ -69,23 +68,23 @@ def _stored_inputs_key(path: Path) -> str | None:
         return None
 
 
-def skill_is_stale(engine: Engine, skill: str) -> bool:
+def skill_is_stale(engine: ResultSource, skill: str) -> bool:
     return any(_stored_inputs_key(bench_dir(engine, skill, m) / "benchmark.json")
                != bench_inputs_key(engine, skill, m) for m in models(engine))
 
 
-def stale_skills(engine: Engine) -> list[str]:
+def stale_skills(engine: ResultSource) -> list[str]:
     """Skills whose tables do not match their inputs (or are missing)."""
     return [se.skill.name for se in engine.project.skills if skill_is_stale(engine, se.skill.name)]
 
 
-def summary_inputs_key(engine: Engine) -> str:
+def summary_inputs_key(engine: ResultSource) -> str:
     keys = [_stored_inputs_key(bench_dir(engine, name, m) / "benchmark.json")
             for name in engine.skill_names for m in models(engine)]
     return key_of({"benches": keys, "version": __version__})
 
 
-def summary_is_stale(engine: Engine) -> bool:
+def summary_is_stale(engine: ResultSource) -> bool:
     return (_stored_inputs_key(engine.suite.results / ".summary-inputs.json") != summary_inputs_key(engine)
             or not (engine.suite.results / "summary.json").is_file())
 
@@ -124,7 +123,7 @@ class RecordCache:
         write_text(self.path, json.dumps(self.fresh, separators=(",", ":"), sort_keys=True))
 
 
-def _records(engine: Engine, specs: list[RunSpec], cache: RecordCache | None = None,
+def _records(engine: ResultSource, specs: list[RunSpec], cache: RecordCache | None = None,
              full: set[str] | None = None) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
     """``full``: slots whose complete run (output text included) is needed, for their views;
     None means every run is read from the store (the cache is then only refreshed)."""
@@ -158,13 +157,14 @@ def _records(engine: Engine, specs: list[RunSpec], cache: RecordCache | None = N
     return out
 
 
-def stored_records(engine: Engine, specs: list[RunSpec]) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
+def stored_records(engine: ResultSource, specs: list[RunSpec]
+                   ) -> list[tuple[RunSpec, RunResult | RunError, Any]]:
     """(spec, stored result or error, grade or None) per spec, read from the store only (a spec
     never run reads as a ``missing`` error): what exports and tables are made of."""
     return _records(engine, specs)
 
 
-def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
+def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bool:
     """benchmark.json and benchmark.md of one skill (per model), and the per-run view."""
     from skill_eval.review.benchmark import RunRecord, build_benchmark
     from skill_eval.review.render.markdown import benchmark_md
@@ -186,9 +186,7 @@ def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
         if triggers:
             bench["triggers"] = trigger_block(triggers)
         if engine.suite.judge is not None:
-            from skill_eval.grade.judge import describe
-
-            bench["judge"] = {"name": describe(engine.suite), "identity": engine.judge_identity()}
+            bench["judge"] = {"name": describe_judge(engine.suite), "identity": engine.judge_identity()}
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
         write_text(out / "benchmark.json", dump_json(bench))
         write_text(out / "benchmark.md", benchmark_md(bench))
@@ -227,7 +225,7 @@ def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade
         shutil.copytree(result.outputs_dir, target)
 
 
-def load_benches(engine: Engine) -> list[dict[str, Any]]:
+def load_benches(engine: ResultSource) -> list[dict[str, Any]]:
     benches = []
     for name in engine.skill_names:
         for model in models(engine):
@@ -239,7 +237,7 @@ def load_benches(engine: Engine) -> list[dict[str, Any]]:
     return benches
 
 
-def build_summary(engine: Engine, formats: tuple[str, ...] = ("md", "json", "junit")) -> bool:
+def build_summary(engine: ResultSource, formats: tuple[str, ...] = ("md", "json", "junit")) -> bool:
     from skill_eval.review.benchmark import diff_benchmarks
     from skill_eval.review.render import FORMATS
 

@@ -116,11 +116,3 @@ def _usage(raw: Any, source: str) -> dict[str, float]:
             raise AdapterError(f"{source}: usage.{key} must be a number, got {json.dumps(value)[:40]}")
         usage[key] = value
     return usage
-
-
-def response_json(response: AdapterResponse) -> dict[str, Any]:
-    """The protocol-v1 JSON form of a response (what the store writes as response.json)."""
-    return {"output": response.output,
-            "events": [{"type": e.type, **({"name": e.name} if e.name is not None else {})}
-                       for e in response.events],
-            "usage": dict(response.usage)}

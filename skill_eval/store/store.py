@@ -29,7 +29,6 @@ from typing import Any
 
 from skill_eval.model.errors import StoreError
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
-from skill_eval.run.protocol import response_json
 from skill_eval.store.redact import redact
 
 MANIFEST = "COMPLETE.json"
@@ -79,7 +78,7 @@ class Store:
         tmp = Path(tempfile.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
         try:
             files = {
-                "response.json": _dump(response_json(response)),
+                "response.json": _dump(response.to_json()),
                 "output.txt": response.output.encode("utf-8"),
                 "timing.json": _dump({"duration_s": round(duration_s, 6)}),
                 "meta.json": _dump(meta),

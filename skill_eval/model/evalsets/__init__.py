@@ -6,46 +6,19 @@ problem it finds (errors and warnings) on the EvalSet instead of stopping at the
 
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from skill_eval.model.cases import EvalSet
-from skill_eval.model.errors import InvalidInput, Problem, did_you_mean, raise_if_errors
+from skill_eval.model.errors import InvalidInput, Problem, raise_if_errors
 from skill_eval.model.evalsets.discover import find_evalsets
+from skill_eval.model.evalsets.registry import READERS, detect_format, reader
 from skill_eval.model.evalsets.source import load_document, skill_root_for
-
-# format name -> module (imported on first use)
-READERS: dict[str, str] = {
-    "native": "skill_eval.model.evalsets.native",
-    "skill_creator": "skill_eval.model.evalsets.skill_creator",
-    "skill_forge": "skill_eval.model.evalsets.skill_forge",
-    "harness": "skill_eval.model.evalsets.harness",
-    "triggers": "skill_eval.model.evalsets.triggers",
-    "required_veto": "skill_eval.model.evalsets.required_veto",
-}
 
 __all__ = ["READERS", "detect_format", "find_evalsets", "load_evalset", "read_evalset", "reader",
            "skill_root_for"]
 
-
-def reader(format: str) -> ModuleType:
-    if format not in READERS:
-        raise InvalidInput([Problem("--format", f"unknown eval-set format '{format}'"
-                                    f"{did_you_mean(format, READERS)}; known: {', '.join(READERS)}")])
-    return importlib.import_module(READERS[format])
-
-
-def detect_format(data: Any, path: Path) -> str | None:
-    """The format whose reader is most confident, or None when no reader claims the data."""
-    best, best_score = None, 0
-    for name in READERS:
-        score = reader(name).detect(data, path)
-        if score > best_score:
-            best, best_score = name, score
-    return best
 
 
 def _display(path: Path) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.model.errors import InvalidInput
+from skill_eval.model.evalsets.registry import detect_format
 from skill_eval.model.evalsets.source import load_document
 
 SUFFIXES = (".json", ".yaml", ".yml")
@@ -34,10 +35,6 @@ def _load(path: Path) -> Any:
 def _claimed(path: Path) -> bool:
     if path.name in EVALSET_NAMES or path.name.startswith(TRIGGER_PREFIX):
         return True
-    from skill_eval.model.evalsets import (
-        detect_format,  # here, not at the top: the package imports this module
-    )
-
     data = _load(path)
     return data is not None and detect_format(data, path) is not None
 

@@ -48,7 +48,7 @@ def identity_extra(options: dict[str, Any], suite: Any) -> dict[str, Any]:
 
 def from_store(store: Path, request: dict[str, Any]) -> dict[str, Any]:
     from skill_eval.model.errors import AdapterError
-    from skill_eval.run.protocol import parse_response, replay_key, response_json
+    from skill_eval.run.protocol import parse_response, replay_key
 
     key = replay_key(request)
     case = request.get("case") or {}
@@ -60,7 +60,7 @@ def from_store(store: Path, request: dict[str, Any]) -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError):
         raise NoRecording(f"no run recorded in store {store} for {what}") from None
     try:
-        return response_json(parse_response(raw, f"store {store} run {run[:16]}"))
+        return parse_response(raw, f"store {store} run {run[:16]}").to_json()
     except AdapterError as exc:
         raise NoRecording(str(exc)) from None
 

@@ -1,0 +1,75 @@
+"""Why a run or a grade is out of date, in a user's words: the answer `status` gives and `run` acts on.
+
+Reasons compare the plan's key material with what the suite state recorded at the slot's last
+run, so every re-run names its changed input ("fixture inputs/a.txt changed").
+"""
+
+from __future__ import annotations
+
+from skill_eval.engine.state import SuiteState, slot_material
+from skill_eval.plan.keys import GRADER_VERSION, GradeKeys, slot
+from skill_eval.plan.planner import Plan
+from skill_eval.plan.types import RunSpec
+from skill_eval.store.store import Store
+
+
+def run_reason(spec: RunSpec, plan: Plan, state: SuiteState, store: Store, force: bool) -> str:
+    if force:
+        return "forced (--force)"
+    err = store.get_error(spec.key)
+    if err is not None:
+        return f"previous attempt failed: {err.message}"
+    name = slot(spec)
+    old = state.slots.get(name)
+    if old is None:
+        prefix = name.rsplit("/", 1)[0]
+        if any(s.startswith(prefix + "/") for s in state.slots):
+            return "new iteration"
+        case_prefix = f"{spec.skill_name}/{spec.case.id}/"
+        if state.slots and not any(s.startswith(case_prefix) for s in state.slots):
+            return "new case"
+        return "never run"
+    if old.get("key") == spec.key:
+        return "result missing from the store (deleted, corrupt, or never stored)"
+    new = slot_material(plan.materials[spec.key])
+    reasons = []
+    if old.get("prompt") != new["prompt"]:
+        reasons.append("prompt changed")
+    old_files, new_files = old.get("files", {}), new["files"]
+    for rel in sorted(set(old_files) | set(new_files)):
+        if rel not in old_files:
+            reasons.append(f"fixture {rel} added")
+        elif rel not in new_files:
+            reasons.append(f"fixture {rel} removed")
+        elif old_files[rel] != new_files[rel]:
+            reasons.append(f"fixture {rel} changed")
+    if old.get("skill") != new["skill"]:
+        reasons.append(skill_change(spec.skill_name, plan, state))
+    if old.get("adapter") != new["adapter"]:
+        reasons.append("adapter changed (script, arguments, options or version)")
+    if old.get("model") != new["model"]:
+        reasons.append("model changed")
+    return "; ".join(reasons) or "key scheme or protocol changed"
+
+
+def skill_change(skill: str, plan: Plan, state: SuiteState) -> str:
+    old = state.skills.get(skill, {})
+    new = {rel: h[:16] for rel, h in plan.skills[skill].files.items()}
+    parts = [f"skills/{skill}/{r} changed" for r in sorted(set(old) & set(new)) if old[r] != new[r]]
+    parts += [f"skills/{skill}/{r} added" for r in sorted(set(new) - set(old))]
+    parts += [f"skills/{skill}/{r} removed" for r in sorted(set(old) - set(new))]
+    shown = parts[:3]
+    if len(parts) > 3:
+        shown.append(f"and {len(parts) - 3} more skill files")
+    return ", ".join(shown) or f"skill {skill} changed"
+
+
+def grade_reason(spec: RunSpec, keys: GradeKeys, state: SuiteState) -> str:
+    old = state.grading.get(slot(spec))
+    if old is None:
+        return "not graded yet"
+    if old == keys.material_key(spec):
+        return "grade missing from the store"
+    if state.extra.get("grader") not in (None, GRADER_VERSION):
+        return "grader version changed"
+    return "checks, rubric or judge changed"

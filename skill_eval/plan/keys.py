@@ -1,0 +1,54 @@
+"""Grade keys: what a grade depends on, derived from the run key and the case's grading material.
+
+Runs are immutable per key (a ``--force`` re-run re-grades at once), so the run key stands for its
+result here: planning never has to read 6,000 results to know grade keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from skill_eval.model.config import Suite
+from skill_eval.model.hashing import key_of
+from skill_eval.plan.types import RunSpec
+
+# Part of every grade key: bump it when a check's semantics change, so grades are redone.
+GRADER_VERSION = "1"
+
+
+def slot(spec: RunSpec) -> str:
+    """The run's place in the suite (``skill/case/variant/model/iteration``), whatever its key."""
+    return spec.task_name.split(":", 1)[1]
+
+
+class GradeKeys:
+    """Grade keys of one suite, computed once per case (the material is the same for all its runs).
+
+    ``judge_identity`` is asked only when a case has rubric items: a builtin judge's identity may
+    cost a call to the agent CLI for its version.
+    """
+
+    def __init__(self, suite: Suite, judge_identity: Callable[[], dict[str, Any] | None]) -> None:
+        self.suite = suite
+        self._judge_identity = judge_identity
+        self._grade_keys: dict[str, str] = {}
+        self._case_grading: dict[int, str] = {}
+
+    def material(self, spec: RunSpec) -> dict[str, Any]:
+        case = spec.case
+        judge = self._judge_identity() if case.rubric else None
+        return {"grading": case.grading_material(), "grader": GRADER_VERSION, "judge": judge,
+                "should_trigger": case.should_trigger, "allow_scripts": self.suite.allow_scripts}
+
+    def material_key(self, spec: RunSpec) -> str:
+        return key_of(self.material(spec))
+
+    def grade_key(self, spec: RunSpec) -> str:
+        key = self._grade_keys.get(spec.key)
+        if key is None:
+            case_key = self._case_grading.get(id(spec.case))
+            if case_key is None:
+                case_key = self._case_grading[id(spec.case)] = key_of(self.material(spec))
+            key = self._grade_keys[spec.key] = key_of({"run": spec.key, "grading": case_key})
+        return key

@@ -1,0 +1,39 @@
+"""What the review layer reads results through: the planned runs, their keys, and the store.
+
+The engine provides it (``skill_eval.engine.engine.Engine``); tables, pages and exports only ask,
+so they never import the engine that schedules runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from skill_eval.model.config import Suite
+from skill_eval.model.project import Project
+from skill_eval.model.results import RunResult
+from skill_eval.plan.planner import Plan
+from skill_eval.plan.types import RunSpec
+from skill_eval.store.store import Store
+
+
+class ResultSource(Protocol):
+    project: Project
+    suite: Suite
+    store: Store
+    plan: Plan
+    skill_names: list[str]  # every selected skill of the suite (tables are per skill)
+    touched_slots: set[str]  # slots whose run or grade was (re)made now: their views are rewritten
+
+    def slot(self, spec: RunSpec) -> str: ...
+
+    def grade_key(self, spec: RunSpec) -> str: ...
+
+    def has_grade(self, spec: RunSpec) -> bool: ...
+
+    def verified_unchanged(self, key: str) -> bool: ...
+
+    def grade_one(self, spec: RunSpec, result: RunResult | None = None) -> dict[str, Any] | None:
+        """Grade a stored run whose grade is missing (stores it); None when it cannot be graded now."""
+        ...
+
+    def judge_identity(self) -> dict[str, Any] | None: ...

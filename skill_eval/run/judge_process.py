@@ -1,0 +1,142 @@
+"""The judge as a process: resolve the suite's ``judge:`` like an adapter, start it in a clean
+folder, and hold its answer to the judge protocol.
+
+Request on stdin: ``{protocol_version: 1, prompt, output, expected_output, rubric: [{id, text}],
+model}``. Response on stdout: ``{verdicts: [{id, passed, evidence}], usage?: {str: number}}``,
+validated strictly (schemas/judge-response.schema.json; every rubric id answered once, no
+other id, no other field). ``JudgeProcess`` is the port ``grade`` is handed: grading never
+starts a process itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.builtins import judge_builtin, judge_problems
+from skill_eval.model.config import AdapterConfig, Suite, describe_judge
+from skill_eval.model.errors import AdapterError, InvalidInput, JudgeError, SkillEvalError
+from skill_eval.model.schemas_io import validator
+from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION
+from skill_eval.run.process import run_process
+from skill_eval.run.resolve import resolve_adapter
+from skill_eval.run.workspace import Workspace
+from skill_eval.store.redact import redact
+
+PROTOCOL_VERSION = 1
+_STDERR_TAIL = 400
+
+
+def resolve_judge(suite: Suite) -> ResolvedAdapter:
+    """The judge as a process: argv, environment allow-list and identity (built like an adapter's)."""
+    cfg = suite.judge
+    if cfg is None:
+        raise SkillEvalError("the suite has no judge")
+    problems = judge_problems(suite.display(suite.path), {"builtin": cfg.builtin, "command": cfg.command})
+    if problems:
+        raise InvalidInput(problems)
+    as_adapter = AdapterConfig(builtin=judge_builtin(cfg.builtin) if cfg.builtin else None,
+                               command=cfg.command, env=cfg.env, version=cfg.version,
+                               options=dict(cfg.options))
+    resolved = resolve_adapter(dataclasses.replace(suite, adapter=as_adapter))
+    argv = (*resolved.argv, "--judge") if cfg.builtin else resolved.argv
+    return dataclasses.replace(resolved, name=f"judge {describe_judge(suite)}", argv=argv)
+
+
+def identity(suite: Suite) -> dict[str, Any]:
+    """The judge's part of every key of a judged grade: what it is, which model, which prompt."""
+    resolved = resolve_judge(suite)
+    return {"judge": resolved.identity, "model": suite.judge.model if suite.judge else None,
+            "prompt_version": JUDGE_PROMPT_VERSION, "protocol_version": PROTOCOL_VERSION}
+
+
+class JudgeProcess:
+    """The judge port for one suite. Its identity is computed on first use: a builtin judge's
+    identity may ask the agent CLI for its version."""
+
+    prompt_version = JUDGE_PROMPT_VERSION
+
+    def __init__(self, suite: Suite) -> None:
+        self.suite = suite
+        self.name = describe_judge(suite)
+        self._identity: dict[str, Any] | None = None
+        self._process: ResolvedAdapter | None = None
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        if self._identity is None:
+            self._identity = identity(self.suite)
+        return self._identity
+
+    def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+        if self._process is None:
+            self._process = resolve_judge(self.suite)
+        return call_judge(self._process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
+
+
+def call_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite
+               ) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    """One judge process for one request; the parsed verdicts and usage, or JudgeError."""
+    cfg = suite.judge
+    timeout = float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
+    folder = Path(tempfile.mkdtemp(prefix="skill-eval-judge-")).resolve()
+    try:
+        for sub in ("home", "tmp"):
+            (folder / sub).mkdir()
+        env = Workspace(folder, (), None).env(judge)  # minimal environment + the allow-list
+        try:
+            proc = run_process(judge.argv, json.dumps(request).encode("utf-8"), folder, env, timeout,
+                               suite.max_output_bytes)
+        except AdapterError as exc:
+            raise JudgeError(f"{judge.name} could not start: {exc}") from None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    who = judge.name
+    if proc.timed_out:
+        raise JudgeError(f"{who} timed out after {timeout:g}s (raise judge.timeout_seconds)"
+                         + _tail(proc.stderr))
+    if proc.capped:
+        raise JudgeError(f"{who} wrote more than {suite.max_output_bytes} bytes and was stopped")
+    if proc.returncode != 0:
+        raise JudgeError(f"{who} exited with status {proc.returncode}" + _tail(proc.stderr))
+    return parse_judge_response(proc.stdout, [r["id"] for r in request["rubric"]], who)
+
+
+def parse_judge_response(raw: bytes, ids: list[str], who: str = "judge"
+                         ) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        preview = raw[:120].decode("utf-8", "replace").strip() or "(nothing)"
+        raise JudgeError(f"{who} did not answer with JSON ({exc}); stdout started: {preview!r}") from None
+    errors = sorted(validator("judge-response").iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        where = lambda e: "/".join(str(p) for p in e.absolute_path) or "(top level)"  # noqa: E731
+        detail = "; ".join(f"{where(e)}: {e.message}" for e in errors[:3])
+        raise JudgeError(f"{who} answered outside the judge protocol: {detail} "
+                         "(expected {verdicts: [{id, passed, evidence}], usage: {...}})")
+    verdicts: dict[str, dict[str, Any]] = {}
+    for v in data["verdicts"]:
+        if v["id"] in verdicts:
+            raise JudgeError(f"{who} gave two verdicts for rubric id {v['id']!r}")
+        verdicts[v["id"]] = {"passed": v["passed"], "evidence": v["evidence"]}
+    missing = [i for i in ids if i not in verdicts]
+    extra = sorted(set(verdicts) - set(ids))
+    if missing:
+        raise JudgeError(f"{who} gave no verdict for rubric id(s) {', '.join(missing)}")
+    if extra:
+        raise JudgeError(f"{who} answered rubric id(s) it was not asked about: {', '.join(extra)}")
+    return verdicts, dict(data.get("usage", {}))
+
+
+def _tail(stderr: bytes) -> str:
+    text = redact(stderr.decode("utf-8", "replace").strip())
+    if not text:
+        return ""
+    return " | stderr: " + (text if len(text) <= _STDERR_TAIL else "..." + text[-_STDERR_TAIL:]).replace(
+        "\n", " \\n ")

@@ -1,0 +1,86 @@
+"""A suite's ``adapter:`` → a protocol-v1 process to start: argv, environment allow-list, and the
+identity that joins every run key."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from skill_eval.model.builtins import adapter_module, adapter_names
+from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
+from skill_eval.plan.adapter import ResolvedAdapter
+
+if TYPE_CHECKING:
+    from skill_eval.model.config import Suite
+
+
+# Package root on PYTHONPATH so builtins start even from a source checkout that is not installed.
+_PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+
+
+def _problem(suite: Suite, message: str) -> InvalidInput:
+    return InvalidInput([Problem(suite.display(suite.path), f"adapter: {message}")])
+
+
+def _load(suite: Suite, name: str) -> ModuleType:
+    module = adapter_module(name)
+    if module is None:
+        names = adapter_names()
+        raise _problem(suite, f"unknown builtin '{name}'{did_you_mean(name, names)} "
+                              f"(builtins: {', '.join(names)}; or use 'command: [...]')")
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise _problem(suite, f"builtin '{name}' is not available in this installation "
+                              f"({exc}); use another builtin or a 'command'") from None
+
+
+def option_args(options: dict[str, Any]) -> list[str]:
+    """Default mapping of ``adapter.options`` to flags, in sorted order for a stable key."""
+    args: list[str] = []
+    for key in sorted(options):
+        flag = "--" + key.replace("_", "-")
+        value = options[key]
+        if value is True:
+            args.append(flag)
+        elif value is False or value is None:
+            continue
+        elif isinstance(value, list | tuple):
+            for item in value:
+                args += [flag, str(item)]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def resolve_adapter(suite: Suite) -> ResolvedAdapter:
+    """The suite's adapter as argv + identity (its part of every run key)."""
+    cfg = suite.adapter
+    if cfg.command:
+        from skill_eval.run.adapters.command import resolve_command
+
+        return resolve_command(suite)
+    name = cfg.builtin or "demo"
+    module = _load(suite, name)
+    build = getattr(module, "build_args", None)
+    args = list(build(dict(cfg.options), suite)) if build else option_args(cfg.options)
+    identity: dict[str, Any] = {
+        "builtin": name.replace("-", "_"),
+        "builtin_version": str(getattr(module, "BUILTIN_VERSION", "1")),
+        "options": cfg.options,
+        "version": cfg.version,
+    }
+    describe = getattr(module, "identity_extra", None)
+    if describe:
+        identity.update(describe(dict(cfg.options), suite))
+    env_names = tuple(dict.fromkeys((*getattr(module, "ENV", ()), *cfg.env)))
+    return ResolvedAdapter(
+        name=name,
+        argv=(sys.executable, "-m", module.__name__, *args),
+        env_names=env_names,
+        identity=identity,
+        extra_env={"PYTHONPATH": _PACKAGE_PARENT},
+    )

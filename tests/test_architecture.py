@@ -1,0 +1,115 @@
+"""The package's shape: layers along the data flow, no import cycle, nothing below the CLI prints.
+
+The layer rules themselves are import-linter contracts in pyproject.toml; this runs them, and adds
+what a contract cannot say: no cycle anywhere (function-level imports included, since grimp reads
+every import statement), and no ``print`` outside the CLI.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "skill_eval"
+
+grimp = pytest.importorskip("grimp", reason="import-linter (and grimp) come with the test extra")
+
+
+def _cycles(graph) -> list[list[str]]:  # noqa: ANN001 - grimp's ImportGraph
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_import_linter_contracts_hold():
+    from importlinter.cli import lint_imports
+
+    assert lint_imports(config_filename=str(ROOT / "pyproject.toml")) == 0, \
+        "an import breaks a layer contract: run `lint-imports` for the chain"
+
+
+def test_no_import_cycle_even_through_function_level_imports():
+    graph = grimp.build_graph("skill_eval")
+    assert _cycles(graph) == []
+
+
+def test_cycle_finder_finds_a_cycle():
+    class Graph:
+        modules = {"a", "b", "c", "d"}
+        edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+
+        def find_modules_directly_imported_by(self, m: str) -> set[str]:
+            return self.edges[m]
+
+    assert _cycles(Graph()) == [["a", "b", "c"]]
+
+
+def test_few_modules_directly_in_the_package():
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(loose) <= 12, loose
+
+
+def _prints(path: Path) -> list[int]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"]
+
+
+def test_nothing_below_the_cli_prints():
+    # Builtin adapters are separate processes whose stdout is the protocol: they are exempt.
+    exempt = (PACKAGE / "cli", PACKAGE / "run" / "adapters")
+    offenders = [f"{p.relative_to(ROOT)}:{line}" for p in sorted(PACKAGE.rglob("*.py"))
+                 if not p.is_relative_to(exempt[0]) and not p.is_relative_to(exempt[1])
+                 for line in _prints(p)]
+    assert offenders == []
+
+
+def test_layers_are_subpackages_named_in_the_contract():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c["layers"] for c in config["contracts"] if c["type"] == "layers")
+    on_disk = sorted(f"skill_eval.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py"))
+    assert sorted(layers) == on_disk, "every subpackage of skill_eval is a layer in the contract"
