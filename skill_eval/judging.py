@@ -48,7 +48,8 @@ def grade_with_judge(engine: Engine, spec: RunSpec, result: RunResult) -> dict[s
 
         outcome = judge_verdicts(engine, spec, result)  # raises JudgeError: the caller records it
     grade = grade_run(spec.case, result, spec.skill_name, suite.allow_scripts,
-                      verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path)
+                      verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path,
+                      variant=spec.variant)
     if outcome is not None:
         # What judging this run cost (paid once: `judge_cached` grades reuse a stored verdict).
         grade["judge_usage"] = dict(outcome.usage)

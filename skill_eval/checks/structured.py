@@ -15,11 +15,23 @@ from .files import resolve_output_file
 # when the whole text is not JSON.
 _FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
 _MISSING = object()
+# ``file: ":metadata"``: the run's own record (elapsed_ms and the usage the adapter reported), the
+# counterpart of the metadata.json other harnesses keep beside a run's output.
+METADATA = ":metadata"
+
+
+def run_metadata(ctx: CheckContext) -> dict[str, Any]:
+    meta: dict[str, Any] = dict(ctx.usage)
+    if ctx.duration_s is not None:
+        meta["elapsed_ms"] = round(ctx.duration_s * 1000)
+    return meta
 
 
 def load_json(ctx: CheckContext, params: Mapping[str, Any]) -> tuple[Any, str]:
     """The JSON document to check, or (_MISSING, why not)."""
     source = params.get("file") or "output"
+    if source == METADATA:
+        return run_metadata(ctx), ""
     if source == "output":
         text, where = ctx.output, "output"
     else:
