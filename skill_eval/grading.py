@@ -26,14 +26,16 @@ def has_gradable_checks(case: Case, judge: bool) -> bool:
     return bool(case.checks) or (judge and bool(case.rubric))
 
 
-def context_for(run: RunResult, skill_name: str, allow_scripts: bool,
+def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
                 skill_root: Path | None = None) -> CheckContext:
+    """``skill_name``: the skill's name, or all its names (folder first, then its SKILL.md name)."""
+    names = (skill_name,) if isinstance(skill_name, str) else tuple(skill_name)
     return CheckContext(output=run.output, outputs_dir=run.outputs_dir, events=run.response.events,
-                        usage=run.response.usage, duration_s=run.duration_s, skill_name=skill_name,
-                        allow_scripts=allow_scripts, skill_root=skill_root)
+                        usage=run.response.usage, duration_s=run.duration_s, skill_name=names[0],
+                        allow_scripts=allow_scripts, skill_root=skill_root, skill_aliases=names[1:])
 
 
-def grade_run(case: Case, run: RunResult, skill_name: str, allow_scripts: bool,
+def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
               verdicts: Mapping[str, Mapping[str, Any]] | None = None,
               skill_root: Path | None = None, variant: str | None = None) -> dict[str, Any]:
     """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge;

@@ -26,7 +26,7 @@ def judge_identity(suite: Suite) -> dict[str, Any] | None:
 
 def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
     """A trigger query passes when the skill was loaded exactly when it should have been."""
-    loaded = spec.skill_name in result.response.loaded_skills()
+    loaded = bool(set(spec.skill_names or (spec.skill_name,)) & result.response.loaded_skills())
     expected = bool(spec.case.should_trigger)
     passed = loaded == expected
     evidence = f"skill {'loaded' if loaded else 'not loaded'}; should_trigger={str(expected).lower()}"
@@ -47,7 +47,7 @@ def grade_with_judge(engine: Engine, spec: RunSpec, result: RunResult) -> dict[s
         from .judge import judge_verdicts
 
         outcome = judge_verdicts(engine, spec, result)  # raises JudgeError: the caller records it
-    grade = grade_run(spec.case, result, spec.skill_name, suite.allow_scripts,
+    grade = grade_run(spec.case, result, spec.skill_names or spec.skill_name, suite.allow_scripts,
                       verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path,
                       variant=spec.variant)
     if outcome is not None:

@@ -25,6 +25,7 @@ class CheckContext:
     skill_name: str = ""
     allow_scripts: bool = False
     skill_root: Path | None = None  # the skill folder: a script check's ``cwd`` is relative to it
+    skill_aliases: tuple[str, ...] = ()  # other names the skill goes by (its SKILL.md name)
 
     @cached_property
     def folded(self) -> str:
