@@ -21,8 +21,10 @@ from skill_eval.cli.main import COMMANDS, main
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "test_cli_validate"
 LINE = re.compile(r"^[^\n:]+(:\d+(:\d+)?)?: (warning: )?\S[^\n]*$")
-CHECK_TYPES = ("contains, contains_all, contains_any, file_exists, json_path_equals, json_schema, "
-               "loaded_skill, max_seconds, max_tokens, not_contains, not_regex, regex, script")
+CHECK_TYPES = ("command_count_le, command_not_ran, command_order, command_ran, contains, contains_all, "
+               "contains_any, file_exists, golden_output, json_path_equals, json_schema, loaded_skill, "
+               "max_seconds, max_tokens, no_repeated_command_loop, not_contains, not_regex, regex, script, "
+               "similarity, tool_call, tool_count_le")
 
 
 @pytest.fixture
@@ -82,7 +84,7 @@ def bad(proj: Path) -> dict[str, list[str]]:
             "'name:' and 'description:', then '---'"],
         "wrong-name.yaml": [
             "skills/wrong-name/SKILL.md:2:1: name 'right-name' does not match its folder 'wrong-name'; "
-            "rename one so they are equal"],
+            "rename one so they are equal, or set skill_name_check: warn in the suite"],
         "bad-json.yaml": [
             "skills/bad-json/evals/evals.json:4:35: invalid JSON: Expecting property name enclosed in double "
             "quotes; fix the syntax there"],

@@ -75,13 +75,16 @@ def test_harness_yaml_manifest():
     assert types["strict"].case_sensitive is True and types["finds-it"].case_sensitive is False
     assert types["oracle"].type == "script"
     assert types["oracle"].params == {"command": ["python3", "oracles/check.py", "{output_dir}"],
-                                      "timeout_seconds": 10, "cwd": "evals"}
+                                      "timeout_seconds": 10, "cwd": "evals", "run_layout": True}
     assert [r.text for r in basic.rubric] == ["Actionable", "Specific"]
-    assert trig.kind == "task" and trig.should_trigger is True
+    assert not any(r.required for r in basic.rubric)  # judge assertions are soft unless they say so
+    # A trigger case asks whether the skill loads for the user's request inside the wrapper.
+    assert trig.kind == "trigger" and trig.should_trigger is True and trig.prompt.startswith("audit this")
     assert hidden.prompt.startswith("Summarise") and hidden.split == "holdout"
     text = "\n".join(warnings(es))
     assert "prompt_ref: file 'prompts/not-supplied.txt' not found" in text and "case skipped" in text
     assert "ablation" in text
+    assert "trigger case(s) carry answer assertions" in text
     assert basic.line == 7
 
 

@@ -2,7 +2,8 @@
 
 Counts were verified by reading each file: ``cases`` are task cases, ``triggers`` trigger
 queries. Harness manifests leave out holdout/holdback cases whose private ``prompt_ref`` is not
-in the repository (audit-skill: 26 - 2, swiss-poster: 59 - 8). "Not readable" files load but
+in the repository (audit-skill: 26 - 2, swiss-poster: 59 - 8); their ``kind: trigger`` cases are
+trigger queries (6 each). "Not readable" files load but
 have errors, mostly fixtures the copy left out (code files) or absolute paths.
 """
 
@@ -29,8 +30,8 @@ EVAL_SETS = [
      1, 0, True),
     ("adewale__audit-skill/audit-workspace/trigger-eval-final.json", "triggers", 0, 20, True),
     ("adewale__audit-skill/evals/evals.json", "native", 3, 0, True),
-    ("adewale__audit-skill/evals/shared-benchmark.json", "harness", 24, 0, False),
-    ("adewale__swiss-poster-skill/evals/shared-benchmark.json", "harness", 51, 0, True),
+    ("adewale__audit-skill/evals/shared-benchmark.json", "harness", 18, 6, False),
+    ("adewale__swiss-poster-skill/evals/shared-benchmark.json", "harness", 45, 6, True),
     ("coroboros__agent-skills/skills/brainstorm/evals/evals.json", "native", 9, 0, True),
     ("coroboros__agent-skills/skills/fix-grammar/evals/evals.json", "native", 6, 0, False),
     ("coroboros__agent-skills/skills/oneshot/evals/evals.json", "native", 6, 0, False),

@@ -49,9 +49,12 @@ def test_summary_md_with_moved(bench, errored):
     moved = diff_benchmarks(bench, build_benchmark("demo", SKILL, "m1", cases[:3], records[:18], 0.5))
     md = summary_md([bench, errored], moved)
     lines = [line for line in md.splitlines() if line.startswith("| sk ")]
-    assert len(lines) == 2 and "fail" in lines[0] and "(n=4)" in lines[0] and "indeterminate" in lines[0]
+    assert len(lines) == 3  # the main table, partial credit, moved
+    assert "fail" in lines[0] and "(n=4)" in lines[0] and "indeterminate" in lines[0]
     assert "| other " in md and "error" in md
     assert "Moved since the previous benchmark" in md and "| c4" in md and "removed" in md
+    # Partial credit has its own, labelled table beside the pass rates.
+    assert "## Partial credit (beside the pass rate, not in it)" in md
 
 
 def test_junit_parses_and_carries_evidence(bench, errored):

@@ -26,7 +26,9 @@ ORACLE = """\
 import sys
 from pathlib import Path
 assert Path("oracles/check.py").is_file(), "not run from the manifest folder"
-text = (Path(sys.argv[1]) / "answer.md").read_text()
+# {output_dir} is the run folder as skill-eval-harness lays it out: output.md beside outputs/.
+assert (Path(sys.argv[1]) / "output.md").read_text().startswith("answer: ")
+text = (Path(sys.argv[1]) / "outputs" / "answer.md").read_text()
 print("answer says", text)
 sys.exit(0 if text == "good" else 4)
 """
@@ -147,9 +149,15 @@ def test_script_cwd_and_output_dir_placeholder(tmp_path: Path):
     outputs.mkdir()
     (outputs / "answer.md").write_text("good")
     check = Check("o", "script", params={"command": [sys.executable, "oracles/check.py", "{output_dir}"],
-                                         "cwd": "evals", "timeout_seconds": 20})
-    ctx = CheckContext(output="x", outputs_dir=outputs, allow_scripts=True, skill_root=skill)
+                                         "cwd": "evals", "timeout_seconds": 20, "run_layout": True})
+    ctx = CheckContext(output="answer: x", outputs_dir=outputs, allow_scripts=True, skill_root=skill)
     assert run_check(check, ctx).passed
+    # Without run_layout, {output_dir} is the outputs folder itself (no output.md, no outputs/).
+    bare = Check("o", "script", params={"command": [sys.executable, "-c",
+                                                    "import sys, pathlib; "
+                                                    "sys.exit(0 if pathlib.Path(sys.argv[1], 'answer.md')"
+                                                    ".is_file() else 5)", "{output_dir}"]})
+    assert run_check(bare, ctx).passed
     # Without cwd the script runs in the outputs folder, where oracles/ does not exist.
     plain = Check("o", "script", params={"command": [sys.executable, str(skill / "evals/oracles/check.py"),
                                                      "{output_dir}"]})

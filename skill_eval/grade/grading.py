@@ -24,20 +24,25 @@ def has_gradable_checks(case: Case, judge: bool) -> bool:
     return bool(case.checks) or (judge and bool(case.rubric))
 
 
-def context_for(run: RunResult, skill_name: str, allow_scripts: bool,
+def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
                 skill_root: Path | None = None) -> CheckContext:
+    """``skill_name``: the skill's name, or all its names (folder first, then its SKILL.md name)."""
+    names = (skill_name,) if isinstance(skill_name, str) else tuple(skill_name)
     return CheckContext(output=run.output, outputs_dir=run.outputs_dir, events=run.response.events,
-                        usage=run.response.usage, duration_s=run.duration_s, skill_name=skill_name,
-                        allow_scripts=allow_scripts, skill_root=skill_root)
+                        usage=run.response.usage, duration_s=run.duration_s, skill_name=names[0],
+                        allow_scripts=allow_scripts, skill_root=skill_root, skill_aliases=names[1:])
 
 
-def grade_run(case: Case, run: RunResult, skill_name: str, allow_scripts: bool,
+def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
               verdicts: Mapping[str, Mapping[str, Any]] | None = None,
-              skill_root: Path | None = None) -> dict[str, Any]:
+              skill_root: Path | None = None, variant: str | None = None) -> dict[str, Any]:
     """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge;
-    ``skill_root`` is where a script check's ``cwd`` is relative to."""
+    ``skill_root`` is where a script check's ``cwd`` is relative to; ``variant`` (the run's arm)
+    leaves out checks scoped to other arms."""
     ctx = context_for(run, skill_name, allow_scripts, skill_root)
-    results = [run_check(c, ctx, case.source, case.line) for c in case.checks]
+    checks = [c for c in case.checks if c.applies_to(variant)]
+    results = [run_check(c, ctx, case.source, case.line) for c in checks]
+    critical = {c.id for c in checks if c.critical}
     required = [r for r in results if r.required]
     optional = [r for r in results if not r.required]
     grade: dict[str, Any] = {
@@ -47,12 +52,16 @@ def grade_run(case: Case, run: RunResult, skill_name: str, allow_scripts: bool,
         "checks": [r.to_json() for r in results],
         "deterministic_passed": all(r.passed for r in required) if results else None,
         "rubric": [{"id": r.id, "text": r.text, "required": r.required, "weight": r.weight,
-                    "status": "ungraded"} for r in case.rubric],
+                    "status": "ungraded", **({"critical": True} if r.critical else {})} for r in case.rubric],
         "judged_passed": None,
         "summary": {"required": len(required), "required_passed": sum(r.passed for r in required),
                     "optional": len(optional), "optional_passed": sum(r.passed for r in optional),
                     "rubric": len(case.rubric), "rubric_passed": 0, "rubric_ungraded": len(case.rubric)},
     }
+    if critical:
+        for entry in grade["checks"]:
+            if entry["id"] in critical:
+                entry["critical"] = True
     return apply_verdicts(grade, verdicts) if verdicts is not None else _decide(grade)
 
 
@@ -79,10 +88,29 @@ def apply_verdicts(grade: Mapping[str, Any], verdicts: Mapping[str, Mapping[str,
     return _decide(new)
 
 
+def partial_credit(grade: Mapping[str, Any]) -> float | None:
+    """The share of this run's graded items that passed: every check (soft ones too) and every
+    rubric item a judge decided. Reported beside the pass rate for comparison with tools that
+    give partial credit; whether the run passed never depends on it."""
+    outcomes = [c["passed"] for c in grade["checks"]]
+    outcomes += [r["status"] == "passed" for r in grade["rubric"] if r["status"] != "ungraded"]
+    return round(sum(outcomes) / len(outcomes), 6) if outcomes else None
+
+
 def _decide(grade: dict[str, Any]) -> dict[str, Any]:
     decided = [v for v in (grade["deterministic_passed"], grade["judged_passed"]) if v is not None]
     grade.pop("note", None)
-    if decided:
+    grade.pop("critical_failed", None)
+    vetoes = [c["id"] for c in grade["checks"] if c.get("critical") and not c["passed"]]
+    vetoes += [r["id"] for r in grade["rubric"] if r.get("critical") and r["status"] == "failed"]
+    credit = partial_credit(grade)
+    if credit is not None:
+        grade["partial_credit"] = credit
+    if vetoes:
+        # A critical failure vetoes the run whatever else passed, and is named on its own.
+        grade["critical_failed"] = vetoes
+        grade["passed"] = False
+    elif decided:
         grade["passed"] = all(decided)
     else:
         # `run` refuses such suites before running; a grade still has to say something.

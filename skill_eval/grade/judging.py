@@ -17,7 +17,7 @@ from skill_eval.store.store import Store
 
 def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
     """A trigger query passes when the skill was loaded exactly when it should have been."""
-    loaded = spec.skill_name in result.response.loaded_skills()
+    loaded = bool(set(spec.skill_names or (spec.skill_name,)) & result.response.loaded_skills())
     expected = bool(spec.case.should_trigger)
     passed = loaded == expected
     evidence = f"skill {'loaded' if loaded else 'not loaded'}; should_trigger={str(expected).lower()}"
@@ -35,8 +35,9 @@ def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: 
     outcome = None
     if spec.case.rubric and judge is not None:
         outcome = judge_verdicts(judge, store, suite, spec, result)
-    grade = grade_run(spec.case, result, spec.skill_name, suite.allow_scripts,
-                      verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path)
+    grade = grade_run(spec.case, result, spec.skill_names or spec.skill_name, suite.allow_scripts,
+                      verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path,
+                      variant=spec.variant)
     if outcome is not None:
         # What judging this run cost (paid once: `judge_cached` grades reuse a stored verdict).
         grade["judge_usage"] = dict(outcome.usage)

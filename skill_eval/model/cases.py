@@ -23,10 +23,25 @@ class Check:
     required: bool = True
     case_sensitive: bool = False
     params: dict[str, Any] = field(default_factory=dict, hash=False)
+    critical: bool = False  # a failure vetoes the run and is reported on its own
+    arms: tuple[str, ...] | None = None  # the variants it applies to (None: every arm)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "required": self.required,
-                "case_sensitive": self.case_sensitive, "params": self.params}
+        out = {"id": self.id, "type": self.type, "required": self.required,
+               "case_sensitive": self.case_sensitive, "params": self.params}
+        # Only when set, so grade keys of checks without them stay what they were.
+        if self.critical:
+            out["critical"] = True
+        if self.arms is not None:
+            out["arms"] = list(self.arms)
+        return out
+
+    def applies_to(self, variant: str | None) -> bool:
+        if self.arms is None or variant is None:
+            return True
+        if all(a.startswith("!") for a in self.arms):  # every arm but these
+            return f"!{variant}" not in self.arms
+        return variant in self.arms
 
 
 @dataclass(frozen=True)
@@ -37,6 +52,7 @@ class RubricItem:
     text: str
     weight: float = 1.0
     required: bool = True
+    critical: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,7 +83,8 @@ class Case:
         return [c.to_json() for c in self.checks]
 
     def rubric_json(self) -> list[dict[str, Any]]:
-        return [{"id": r.id, "text": r.text, "weight": r.weight, "required": r.required} for r in self.rubric]
+        return [{"id": r.id, "text": r.text, "weight": r.weight, "required": r.required,
+                 **({"critical": True} if r.critical else {})} for r in self.rubric]
 
     def grading_material(self) -> str:
         """Canonical text of everything the grader sees besides the run (checks, rubric, expected)."""

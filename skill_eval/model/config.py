@@ -68,6 +68,7 @@ class Suite:
     judge: JudgeConfig | None = None
     allow_scripts: bool = False
     strict_skills: bool = False
+    skill_name_check: str = "error"  # "warn": a name differing from its folder is a warning
     max_cost_usd: float | None = None
     split: str = "all"
 
@@ -272,6 +273,7 @@ def load_suite(path: str | Path) -> Suite:
         judge=_judge(raw.get("judge"), root),
         allow_scripts=bool(raw.get("allow_scripts", False)),
         strict_skills=bool(raw.get("strict_skills", False)),
+        skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
         split=raw.get("split", "all"),
     )

@@ -20,7 +20,7 @@ from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.errors import Problem
 from skill_eval.model.hashing import HashCache, key_of
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: checks carry critical/arms, rubric items critical
 
 
 def _case_json(c: Case) -> dict[str, Any]:
@@ -34,9 +34,11 @@ def _case(d: dict[str, Any]) -> Case:
     return Case(
         id=d["id"], prompt=d["prompt"], expected_output=d["expected_output"],
         fixtures=tuple(Fixture(rel, Path(src)) for rel, src in d["fixtures"]),
-        checks=tuple(Check(ch["id"], ch["type"], ch["required"], ch["case_sensitive"], ch["params"])
+        checks=tuple(Check(ch["id"], ch["type"], ch["required"], ch["case_sensitive"], ch["params"],
+                           ch.get("critical", False), tuple(ch["arms"]) if "arms" in ch else None)
                      for ch in d["checks"]),
-        rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"]) for r in d["rubric"]),
+        rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"], r.get("critical", False))
+                     for r in d["rubric"]),
         kind=d["kind"], should_trigger=d["should_trigger"], split=d["split"], source=d["source"],
         line=d["line"])
 

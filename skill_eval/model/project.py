@@ -104,7 +104,8 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
     suite = load_suite(suite_path)
     hashes = HashCache(suite.store / "hashcache.json") if use_cache else None
     cache = EvalSetCache(suite.store / "cache" / "evalsets", hashes) if hashes is not None else None
-    skills = discover_skills(suite.skills_dir, suite.skills, suite.strict_skills, display_path(suite.path))
+    skills = discover_skills(suite.skills_dir, suite.skills, suite.strict_skills, display_path(suite.path),
+                             suite.skill_name_check)
     if only_skills is not None:
         skills = [s for s in skills if s.name in only_skills]
     split = split or suite.split

@@ -9,10 +9,25 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Event:
-    """An adapter event: ``skill_loaded`` (name = skill), ``tool_call`` (name = tool), ..."""
+    """An adapter event: ``skill_loaded`` (name = skill), ``tool_call`` (name = tool),
+    ``command`` (argv = the command line the agent ran), ..."""
 
     type: str
     name: str | None = None
+    argv: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.name is not None:
+            out["name"] = self.name
+        if self.argv is not None:
+            out["argv"] = list(self.argv)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Event:
+        argv = data.get("argv")
+        return cls(data["type"], data.get("name"), tuple(argv) if argv is not None else None)
 
 
 @dataclass(frozen=True)
@@ -29,8 +44,7 @@ class AdapterResponse:
     def to_json(self) -> dict[str, Any]:
         """The protocol-v1 JSON form (what the store writes as response.json)."""
         return {"output": self.output,
-                "events": [{"type": e.type, **({"name": e.name} if e.name is not None else {})}
-                           for e in self.events],
+                "events": [e.to_json() for e in self.events],
                 "usage": dict(self.usage)}
 
 

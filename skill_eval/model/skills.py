@@ -31,6 +31,12 @@ class Skill:
     def skill_md(self) -> Path:
         return self.path / "SKILL.md"
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name an agent may report loading it by: the folder's, and its SKILL.md name."""
+        declared = self.frontmatter.get("name")
+        return (self.name, declared) if isinstance(declared, str) and declared != self.name else (self.name,)
+
 
 def parse_frontmatter(text: str, file: str) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The YAML between the leading '---' lines, or None with a problem saying why."""
@@ -69,11 +75,13 @@ def _explain(problem: Problem) -> Problem:
     return Problem(problem.file, message, problem.line, problem.column, problem.severity)
 
 
-def load_skill(path: Path, selector: SkillSelector | None = None, strict: bool = False) -> Skill:
+def load_skill(path: Path, selector: SkillSelector | None = None, strict: bool = False,
+               name_check: str = "error") -> Skill:
     """Read and validate one skill folder. Never raises for a bad SKILL.md: problems are returned.
 
-    Missing or unreadable frontmatter and a name that differs from the folder are errors; other
-    spec violations are warnings unless ``strict`` (a suite's ``strict_skills``).
+    Missing or unreadable frontmatter is an error, and so is a name that differs from the folder
+    unless ``name_check`` is "warn" (a suite's ``skill_name_check``); other spec violations are
+    warnings unless ``strict`` (a suite's ``strict_skills``).
     """
     path = Path(path)
     skill_md = path / "SKILL.md"
@@ -97,8 +105,14 @@ def load_skill(path: Path, selector: SkillSelector | None = None, strict: bool =
     name = data.get("name")
     if isinstance(name, str) and name != path.name:
         line = _line_of(text, "name")
-        out.append(Problem(file, f"name '{name}' does not match its folder '{path.name}'; "
-                                 "rename one so they are equal", line, 1 if line else None, severity="error"))
+        if name_check == "warn":
+            out.append(Problem(file, f"name '{name}' does not match its folder '{path.name}'; it runs as "
+                                     f"'{path.name}' (skill_name_check: warn)", line, 1 if line else None,
+                               severity="warning"))
+        else:
+            out.append(Problem(file, f"name '{name}' does not match its folder '{path.name}'; rename one "
+                                     "so they are equal, or set skill_name_check: warn in the suite", line,
+                               1 if line else None, severity="error"))
         out.sort(key=lambda p: (p.line or 0, p.column or 0))
     description = data.get("description")
     return Skill(
@@ -119,7 +133,7 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def discover_skills(skills_dir: Path, selectors: tuple[SkillSelector, ...], strict: bool = False,
-                    config_file: str = "") -> list[Skill]:
+                    config_file: str = "", name_check: str = "error") -> list[Skill]:
     """The skills under ``skills_dir`` matching the selectors, in name order.
 
     A selector naming a skill that does not exist (no glob characters) is an error, and so is a
@@ -150,4 +164,4 @@ def discover_skills(skills_dir: Path, selectors: tuple[SkillSelector, ...], stri
                                      "folder holding one folder per skill, or fix 'skills'", line))
     if missing:
         raise InvalidInput(missing)
-    return [load_skill(skills_dir / name, sel, strict) for name, sel in sorted(chosen.items())]
+    return [load_skill(skills_dir / name, sel, strict, name_check) for name, sel in sorted(chosen.items())]

@@ -14,7 +14,7 @@ from skill_eval.model.hashing import key_of
 from skill_eval.plan.types import RunSpec
 
 # Part of every grade key: bump it when a check's semantics change, so grades are redone.
-GRADER_VERSION = "1"
+GRADER_VERSION = "2"  # 2: partial_credit, critical checks, arm-scoped checks
 
 
 def slot(spec: RunSpec) -> str:

@@ -81,7 +81,8 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
                     for it in range(1, n_iter + 1):
                         material = run_material(case, variant, model, it, adapter, fixtures, digest)
                         key = key_of(material)
-                        spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, adapter)
+                        spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, adapter,
+                                       skill.names)
                         if only and not matches_only(spec, only):
                             continue
                         plan.runs.append(spec)

@@ -21,6 +21,7 @@ class RunSpec:
     model: str
     iteration: int  # 1-based
     adapter: ResolvedAdapter
+    skill_names: tuple[str, ...] = ()  # what an agent may report loading it as (folder, SKILL.md name)
 
     @property
     def task_name(self) -> str:

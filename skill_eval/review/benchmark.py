@@ -10,6 +10,7 @@ from typing import Any
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.stats import measures as stats
+from skill_eval.stats.credit import arm_credit, variant_credit
 
 SCHEMA_VERSION = 1
 VARIANTS = ("with_skill", "without_skill")
@@ -76,6 +77,7 @@ def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
         "failed_checks": failed_checks[:10],
         "error_messages": [f"iteration {r.iteration}: {r.result.kind}: {r.result.message}"[:300]
                            for r in records if isinstance(r.result, RunError)][:5],
+        **arm_credit(records),
     }
 
 
@@ -98,6 +100,8 @@ def _flags(skill: str, arms: Mapping[str, dict[str, Any]], recs: Mapping[str, Se
         flags.append("flaky")
     if any(a["errors"] for a in arms.values()):
         flags.append("error")
+    if any(a.get("critical_failures") for a in arms.values()):
+        flags.append("critical-failure")
     if any(skill in r.loaded_skills for r in recs["without_skill"] if not r.errored):
         flags.append("contaminated")
     with_runs = [r for r in recs["with_skill"] if not r.errored]
@@ -238,6 +242,7 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
     variants = {v: _variant_totals([r for r in runs if r.variant == v], rates[v]) for v in VARIANTS}
     for v in VARIANTS:
         variants[v].update(_part_rates([r for r in runs if r.variant == v]))
+        variants[v].update(variant_credit([r for r in runs if r.variant == v]))
     lift = _lift(deltas, minimum_lift)
     lift.update(_cost_lift(lift["pass_rate"], variants))
     any_error = any(r.errored for r in runs)

@@ -26,7 +26,7 @@ def trigger_block(records: list[tuple[RunSpec, RunResult | RunError, Any]]) -> d
         case = runs[0][0].case
         ok = [(s, r) for s, r in runs if isinstance(r, RunResult)]
         errors += len(runs) - len(ok)
-        loaded = sum(1 for s, r in ok if s.skill_name in r.response.loaded_skills())
+        loaded = sum(1 for s, r in ok if set(s.skill_names or (s.skill_name,)) & r.response.loaded_skills())
         rate = loaded / len(ok) if ok else None
         triggered = rate is not None and rate >= 0.5
         expected = bool(case.should_trigger)

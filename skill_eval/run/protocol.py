@@ -93,17 +93,31 @@ def _events(raw: Any, source: str) -> tuple[Event, ...]:
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             raise AdapterError(f"{source}: events[{i}] must be an object, got {type(item).__name__}")
-        extra = sorted(k for k in item if k not in ("type", "name"))
+        extra = sorted(k for k in item if k not in ("type", "name", "argv"))
         if extra:
             raise AdapterError(f"{source}: events[{i}] has unknown field(s) {', '.join(extra)}; "
-                               "allowed: type, name")
-        kind, name = item.get("type"), item.get("name")
+                               "allowed: type, name, argv")
+        kind, name, argv = item.get("type"), item.get("name"), item.get("argv")
         if not isinstance(kind, str) or not kind:
             raise AdapterError(f"{source}: events[{i}].type must be a non-empty string")
         if name is not None and not isinstance(name, str):
             raise AdapterError(f"{source}: events[{i}].name must be a string, got {type(name).__name__}")
-        events.append(Event(kind, name))
+        events.append(Event(kind, name, _argv(kind, name, argv, f"{source}: events[{i}]")))
     return tuple(events)
+
+
+def _argv(kind: str, name: str | None, argv: Any, where: str) -> tuple[str, ...] | None:
+    """``command`` events carry the command line (``argv``), and only they do; a ``tool_call``
+    names its tool: trace checks rely on both, so a half-formed event is refused, not guessed at."""
+    if kind == "command":
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise AdapterError(f"{where}: a 'command' event needs 'argv', a non-empty list of strings")
+        return tuple(argv)
+    if argv is not None:
+        raise AdapterError(f"{where}: 'argv' belongs to 'command' events only; drop it or set type: command")
+    if kind == "tool_call" and not name:
+        raise AdapterError(f"{where}: a 'tool_call' event needs 'name' (the tool's name)")
+    return None
 
 
 def _usage(raw: Any, source: str) -> dict[str, float]:

@@ -52,7 +52,9 @@ def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | Non
 def _redacted(response: AdapterResponse) -> AdapterResponse:
     return AdapterResponse(
         output=redact(response.output),
-        events=tuple(Event(e.type, redact(e.name) if e.name else e.name) for e in response.events),
+        events=tuple(Event(e.type, redact(e.name) if e.name else e.name,
+                           tuple(redact(a) for a in e.argv) if e.argv is not None else None)
+                     for e in response.events),
         usage=dict(response.usage),
     )
 

@@ -129,7 +129,7 @@ class Store:
             timing = json.loads((target / "timing.json").read_bytes())
             response = AdapterResponse(
                 output=data["output"],
-                events=tuple(Event(e["type"], e.get("name")) for e in data.get("events", [])),
+                events=tuple(Event.from_json(e) for e in data.get("events", [])),
                 usage=dict(data.get("usage", {})),
             )
             duration = float(timing["duration_s"])

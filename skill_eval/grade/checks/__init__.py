@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skill_eval.grade.checks import efficiency, files, skills, structured, text
+from skill_eval.grade.checks import efficiency, files, reference, skills, structured, text, trace
 from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult
 from skill_eval.grade.checks.script import script
 from skill_eval.model.cases import Check
@@ -24,6 +24,15 @@ CHECKS: dict[str, CheckFn] = {
     "max_tokens": efficiency.max_tokens,
     "max_seconds": efficiency.max_seconds,
     "script": script,
+    "golden_output": reference.golden_output,
+    "similarity": reference.similarity,
+    "command_ran": trace.command_ran,
+    "command_not_ran": trace.command_not_ran,
+    "command_order": trace.command_order,
+    "command_count_le": trace.command_count_le,
+    "no_repeated_command_loop": trace.no_repeated_command_loop,
+    "tool_call": trace.tool_call,
+    "tool_count_le": trace.tool_count_le,
 }
 
 

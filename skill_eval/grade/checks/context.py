@@ -25,6 +25,7 @@ class CheckContext:
     skill_name: str = ""
     allow_scripts: bool = False
     skill_root: Path | None = None  # the skill folder: a script check's ``cwd`` is relative to it
+    skill_aliases: tuple[str, ...] = ()  # other names the skill goes by (its SKILL.md name)
 
     @cached_property
     def folded(self) -> str:
@@ -57,3 +58,11 @@ def clip(text: str, limit: int = EVIDENCE_CHARS) -> str:
     """Evidence stays short: a grading.json must not carry whole outputs."""
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def run_metadata(ctx: CheckContext) -> dict[str, Any]:
+    """The run's usage and elapsed time as the seed harness's metadata.json has them."""
+    meta: dict[str, Any] = dict(ctx.usage)
+    if ctx.duration_s is not None:
+        meta["elapsed_ms"] = round(ctx.duration_s * 1000)
+    return meta

@@ -7,17 +7,21 @@ able to run code on a CI machine just by being graded.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
 
 DEFAULT_TIMEOUT_S = 60.0
 DISABLED = "script checks are disabled; set allow_scripts: true in the suite"
 OUTPUT_DIR = "{output_dir}"
+OUTPUT_PATH = "{output_path}"
 
 
 def script(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
@@ -45,8 +49,26 @@ def script(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -
         cwd = (ctx.skill_root / cwd_param).resolve()
         if not cwd.is_dir():
             return False, clip(f"cwd {cwd_param!r} is not a folder (tried {cwd})")
+    if params.get("run_layout"):
+        with tempfile.TemporaryDirectory(prefix="skill-eval-run-") as run_dir:
+            return _run(_run_layout(Path(run_dir), ctx), command, cwd, timeout, expected_code, ctx)
     # {output_dir}: the run's kept outputs folder, for oracles that inspect what the agent wrote.
-    command = [a.replace(OUTPUT_DIR, str(ctx.outputs_dir)) for a in command]
+    return _run(ctx.outputs_dir, command, cwd, timeout, expected_code, ctx)
+
+
+def _run_layout(run_dir: Path, ctx: CheckContext) -> Path:
+    """A run folder as skill-eval-harness oracles expect it: output.md, metadata.json, outputs/."""
+    (run_dir / "output.md").write_text(ctx.output, encoding="utf-8")
+    (run_dir / "metadata.json").write_text(json.dumps(run_metadata(ctx)), encoding="utf-8")
+    assert ctx.outputs_dir is not None
+    (run_dir / "outputs").symlink_to(ctx.outputs_dir.resolve(), target_is_directory=True)
+    return run_dir
+
+
+def _run(output_dir: Path, command: list[str], cwd: Path, timeout: float, expected_code: int,
+         ctx: CheckContext) -> tuple[bool, str]:
+    command = [a.replace(OUTPUT_DIR, str(output_dir)).replace(OUTPUT_PATH, str(output_dir / "output.md"))
+               for a in command]
     try:
         # Own process group, so a timeout kills whatever the script started too.
         proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE,

@@ -20,8 +20,11 @@ def loaded_skill(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckCont
         # Absence of events may mean the adapter never reports loads: say so, do not guess.
         why = "no skill_loaded events reported (the adapter may not report skill loads)"
         return (not expected), clip(why)
-    same = (lambda a: a == skill) if case_sensitive else (lambda a: a.casefold() == skill.casefold())
-    loaded = any(same(name) for name in loads)
+    wanted = {skill} if params.get("skill") else {skill, *ctx.skill_aliases}
+    if case_sensitive:
+        loaded = bool(wanted & set(loads))
+    else:
+        loaded = bool({w.casefold() for w in wanted} & {n.casefold() for n in loads})
     seen = ", ".join(sorted(set(loads)))
     if loaded == expected:
         return True, clip(f"{skill!r} {'loaded' if loaded else 'not loaded'} as expected; loaded: {seen}")

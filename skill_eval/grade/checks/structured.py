@@ -8,18 +8,23 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
 from skill_eval.grade.checks.files import resolve_output_file
 
 # Agents often wrap JSON in a fenced block; the first ```json (or bare ```) block is tried
 # when the whole text is not JSON.
 _FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
 _MISSING = object()
+# ``file: ":metadata"``: the run's own record (elapsed_ms and the usage the adapter reported), the
+# counterpart of the metadata.json other harnesses keep beside a run's output.
+METADATA = ":metadata"
 
 
 def load_json(ctx: CheckContext, params: Mapping[str, Any]) -> tuple[Any, str]:
     """The JSON document to check, or (_MISSING, why not)."""
     source = params.get("file") or "output"
+    if source == METADATA:
+        return run_metadata(ctx), ""
     if source == "output":
         text, where = ctx.output, "output"
     else:

@@ -2,18 +2,24 @@
 
 Paths in a manifest (``files``, ``prompt_ref``, script oracles) are relative to the folder the
 manifest is in; ``skill_paths`` are relative to the repository root, the folder above it.
-``kind: trigger`` cases ask the model for a TRIGGER / NO_TRIGGER label graded by regex, so
-they stay ordinary tasks (with ``should_trigger`` recorded), not trigger queries.
+``kind: trigger`` cases are trigger queries, as the harness runs them: does the skill load on
+its own for the user's request (the ``User prompt:`` part of a "Trigger decision eval" prompt)?
+``should_trigger`` comes from the case, or else from its expected behaviour ("should not
+trigger", NO_TRIGGER). Their answer assertions are not graded (the harness leaves them out too).
+Assertions are read by harness_assertions; a case with a type nothing here can grade is left
+out with a warning naming the type.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model.cases import Case, EvalSet, RubricItem
-from skill_eval.model.evalsets.assertions import read_assertions, unique_rubric
+from skill_eval.model.cases import Case, Check, EvalSet, RubricItem
+from skill_eval.model.evalsets.assertions import unique_rubric
+from skill_eval.model.evalsets.harness_assertions import harness_assertion
 from skill_eval.model.evalsets.source import document_for
 from skill_eval.model.evalsets.validate import At, Collector
 
@@ -22,10 +28,13 @@ SPLITS = ("tune", "holdout", "holdback")
 TOP_FIELDS = ("version", "skill_name", "harness", "skill_paths", "old_skill_paths", "variants",
               "optional_variants", "split_policy", "run_protocol", "notes", "cases", "ablations")
 CASE_FIELDS = ("id", "split", "kind", "prompt", "prompt_ref", "files", "expected_behavior", "assertions",
-               "review_rubric")
+               "review_rubric", "should_trigger")
 # Read by people or by the harness's own reports; nothing a run or a grade depends on.
 LABEL_FIELDS = ("tags", "domain", "difficulty", "success_goals", "trigger_type", "scenario", "answer_ref",
-                "description", "notes")
+                "description", "notes", "source", "reference_answer", "reference_answer_ref",
+                "reference_score", "reference_graded_score")
+_USER_PROMPT = re.compile(r"User prompt:\s*(.*?)(?:\n\s*\n\s*Return exactly|$)", re.IGNORECASE | re.DOTALL)
+_NEGATIVE = re.compile(r"NO_TRIGGER|not trigger|should not", re.IGNORECASE)
 
 
 def detect(data: Any, path: Path) -> int:
@@ -49,6 +58,12 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
     if data.get("ablations"):
         col.warn(f"{len(data['ablations'])} ablation(s) are not run by skill-eval and are ignored",
                  ("ablations",))
+    kinds = [c.get("kind") for c in data["cases"] if isinstance(c, dict)]
+    graded_triggers = sum(1 for c in data["cases"] if isinstance(c, dict) and c.get("kind") == "trigger"
+                          and c.get("assertions"))
+    if graded_triggers:
+        col.warn(f"{graded_triggers} of {kinds.count('trigger')} trigger case(s) carry answer assertions; "
+                 "trigger cases are graded on whether the skill loads, so those are not used", ("cases",))
     skill_name = data.get("skill_name") if isinstance(data.get("skill_name"), str) else None
     cwd = Path(os.path.relpath(base.absolute(), skill_root.absolute())).as_posix()
     seen: dict[str, At] = {}
@@ -80,23 +95,65 @@ def _case(col: Collector, raw: Any, at: At, base: Path, cwd: str, seen: dict[str
         split = None
     prompt = _prompt(col, raw, at, base, split)
     fixtures = col.fixtures(raw.get("files"), base, (*at, "files"))
-    checks, rubric = read_assertions(col, raw.get("assertions"), (*at, "assertions"), script_cwd=cwd)
+    expected_lines = col.string_list(raw.get("expected_behavior"), (*at, "expected_behavior"),
+                                     "expected_behavior")
+    line = col.doc.where(at)[0]
+    if raw.get("kind") == "trigger":
+        if cid is None or prompt is None:
+            return None
+        return Case(id=cid, prompt=_user_prompt(prompt), kind="trigger", split=split, source=display,
+                    line=line, should_trigger=_should_trigger(col, raw, at, expected_lines))
+    checks, rubric, ungradable = _assertions(col, raw.get("assertions"), (*at, "assertions"), base, cwd)
     review = col.string_list(raw.get("review_rubric"), (*at, "review_rubric"), "review_rubric")
     rubric += [RubricItem(id=f"review-{n + 1}", text=t) for n, t in enumerate(review)]
-    expected = "\n".join(col.string_list(raw.get("expected_behavior"), (*at, "expected_behavior"),
-                                         "expected_behavior"))
     final_checks = col.finish_checks(checks)
     final_rubric = unique_rubric(col, rubric, at)
     if cid is None or prompt is None:
         return None
-    trigger = None
-    if raw.get("kind") == "trigger":
-        labels = [str(c.params.get("pattern", "")) for c in final_checks if c.type == "regex"]
-        if labels:
-            trigger = not any("NO_TRIGGER" in p for p in labels)
-    return Case(id=cid, prompt=prompt, expected_output=expected, fixtures=fixtures, checks=final_checks,
-                rubric=final_rubric, should_trigger=trigger, split=split, source=display,
-                line=col.doc.where(at)[0])
+    if ungradable:
+        col.warn(f"case '{cid}' is left out: assertion type {', '.join(repr(t) for t in ungradable)} cannot "
+                 "be graded by skill-eval", at)
+        return None
+    return Case(id=cid, prompt=prompt, expected_output="\n".join(expected_lines), fixtures=fixtures,
+                checks=final_checks, rubric=final_rubric, split=split, source=display, line=line)
+
+
+def _assertions(col: Collector, items: Any, at: At, base: Path, cwd: str
+                ) -> tuple[list[tuple[Check, At]], list[RubricItem], list[str]]:
+    checks: list[tuple[Check, At]] = []
+    rubric: list[RubricItem] = []
+    ungradable: list[str] = []
+    if items is None:
+        return checks, rubric, ungradable
+    if not isinstance(items, list):
+        col.error("must be a list of assertions", at)
+        return checks, rubric, ungradable
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            col.error(f"assertion must be an object with a 'type', got {type(item).__name__}", (*at, i))
+            continue
+        got_checks, got_rubric, why = harness_assertion(col, item, (*at, i), base, cwd)
+        checks += got_checks
+        rubric += got_rubric
+        if why is not None:
+            ungradable.append(why)
+    return checks, rubric, ungradable
+
+
+def _user_prompt(prompt: str) -> str:
+    """The user's request inside a "Trigger decision eval. User prompt: ..." wrapper."""
+    found = _USER_PROMPT.search(prompt)
+    return found.group(1).strip() if found and found.group(1).strip() else prompt
+
+
+def _should_trigger(col: Collector, raw: dict[str, Any], at: At, expected: list[str]) -> bool:
+    explicit = raw.get("should_trigger")
+    if isinstance(explicit, bool):
+        return explicit
+    if explicit is not None:
+        col.error("should_trigger must be true or false", (*at, "should_trigger"))
+    labels = [str(a.get("pattern", "")) for a in raw.get("assertions") or [] if isinstance(a, dict)]
+    return not (_NEGATIVE.search(" ".join(expected)) or any("NO_TRIGGER" in p for p in labels))
 
 
 def _prompt(col: Collector, raw: dict[str, Any], at: At, base: Path, split: str | None) -> str | None:

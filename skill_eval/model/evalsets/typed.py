@@ -35,10 +35,12 @@ def known_types() -> list[str]:
 
 def native_check(obj: dict[str, Any]) -> Check:
     """A schema-valid native check object as a Check (params: the type's own fields)."""
-    own = ("id", "type", "required", "case_sensitive", "description")
+    own = ("id", "type", "required", "case_sensitive", "description", "critical", "arms")
     params = {k: v for k, v in obj.items() if k not in own}
+    arms = obj.get("arms")
     return Check(id=str(obj.get("id", "")), type=str(obj["type"]), required=bool(obj.get("required", True)),
-                 case_sensitive=bool(obj.get("case_sensitive", False)), params=params)
+                 case_sensitive=bool(obj.get("case_sensitive", False)), params=params,
+                 critical=obj.get("critical") is True, arms=tuple(arms) if isinstance(arms, list) else None)
 
 
 def _values(col: Collector, obj: dict[str, Any], at: At) -> list[str] | None:

@@ -105,6 +105,26 @@ def _clip(text: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+VARIANT_KEYS = ("with_skill", "without_skill")
+
+
+def credit_line(bench: Mapping[str, Any]) -> str | None:
+    """Partial credit, soft items and critical failures: reported beside the pass rate, not in it."""
+    w, wo = bench["variants"]["with_skill"], bench["variants"]["without_skill"]
+    if w.get("partial_credit") is None and wo.get("partial_credit") is None:
+        return None
+    text = (f"Partial credit (share of graded checks passed per run; not the pass rate): with "
+            f"{pct(w.get('partial_credit'))}, without {pct(wo.get('partial_credit'))}.")
+    if w.get("soft_items") or wo.get("soft_items"):
+        text += (f" Soft items (not in the pass rate): with {pct(w.get('soft_pass_rate'))} of "
+                 f"{w.get('soft_items', 0)}, without {pct(wo.get('soft_pass_rate'))} of "
+                 f"{wo.get('soft_items', 0)}.")
+    if w.get("critical_failures") or wo.get("critical_failures"):
+        text += (f" Critical failures (each vetoed its run): with {w.get('critical_failures', 0)}, "
+                 f"without {wo.get('critical_failures', 0)}.")
+    return text
+
+
 def benchmark_md(bench: Mapping[str, Any]) -> str:
     v, lift = bench["variants"], bench["lift"]
     w, wo = v["with_skill"], v["without_skill"]
@@ -121,6 +141,9 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     parts = parts_line(bench)
     if parts:
         lines.append(parts)
+    credit = credit_line(bench)
+    if credit:
+        lines.append(credit)
     for warning in warnings(bench):
         lines.append(f"> ⚠ {warning}")
     lines += ["", "## Cases", ""]
@@ -189,6 +212,16 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
                    for v in ("with_skill", "without_skill"))] for b in judged]
         lines.append(_table(rows, ["skill", "model", "judge", "checks with", "checks without",
                                    "judged with", "judged without"]))
+    credited = [b for b in benches if credit_line(b)]
+    if credited:
+        lines += ["", "## Partial credit (beside the pass rate, not in it)", ""]
+        rows = [[b["skill"], b["model"],
+                 *(pct(b["variants"][v].get("partial_credit")) for v in ("with_skill", "without_skill")),
+                 *(pct(b["variants"][v].get("soft_pass_rate")) for v in ("with_skill", "without_skill")),
+                 str(sum(b["variants"][v].get("critical_failures", 0) for v in VARIANT_KEYS))]
+                for b in credited]
+        lines.append(_table(rows, ["skill", "model", "partial credit with", "partial credit without",
+                                   "soft with", "soft without", "critical failures"]))
     triggered = [b for b in benches if b.get("triggers")]
     if triggered:
         lines += ["", "## Trigger evals", ""]

@@ -1,0 +1,189 @@
+"""Trace checks over the adapter's events: which commands ran (``command {argv}``), which tools
+were called (``tool_call {name}``), in what order and how often.
+
+A check that needs events the adapter did not report fails with that reason: a trace nobody
+recorded is not a clean trace.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.text import compiled
+
+# Tool names that stand for "a shell command" when a check names a tool.
+SHELL_NAMES = ("bash", "shell", "command")
+NO_TRACE = "no command or tool_call events reported (the adapter may not report them)"
+
+
+def _commands(ctx: CheckContext) -> list[str]:
+    return [shlex.join(e.argv) for e in ctx.events if e.type == "command" and e.argv]
+
+
+def _steps(ctx: CheckContext) -> list[tuple[str, str]]:
+    """(tool name, text to match) of every tool call and command, in order."""
+    out = []
+    for e in ctx.events:
+        if e.type == "tool_call" and e.name:
+            out.append((e.name, e.name))
+        elif e.type == "command" and e.argv:
+            out.append(("bash", shlex.join(e.argv)))
+    return out
+
+
+def _traced(ctx: CheckContext) -> bool:
+    return any(e.type in ("command", "tool_call") for e in ctx.events)
+
+
+def _pattern(params: Mapping[str, Any], case_sensitive: bool, key: str = "pattern") -> re.Pattern[str]:
+    raw = params.get(key)
+    if not isinstance(raw, str) or not raw:
+        raise CheckParamError(f"'{key}' must be a non-empty regular expression")
+    return compiled(raw, case_sensitive)
+
+
+def _patterns(params: Mapping[str, Any], case_sensitive: bool, key: str) -> list[re.Pattern[str]]:
+    raw = params.get(key)
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
+        raise CheckParamError(f"'{key}' must be a non-empty list of regular expressions")
+    return [compiled(p, case_sensitive) for p in raw]
+
+
+def _limit(params: Mapping[str, Any], key: str = "max") -> float:
+    value = params.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise CheckParamError(f"'{key}' must be a number ≥ 0")
+    return float(value)
+
+
+def command_ran(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    rx = _pattern(params, case_sensitive)
+    commands = _commands(ctx)
+    if not _traced(ctx):
+        return False, NO_TRACE
+    hit = next((c for c in commands if rx.search(c)), None)
+    return (True, clip(f"ran {hit!r}")) if hit else (False, clip(f"no command matched /{rx.pattern}/ "
+                                                               f"among {len(commands)} command(s)"))
+
+
+def command_not_ran(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    rx = _pattern(params, case_sensitive)
+    if not _traced(ctx):
+        return False, NO_TRACE
+    hit = next((c for c in _commands(ctx) if rx.search(c)), None)
+    return (False, clip(f"ran {hit!r}, which matches /{rx.pattern}/")) if hit else (
+        True, clip(f"no command matched /{rx.pattern}/"))
+
+
+def _in_order(patterns: list[re.Pattern[str]], texts: list[str]) -> tuple[bool, str]:
+    at, matched = 0, []
+    for rx in patterns:
+        found = next((i for i in range(at, len(texts)) if rx.search(texts[i])), None)
+        if found is None:
+            return False, clip(f"no /{rx.pattern}/ after step {at}; matched so far: {matched}")
+        matched.append(texts[found])
+        at = found + 1
+    return True, clip(f"in order: {matched}")
+
+
+def command_order(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    patterns = _patterns(params, case_sensitive, "patterns")
+    if not _traced(ctx):
+        return False, NO_TRACE
+    return _in_order(patterns, _commands(ctx))
+
+
+def command_count_le(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    limit = _limit(params)
+    if not _traced(ctx):
+        return False, NO_TRACE
+    n = len(_commands(ctx))
+    return n <= limit, f"{n} command(s) {'≤' if n <= limit else '>'} max {limit:g}"
+
+
+def no_repeated_command_loop(params: Mapping[str, Any], case_sensitive: bool,
+                             ctx: CheckContext) -> tuple[bool, str]:
+    limit = _limit(params)
+    if not _traced(ctx):
+        return False, NO_TRACE
+    commands = _commands(ctx)
+    worst, times = max(Counter(commands).items(), key=lambda kv: kv[1], default=("", 0))
+    shown = f" ({worst!r})" if worst else ""
+    return times <= limit, clip(f"most repeated command ran {times} time(s){shown}; max {limit:g}")
+
+
+def _selected(params: Mapping[str, Any], ctx: CheckContext) -> list[tuple[str, str]]:
+    tool = params.get("tool")
+    if tool is not None and (not isinstance(tool, str) or not tool):
+        raise CheckParamError("'tool' must be a non-empty tool name")
+    steps = _steps(ctx)
+    if not tool:
+        return steps
+    want = tool.casefold()
+    return [s for s in steps if s[0].casefold() == want or (want in SHELL_NAMES and s[0] == "bash")]
+
+
+def tool_call(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    """One of: ``expected_no_call``, ``required_calls``, ``call_set``, ``order``, else a count of
+    calls matching ``tool`` / ``pattern`` between ``min_count`` (1) and ``max_count``."""
+    if not _traced(ctx):
+        return False, NO_TRACE
+    names = [name.casefold() for name, _ in _steps(ctx) if name != "bash"]
+    if params.get("expected_no_call"):
+        seen = [name for name, _ in _steps(ctx)]
+        if "pattern" in params:
+            rx = _pattern(params, case_sensitive)
+            bad = sorted({n for n in seen if rx.search(n)})
+        elif params.get("tool"):
+            bad = sorted({n for n in seen if n.casefold() == str(params["tool"]).casefold()})
+        else:
+            bad = sorted(set(seen))
+        return (not bad), clip("no matching tool call, as expected" if not bad else f"called {bad}")
+    for key in ("required_calls", "call_set"):
+        want = params.get(key)
+        if want is None:
+            continue
+        if not isinstance(want, list) or not want or not all(isinstance(w, str) and w for w in want):
+            raise CheckParamError(f"'{key}' must be a non-empty list of tool names")
+        if key == "required_calls":
+            missing = sorted({w for w in want if w.casefold() not in names})
+            return (not missing), clip(f"all {len(want)} required tool(s) called" if not missing
+                                       else f"not called: {missing}; called: {sorted(set(names))}")
+        wanted, got = Counter(w.casefold() for w in want), Counter(names)
+        if wanted == got:
+            return True, clip(f"exactly the calls {sorted(wanted.elements())}")
+        return False, clip(f"missing {sorted((wanted - got).elements())}; "
+                           f"unexpected {sorted((got - wanted).elements())}")
+    selected = [text for _, text in _selected(params, ctx)]
+    if "order" in params:
+        return _in_order(_patterns(params, case_sensitive, "order"), selected)
+    if "pattern" in params:
+        rx = _pattern(params, case_sensitive)
+        selected = [t for t in selected if rx.search(t)]
+    low = params.get("min_count", 1)
+    high = params.get("max_count")
+    if isinstance(low, bool) or not isinstance(low, int) or (high is not None and (
+            isinstance(high, bool) or not isinstance(high, int))):
+        raise CheckParamError("'min_count' and 'max_count' must be whole numbers")
+    n = len(selected)
+    what = (f"{n} matching call(s) (tool {params.get('tool') or 'any'}, "
+            f"pattern {params.get('pattern') or 'any'})")
+    if n < low:
+        return False, clip(f"{what} < min_count {low}")
+    if high is not None and n > high:
+        return False, clip(f"{what} > max_count {high}")
+    return True, clip(what + (f"; first: {selected[0]!r}" if selected else ""))
+
+
+def tool_count_le(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
+    limit = _limit(params)
+    if not _traced(ctx):
+        return False, NO_TRACE
+    n = len(_selected(params, ctx))
+    verdict = "≤" if n <= limit else ">"
+    return n <= limit, f"{n} tool call(s) (tool {params.get('tool') or 'any'}) {verdict} max {limit:g}"
