@@ -24,7 +24,7 @@ class AdapterFatal(AdapterFailure):
 
 
 # Protocol v1: an adapter exiting with this status says "every run would fail the same way".
-FATAL_EXIT = 3
+FATAL_EXIT = 77  # EX_NOPERM of sysexits.h
 
 
 def fail(message: str) -> NoReturn:

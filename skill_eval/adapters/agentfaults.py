@@ -6,7 +6,7 @@ retry is a ``system``/``api_retry`` event), Codex five times per request ("Recon
 waiting for network"). A watcher sees each stream event while the CLI runs:
 
 - an authentication or permission failure (HTTP 401/403, a missing key) is *fatal*: the run is
-  stopped at once and reported with exit status 3, so the engine stops the suite's other runs of
+  stopped at once and reported with exit status 77 (EX_NOPERM), so the engine stops the suite's other runs of
   this adapter (they would all fail the same way);
 - any other error is remembered as the *last cause*, and reported when the run ends by timeout,
   by a stop from outside (the suite's timeout) or by a non-zero exit.
