@@ -65,6 +65,7 @@ OPTION_FLAGS = {
     "args": "--extra-arg",
     "claude_bin": "--claude-bin",
     "timeout": "--timeout",
+    "base_url": "--base-url",
 }
 
 
@@ -208,6 +209,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--extra-arg", action="append", default=[], help="extra claude argument (repeatable)")
     p.add_argument("--claude-bin", default="claude", help="claude executable (name on PATH or path)")
     p.add_argument("--timeout", type=float, default=None, help="stop claude after this many seconds")
+    p.add_argument("--base-url", help="the Messages-API endpoint (gateway, local server): sets ANTHROPIC_BASE_URL")
     p.add_argument("--print-version", action="store_true", help="print `claude --version` and exit")
     p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")
     return p.parse_args(argv)
@@ -221,6 +223,8 @@ def _main(argv: Sequence[str] | None) -> int:
         workspace = Path.cwd().resolve()
         env = isolated_env(workspace)
         env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
+        if args.base_url:
+            env["ANTHROPIC_BASE_URL"] = args.base_url
 
         def complete(prompt: str, model: str | None) -> tuple[str, dict[str, float]]:
             args.model = model or args.model
@@ -237,6 +241,8 @@ def _main(argv: Sequence[str] | None) -> int:
     prepare_skill(request, workspace, [INSTALL_DIR])
     env = isolated_env(workspace)
     env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
+    if args.base_url:
+        env["ANTHROPIC_BASE_URL"] = args.base_url
     got = run_claude(args, prompt, workspace, env)
     write_json(got.response())
     return 0
