@@ -209,7 +209,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--extra-arg", action="append", default=[], help="extra claude argument (repeatable)")
     p.add_argument("--claude-bin", default="claude", help="claude executable (name on PATH or path)")
     p.add_argument("--timeout", type=float, default=None, help="stop claude after this many seconds")
-    p.add_argument("--base-url", help="the Messages-API endpoint (gateway, local server): sets ANTHROPIC_BASE_URL")
+    p.add_argument("--base-url", help="Messages-API endpoint (gateway, local server): ANTHROPIC_BASE_URL")
     p.add_argument("--print-version", action="store_true", help="print `claude --version` and exit")
     p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")
     return p.parse_args(argv)
