@@ -61,7 +61,8 @@ MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) o
 REPO_SKILLS = ".agents/skills"
 
 # Read by skill_eval.adapters.resolve_adapter (see its docstring).
-BUILTIN_VERSION = "1"
+# 2: the skill is installed once (Codex listed both copies, so the prompt changed).
+BUILTIN_VERSION = "2"
 ENV = ("CODEX_API_KEY",)
 OPTION_FLAGS = {
     "model": "--model",
