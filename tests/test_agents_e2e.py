@@ -205,7 +205,7 @@ def test_status_estimates_cost_from_earlier_runs_of_the_same_slots(claude, capsy
 
 
 def test_codex_suite_run(tmp_path: Path, capsys):
-    exe = fake_agent(tmp_path, "codex", "codex-cli 0.58.0",
+    exe = fake_agent(tmp_path, "codex", "codex-cli 0.171.0",
                      DATA / "test_codex" / "skill_after_tools.jsonl",
                      DATA / "test_codex" / "normal.jsonl", ".agents/skills")
     project = Project(tmp_path, f"  builtin: codex\n  options: {{codex_bin: {json.dumps(str(exe))}}}\n")
@@ -223,7 +223,7 @@ def test_codex_suite_run(tmp_path: Path, capsys):
     assert bench["lift"]["per_1k_tokens"] is None  # the skill saved tokens here: no trade-off
     assert bench["lift"]["extra_tokens_per_run"] == 1080 - (24763 + 122)
 
-    exe.write_text(exe.read_text().replace("codex-cli 0.58.0", "codex-cli 0.60.1"))
+    exe.write_text(exe.read_text().replace("codex-cli 0.171.0", "codex-cli 0.172.1"))
     code, out = project.run(capsys)
     assert code == 0 and "4 to run" in out and calls(exe) == 8, out
 

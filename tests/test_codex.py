@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 FAKE = """#!{python}
 import json, os, sys, time
 if sys.argv[1:] == ["--version"]:
-    print("codex-cli 0.58.0")
+    print("codex-cli " + os.environ.get("FAKE_VERSION", "0.58.0"))
     sys.exit(0)
 def listing(path):
     return sorted(os.listdir(path)) if os.path.isdir(path) else []
@@ -167,8 +167,18 @@ def test_skill_load_after_other_tool_calls(workspace, fake_bin, tmp_path):
         "num_turns": 1,
     }
     seen = json.loads(log.read_text())
-    assert seen["repo_skills"] == ["csv-summary"] and seen["user_skills"] == ["csv-summary"]
+    # Installed once, where this (0.58) Codex reads skills: it would list a second copy too.
+    assert seen["repo_skills"] == [] and seen["user_skills"] == ["csv-summary"]
     assert not seen["staged_left"]
+
+
+def test_skill_installed_once_in_repo_scope_for_current_codex(workspace, fake_bin, tmp_path):
+    log = tmp_path / "log.json"
+    proc = run(workspace, request(workspace), path=str(fake_bin), FAKE_VERSION="0.171.0",
+               FAKE_TRANSCRIPT=str(DATA / "skill_after_tools.jsonl"), FAKE_LOG=str(log))
+    ok(proc)
+    seen = json.loads(log.read_text())
+    assert seen["repo_skills"] == ["csv-summary"] and seen["user_skills"] == []
 
 
 def test_early_item_shape(workspace, fake_bin):

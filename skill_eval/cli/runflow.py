@@ -156,8 +156,12 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
               f"{engine.budget_stopped} runs not started; the suite is incomplete. Raise --max-cost "
               "(or max_cost_usd) and run again to finish it.", file=sys.stderr)
         code = 2
+    if engine.fatal is not None:
+        print(f"skill-eval: stopped early: {engine.fatal} ({engine.fatal_stopped} more runs not started; "
+              "fix this and run again)", file=sys.stderr)
+        code = 2
     complete = (not partial and not failures and not engine.progress.errors
-                and not engine.judge_errors and not engine.budget_stopped)
+                and not engine.judge_errors and not engine.budget_stopped and engine.fatal is None)
     if complete:
         by_skill = dict(check.data["by_skill"]) if check is not None else {}
         by_skill.update(fast_entries(engine))

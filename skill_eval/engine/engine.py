@@ -78,6 +78,8 @@ class Engine:
         self.interrupted = threading.Event()  # set on Ctrl-C: start nothing more, record no errors
         self.budget = self.options.max_cost if self.options.max_cost is not None else self.suite.max_cost_usd
         self.budget_stopped = 0  # runs not started because the budget was spent
+        self.fatal: str | None = None  # an adapter said every run would fail the same way (bad key)
+        self.fatal_stopped = 0  # runs not started because of it
         self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
         # (task slot, message) of grades a judge could not finish: not stored, retried next run.
         self.judge_errors: list[tuple[str, str]] = []
@@ -176,6 +178,10 @@ class Engine:
                 # Not an error of the run: nothing is stored, the next `run` does it.
                 self.budget_stopped += 1
                 return RunError(spec.key, "budget", f"not started: the budget of ${self.budget:g} is spent")
+            if self.fatal is not None:
+                # Nothing is stored: the next `run`, with the cause fixed, does it.
+                self.fatal_stopped += 1
+                return RunError(spec.key, "fatal_stopped", f"not started: {self.fatal}")
             self.progress.running += 1
         self.on_event("start", spec, None)
         try:
@@ -191,6 +197,8 @@ class Engine:
             self.progress.done += 1
             if isinstance(outcome, RunError):
                 self.progress.errors += 1
+                if outcome.kind == "fatal" and self.fatal is None:
+                    self.fatal = outcome.message
             else:
                 usage = outcome.response.usage
                 self.progress.tokens += float(usage.get("input_tokens", 0)) + float(

@@ -67,6 +67,6 @@ class RunError:
     """A run that could not produce a result. Recorded for the report; never a cache hit."""
 
     key: str
-    kind: str  # not_found | exit | timeout | output_cap | invalid_response | workspace | interrupted
+    kind: str  # not_found | exit | fatal | timeout | output_cap | invalid_response | workspace | interrupted
     message: str
     duration_s: float = 0.0

@@ -14,6 +14,7 @@ from skill_eval.model.config import Suite
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
 from skill_eval.plan.types import RunSpec
+from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, parse_response, replay_key
 from skill_eval.run.workspace import prepare_workspace
@@ -33,6 +34,11 @@ def _tail(stderr: bytes) -> str:
         "\n", " \\n ")
 
 
+def _first_line(stderr: bytes) -> str:
+    lines = [ln.strip() for ln in redact(stderr.decode("utf-8", "replace")).splitlines() if ln.strip()]
+    return lines[-1] if lines else f"exited with status {FATAL_EXIT} (cannot work at all)"
+
+
 def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | None:
     who = spec.adapter.name
     if proc.timed_out:
@@ -43,6 +49,9 @@ def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | Non
         return RunError(spec.key, "output_cap", f"adapter {who} wrote more than {suite.max_output_bytes} "
                         "bytes on stdout or stderr and was stopped (max_output_bytes in the suite)",
                         proc.duration_s)
+    if proc.returncode == FATAL_EXIT:
+        # The adapter says every run would fail the same way (e.g. a rejected API key).
+        return RunError(spec.key, "fatal", f"adapter {who}: " + _first_line(proc.stderr), proc.duration_s)
     if proc.returncode != 0:
         return RunError(spec.key, "exit", f"adapter {who} exited with status {proc.returncode}"
                         + _tail(proc.stderr), proc.duration_s)

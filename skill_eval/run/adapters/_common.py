@@ -18,6 +18,15 @@ class AdapterFailure(Exception):
     """A failure the adapter reports as one line on stderr with exit status 1."""
 
 
+class AdapterFatal(AdapterFailure):
+    """A failure every run of this adapter would share (bad or missing credentials): exit
+    status FATAL_EXIT, so the engine stops the suite's remaining runs of the adapter."""
+
+
+# Protocol v1: an adapter exiting with this status says "every run would fail the same way".
+FATAL_EXIT = 77  # EX_NOPERM of sysexits.h
+
+
 def fail(message: str) -> NoReturn:
     raise AdapterFailure(message)
 
@@ -55,7 +64,7 @@ def run_entry(fn: Callable[[], int | None]) -> int:
         return fn() or 0
     except AdapterFailure as exc:
         sys.stderr.write(one_line(str(exc), 2000) + "\n")
-        return 1
+        return FATAL_EXIT if isinstance(exc, AdapterFatal) else 1
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130

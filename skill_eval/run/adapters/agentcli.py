@@ -10,6 +10,8 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +21,7 @@ from skill_eval.run.adapters._common import (
     fail,
     one_line,
 )
+from skill_eval.run.adapters.agentfaults import Cause, Watch
 
 # A path that names some skill's SKILL.md, e.g. ".claude/skills/pdf/SKILL.md",
 # "/ws/.agents/skills/pdf/SKILL.md", "cat 'skills/pdf/SKILL.md'".
@@ -142,6 +145,8 @@ class Finished:
     stdout_path: Path
     stderr: str
     timed_out: bool
+    cause: Cause | None = None  # the watcher's last cause (fatal: the run was stopped for it)
+    terminated: bool = False  # stopped from outside (SIGTERM: the suite's timeout)
 
 
 def _kill_tree(proc: subprocess.Popen[bytes], own_group: bool) -> None:
@@ -175,39 +180,109 @@ def _kill_tree(proc: subprocess.Popen[bytes], own_group: bool) -> None:
     proc.wait()
 
 
+class _Terminated(Exception):
+    pass
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+class _Follower:
+    """Reads the complete JSON lines appended to the CLI's stdout file since the last look."""
+
+    def __init__(self, path: Path, watch: Watch) -> None:
+        self.path, self.watch, self.offset = path, watch, 0
+
+    def poll(self) -> Cause | None:
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            chunk = f.read()
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            return None
+        self.offset += end + 1
+        for raw in chunk[: end + 1].splitlines():
+            try:
+                ev = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                cause = self.watch.see(ev)
+                if cause is not None and cause.fatal:
+                    return cause
+        return None
+
+
 def run_cli(
-    argv: Sequence[str], cwd: Path, env: dict[str, str], timeout: float | None, tmp: Path
+    argv: Sequence[str], cwd: Path, env: dict[str, str], timeout: float | None, tmp: Path,
+    watch: Watch | None = None,
 ) -> Finished:
     """Run ``argv`` with stdout/stderr in files under ``tmp`` (not memory), within ``timeout``.
 
     stdin is /dev/null: both CLIs would otherwise add piped stdin to the prompt as context.
+    With a ``watch``, the stream is followed while the CLI runs: a fatal cause (bad key) stops
+    it at once, and a SIGTERM from outside (the runner's timeout) stops it with the last cause
+    in hand instead of killing us before we can say why.
     """
     out_path, err_path = tmp / "stdout", tmp / "stderr"
     own_group = os.name == "posix" and os.getpgid(0) == os.getpid()
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        try:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=not own_group and os.name == "posix",
-            )
-        except OSError as exc:
-            fail(f"could not start {argv[0]}: {exc}")
-        timed_out = False
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_tree(proc, own_group)
-        except BaseException:
-            _kill_tree(proc, own_group)
-            raise
+    follower = _Follower(out_path, watch) if watch is not None else None
+    fatal: Cause | None = None
+    terminated = False
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if (watch is not None and main_thread) else None
+    try:
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            try:
+                proc = subprocess.Popen(
+                    list(argv),
+                    cwd=cwd,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=not own_group and os.name == "posix",
+                )
+            except OSError as exc:
+                fail(f"could not start {argv[0]}: {exc}")
+            timed_out = False
+            deadline = None if timeout is None else time.monotonic() + timeout
+            try:
+                while True:
+                    step = 0.1 if follower is not None else None
+                    if deadline is not None:
+                        left = deadline - time.monotonic()
+                        step = left if step is None else min(step, left)
+                    try:
+                        proc.wait(timeout=max(step, 0.0) if step is not None else None)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    if follower is not None:
+                        fatal = follower.poll()
+                        if fatal is not None:
+                            _kill_tree(proc, own_group)
+                            break
+                    if deadline is not None and time.monotonic() >= deadline:
+                        timed_out = True
+                        _kill_tree(proc, own_group)
+                        break
+            except _Terminated:
+                terminated = True
+                proc.kill()
+                proc.wait()
+            except BaseException:
+                _kill_tree(proc, own_group)
+                raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    if follower is not None and fatal is None:
+        fatal = follower.poll()  # whatever arrived after the last look
+    cause = fatal or (watch.last if watch is not None else None)
     stderr = err_path.read_bytes()[-65536:].decode("utf-8", "replace")
-    return Finished(proc.returncode, out_path, stderr, timed_out)
+    return Finished(proc.returncode, out_path, stderr, timed_out, cause, terminated)
 
 
 def last_line(text: str) -> str:

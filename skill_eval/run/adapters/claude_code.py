@@ -46,6 +46,7 @@ from skill_eval.run.adapters.agentcli import (
     skills_read_in,
     workspace_of,
 )
+from skill_eval.run.adapters.agentfaults import ClaudeWatch, explain
 from skill_eval.run.adapters.judge_prompt import judge_main
 
 # --------------------------------------------------------------------------- Claude Code
@@ -55,13 +56,16 @@ INSTALL_DIR = ".claude/skills"
 
 # Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
 BUILTIN_VERSION = "1"
-ENV = ("ANTHROPIC_API_KEY",)
+# CLAUDE_CODE_MAX_RETRIES: Claude Code retries every API error (a bad key too) ~10 times
+# over ~3 minutes; a suite can lower that without listing it in its own env.
+ENV = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_MAX_RETRIES")
 OPTION_FLAGS = {
     "model": "--model",
     "permission_mode": "--permission-mode",
     "args": "--extra-arg",
     "claude_bin": "--claude-bin",
     "timeout": "--timeout",
+    "base_url": "--base-url",
 }
 
 
@@ -155,11 +159,10 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     # (e.g. --allowedTools A B) can swallow or misread the prompt.
     argv += ["--", prompt]
     with tempfile.TemporaryDirectory(prefix="skill-eval-claude-") as tmp:
-        done = run_cli(argv, workspace, env, args.timeout, Path(tmp))
-        if done.timed_out:
-            fail(f"claude did not finish within {args.timeout:g} s and was stopped")
+        done = run_cli(argv, workspace, env, args.timeout, Path(tmp), ClaudeWatch())
+        explain("claude", done, args.timeout)
         if done.returncode != 0:
-            detail = last_line(done.stderr)
+            detail = done.cause.message if done.cause is not None else last_line(done.stderr)
             try:
                 _, result = parse_claude_stream(done.stdout_path)
             except Exception:
@@ -178,7 +181,25 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
         fail(f"claude reported an error ({subtype or 'is_error'}): {detail}")
     got.output = text if isinstance(text, str) else ""
     got.usage = _usage_from_result(result)
+    served = _served_model(result)
+    if served:
+        got.model = served
     return got
+
+
+def _served_model(result: dict[str, Any]) -> str | None:
+    """The model that did the work, from ``result.modelUsage`` (the init event's name may carry
+    a context suffix such as ``[1m]``); with several, the one with the most output tokens."""
+    usage = result.get("modelUsage")
+    if not isinstance(usage, dict) or not usage:
+        return None
+
+    def output_tokens(name: str) -> float:
+        entry = usage.get(name)
+        value = number(entry.get("outputTokens")) if isinstance(entry, dict) else None
+        return float(value or 0)
+
+    return max(sorted(usage), key=output_tokens)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -188,6 +209,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--extra-arg", action="append", default=[], help="extra claude argument (repeatable)")
     p.add_argument("--claude-bin", default="claude", help="claude executable (name on PATH or path)")
     p.add_argument("--timeout", type=float, default=None, help="stop claude after this many seconds")
+    p.add_argument("--base-url", help="Messages-API endpoint (gateway, local server): ANTHROPIC_BASE_URL")
     p.add_argument("--print-version", action="store_true", help="print `claude --version` and exit")
     p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")
     return p.parse_args(argv)
@@ -201,6 +223,8 @@ def _main(argv: Sequence[str] | None) -> int:
         workspace = Path.cwd().resolve()
         env = isolated_env(workspace)
         env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
+        if args.base_url:
+            env["ANTHROPIC_BASE_URL"] = args.base_url
 
         def complete(prompt: str, model: str | None) -> tuple[str, dict[str, float]]:
             args.model = model or args.model
@@ -217,6 +241,8 @@ def _main(argv: Sequence[str] | None) -> int:
     prepare_skill(request, workspace, [INSTALL_DIR])
     env = isolated_env(workspace)
     env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
+    if args.base_url:
+        env["ANTHROPIC_BASE_URL"] = args.base_url
     got = run_claude(args, prompt, workspace, env)
     write_json(got.response())
     return 0

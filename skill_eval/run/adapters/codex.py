@@ -3,9 +3,10 @@
 Reads a protocol-v1 request on stdin, runs ``codex exec --json`` in the workspace and answers
 ``{output, events, usage}`` on stdout.
 
-- with_skill: the skill is copied to ``.agents/skills/<name>/`` (repository scope in current
-  Codex) and ``$CODEX_HOME/skills/<name>/`` (the location older Codex versions read); the
-  runner's staging copy under ``skills/`` is removed. Codex keeps one skill per name.
+- with_skill: the skill is copied once, where the running Codex reads it: ``.agents/skills/<name>/``
+  (repository scope, Codex >= 0.80) or ``$CODEX_HOME/skills/<name>/`` (older versions). Codex
+  lists every copy it finds, so two copies would put the description in the prompt twice. The
+  runner's staging copy under ``skills/`` is removed.
 - without_skill: ``skills/`` is removed.
 - Isolation: HOME and CODEX_HOME point inside the workspace, so the user's own config, skills,
   AGENTS.md and sessions are not used. Authenticate with ``CODEX_API_KEY`` (allow-list it in the
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -52,13 +54,15 @@ from skill_eval.run.adapters.agentcli import (
     skills_read_in,
     workspace_of,
 )
+from skill_eval.run.adapters.agentfaults import CodexWatch, explain
 from skill_eval.run.adapters.judge_prompt import judge_main
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"
 
-# Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
-BUILTIN_VERSION = "1"
+# Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
+# 2: the skill is installed once (Codex listed both copies, so the prompt changed).
+BUILTIN_VERSION = "2"
 ENV = ("CODEX_API_KEY",)
 OPTION_FLAGS = {
     "model": "--model",
@@ -68,7 +72,14 @@ OPTION_FLAGS = {
     "timeout": "--timeout",
     "skills_dirs": "--skills-dir",
     "skip_git_repo_check": "!--no-skip-git-repo-check",
+    "base_url": "--base-url",
+    "env_key": "--env-key",
 }
+# The custom model provider the base_url option defines (Codex reads no OPENAI_BASE_URL, and the
+# isolated CODEX_HOME means the user's config.toml is never read).
+PROVIDER = "skill_eval"
+# First version known to read repository-scope skills from .agents/skills.
+_REPO_SKILLS_SINCE = (0, 80)
 
 
 def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
@@ -89,7 +100,6 @@ _TOOL_ITEMS = {
     "web_search": "web_search",
 }
 _MESSAGE_ITEMS = {"agent_message", "assistant_message"}
-_USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 
 
 def _command_text(command: Any) -> str:
@@ -106,14 +116,22 @@ class _Stream:
         self.failed: str | None = None
         self.last_error: str | None = None
         self.last_message: str | None = None
+        self.thread_id: str | None = None
+        self.warnings: list[str] = []
+
+    def warn(self, text: str) -> None:
+        text = one_line(text, 300)
+        if text and text not in self.warnings:
+            self.warnings.append(text)
 
     def _add_usage(self, usage: Any) -> None:
+        # Every numeric field (cached_input_tokens, cache_write_input_tokens, ... as they come).
         if not isinstance(usage, dict):
             return
-        for key in _USAGE_KEYS:
-            value = number(usage.get(key))
+        for key, raw in usage.items():
+            value = number(raw)
             if value is not None:
-                self.got.usage[key] = self.got.usage.get(key, 0) + value
+                self.got.usage[str(key)] = self.got.usage.get(str(key), 0) + value
 
     def item(self, item: dict[str, Any], completed: bool) -> None:
         kind = item.get("type") or item.get("item_type")
@@ -121,6 +139,10 @@ class _Stream:
         if kind in _MESSAGE_ITEMS:
             if completed and isinstance(item.get("text"), str):
                 self.last_message = item["text"]
+            return
+        if kind == "error":  # a non-fatal notice; the turn goes on
+            if completed:
+                self.warn(str(item.get("message") or "error"))
             return
         tool = _TOOL_ITEMS.get(str(kind))
         if tool is None:
@@ -166,7 +188,9 @@ class _Stream:
         kind = ev.get("type")
         if isinstance(ev.get("model"), str) and not self.got.model:
             self.got.model = ev["model"]
-        if kind in ("item.started", "item.updated", "item.completed"):
+        if kind == "thread.started" and isinstance(ev.get("thread_id"), str):
+            self.thread_id = ev["thread_id"]
+        elif kind in ("item.started", "item.updated", "item.completed"):
             if isinstance(ev.get("item"), dict):
                 self.item(ev["item"], kind == "item.completed")
         elif kind == "turn.completed":
@@ -178,6 +202,7 @@ class _Stream:
             self.failed = str(message or "turn failed")
         elif kind == "error":
             self.last_error = str(ev.get("message") or "error")
+            self.warn(self.last_error)
         elif kind is None and isinstance(ev.get("msg"), dict):
             self.legacy(ev["msg"])
 
@@ -198,22 +223,26 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
         argv += ["--model", args.model]
     if args.sandbox:
         argv += ["--sandbox", args.sandbox]
+    argv += provider_args(args.base_url, args.env_key)
     argv += list(args.extra_arg or [])
     argv += ["--", prompt]
     with tempfile.TemporaryDirectory(prefix="skill-eval-codex-") as tmp:
-        done = run_cli(argv, workspace, env, args.timeout, Path(tmp))
-        if done.timed_out:
-            fail(f"codex did not finish within {args.timeout:g} s and was stopped")
+        done = run_cli(argv, workspace, env, args.timeout, Path(tmp), CodexWatch(args.env_key or ENV[0]))
+        explain("codex", done, args.timeout)
         if done.returncode != 0:
-            detail = last_line(done.stderr)
-            try:
-                partial = parse_codex_stream(done.stdout_path)
-                detail = partial.failed or partial.last_error or detail
-            except Exception:
-                pass
+            detail = done.cause.message if done.cause is not None else last_line(done.stderr)
+            if done.cause is None:
+                try:
+                    partial = parse_codex_stream(done.stdout_path)
+                    detail = partial.failed or partial.last_error or detail
+                except Exception:
+                    pass
             fail(f"codex exited with status {done.returncode}" + (f": {one_line(detail)}" if detail else ""))
         stream = parse_codex_stream(done.stdout_path)
         stderr_tail = last_line(done.stderr)
+        for line in done.stderr.splitlines():
+            if line.startswith("WARNING:"):  # e.g. "Refusing to create helper binaries under temporary dir"
+                stream.warn(line.removeprefix("WARNING:").strip())
     if stream.failed is not None:
         fail(f"codex turn failed: {one_line(stream.failed)}")
     if stream.turns_completed == 0:
@@ -225,9 +254,70 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
     got = stream.got
     got.output = stream.last_message or ""
     got.usage["num_turns"] = stream.turns_completed
-    if not got.model and args.model:
-        got.model = args.model
+    if not got.model:
+        got.model = _session_model(env, stream.thread_id) or args.model
+    for text in stream.warnings:
+        got.events.append({"type": "warning", "name": text})
     return got
+
+
+def provider_args(base_url: str | None, env_key: str | None) -> list[str]:
+    """``-c`` flags that define and select a custom Responses-API provider at ``base_url``."""
+    if not base_url:
+        return []
+    key = env_key or ENV[0]
+    table = f'{{name="skill-eval", base_url={_toml(base_url)}, env_key={_toml(key)}, wire_api="responses"}}'
+    return ["-c", f"model_provider={PROVIDER}", "-c", f"model_providers.{PROVIDER}={table}"]
+
+
+def _toml(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _session_model(env: dict[str, str], thread_id: str | None) -> str | None:
+    """The model Codex used, from its session log (its --json stream does not name it)."""
+    home = env.get("CODEX_HOME")
+    if not home or not thread_id:
+        return None
+    import json
+
+    for path in sorted(Path(home, "sessions").glob(f"**/rollout-*{thread_id}.jsonl")):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if '"turn_context"' not in line:
+                    continue
+                try:
+                    payload = json.loads(line).get("payload")
+                except ValueError:
+                    continue
+                if isinstance(payload, dict) and isinstance(payload.get("model"), str):
+                    return payload["model"]
+    return None
+
+
+def codex_version(exe: str, env: dict[str, str]) -> tuple[int, ...] | None:
+    """``codex --version`` as numbers ("codex-cli 0.171.0" -> (0, 171, 0)), None if unknown."""
+    import re
+    import subprocess
+
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30, env=env)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", done.stdout)
+    return tuple(int(g) for g in m.groups() if g is not None) if m and done.returncode == 0 else None
+
+
+def skill_dirs(args: argparse.Namespace, env: dict[str, str]) -> list[str]:
+    """Where to install the skill: once, where the running Codex reads it."""
+    if args.skills_dir:
+        return list(args.skills_dir)
+    home_skills = str(Path(env["CODEX_HOME"]) / "skills")
+    exe = args.codex_bin if os.sep in args.codex_bin else shutil.which(args.codex_bin, path=env.get("PATH"))
+    version = codex_version(exe, env) if exe else None
+    if version is None:
+        return [REPO_SKILLS, home_skills]  # unknown: both, as before
+    return [REPO_SKILLS] if version[:2] >= _REPO_SKILLS_SINCE else [home_skills]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -241,8 +331,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--skills-dir",
         action="append",
         default=None,
-        help="where to install the skill, relative to the workspace (repeatable; "
-        "default: .agents/skills and $CODEX_HOME/skills)",
+        help="where to install the skill, relative to the workspace (repeatable; default: where "
+        "the running Codex reads skills, .agents/skills since 0.80)",
     )
     p.add_argument(
         "--no-skip-git-repo-check",
@@ -250,6 +340,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_false",
         help="do not pass --skip-git-repo-check (the workspace is not a git repository)",
     )
+    p.add_argument("--base-url", help="a Responses-API endpoint (gateway, local server): defines a "
+                   "custom model provider through -c flags")
+    p.add_argument("--env-key", help="the environment variable holding the key for --base-url "
+                   "(default CODEX_API_KEY; allow-list another in the suite's env)")
     p.add_argument("--print-version", action="store_true", help="print `codex --version` and exit")
     p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")
     return p.parse_args(argv)
@@ -284,8 +378,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args.model = model_for(request, args.model)
     workspace = workspace_of(request)
     env = codex_env(workspace)
-    dirs = args.skills_dir or [REPO_SKILLS, str(Path(env["CODEX_HOME"]) / "skills")]
-    prepare_skill(request, workspace, dirs)
+    prepare_skill(request, workspace, skill_dirs(args, env))
     got = run_codex(args, prompt, workspace, env)
     write_json(got.response())
     return 0

@@ -1,0 +1,432 @@
+"""A scripted model server on 127.0.0.1 for the real-CLI tests (tests/test_real_agents.py).
+
+It speaks just enough of the Anthropic Messages API (``POST /v1/messages``, streamed as SSE with
+text and ``tool_use`` blocks) and of the OpenAI Responses API (``POST /v1/responses``, streamed,
+with ``function_call`` items) for one-turn agent runs, and plays a model that:
+
+- when the request offers the skill (its description appears anywhere in the request), first
+  loads it -- a ``Skill`` tool call for Claude Code, ``cat <path>/SKILL.md`` through the shell
+  tool for Codex -- and then answers ``answer_with_skill``;
+- otherwise answers ``answer_without_skill`` at once.
+
+``fault="401"`` answers every model call with an authentication error. Every request is logged
+(``requests``) so tests can assert on what the CLIs sent. The server stops by itself after
+``lifetime`` seconds, so a hung test cannot leave it behind.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+SHELL_TOOLS = ("shell_command", "exec_command", "shell", "local_shell")
+
+
+def free_port() -> int:
+    """A port nothing listens on (for the 'server down' fault)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Script:
+    skill_name: str = "csv-summary"
+    skill_marker: str = "Summarise CSV files"  # part of the skill's description
+    answer_with_skill: str = "Total sales: 42"
+    answer_without_skill: str = "I cannot tell the total."
+    model: str = ""  # served model name; "" echoes the requested one
+    input_tokens: int = 120
+    output_tokens: int = 12
+    fault: str = ""  # "" or "401"
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+class FakeModel:
+    def __init__(self, script: Script | None = None, lifetime: float = 600.0):
+        self.script = script or Script()
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._n = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _body(self) -> Any:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0") or 0))
+                try:
+                    return json.loads(raw) if raw else None
+                except ValueError:
+                    return raw.decode("utf-8", "replace")
+
+            def _log(self, body: Any) -> None:
+                with outer._lock:
+                    outer.requests.append(
+                        {
+                            "method": self.command,
+                            "path": self.path,
+                            "headers": dict(self.headers),
+                            "body": body,
+                        }
+                    )
+
+            def _send(self, status: int, payload: Any, ctype: str = "application/json") -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._log(None)
+                if self.path.split("?")[0].endswith("/models"):
+                    self._send(200, {"data": [], "models": [], "object": "list"})
+                else:
+                    self._send(404, {"error": {"message": "not found", "type": "not_found_error"}})
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                self._log(None)
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = self._body()
+                self._log(body)
+                path = self.path.split("?")[0]
+                if path.endswith("/messages/count_tokens"):
+                    self._send(200, {"input_tokens": 100})
+                elif path.endswith("/messages"):
+                    outer._anthropic(self, body if isinstance(body, dict) else {})
+                elif path.endswith("/responses"):
+                    outer._responses(self, body if isinstance(body, dict) else {})
+                else:
+                    self._send(404, {"error": {"message": "not found", "type": "not_found_error"}})
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = int(self.httpd.server_address[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self._timer = threading.Timer(lifetime, self.close)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def close(self) -> None:
+        self._timer.cancel()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> FakeModel:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._n += 1
+            return self._n
+
+    def model_calls(self, path_end: str) -> list[dict[str, Any]]:
+        return [
+            r for r in self.requests if r["method"] == "POST" and r["path"].split("?")[0].endswith(path_end)
+        ]
+
+    def offers_skill(self, body: Any) -> bool:
+        return self.script.skill_marker in json.dumps(body)
+
+    # ------------------------------------------------------------------ Anthropic Messages API
+
+    def _anthropic(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        s = self.script
+        if s.fault == "401":
+            h._send(
+                401,
+                {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
+            )  # type: ignore[attr-defined]
+            return
+        model = s.model or str(body.get("model") or "claude-sonnet-4-5")
+        tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+        messages = body.get("messages") or []
+        last = messages[-1] if messages else {}
+        answered_tool = isinstance(last.get("content"), list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in last["content"]
+        )
+        blocks: list[dict[str, Any]]
+        if "Skill" in tools and self.offers_skill(body) and not answered_tool:
+            blocks = [
+                {"type": "text", "text": "Loading the skill."},
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{self._next_id():04d}",
+                    "name": "Skill",
+                    "input": {"skill": s.skill_name},
+                },
+            ]
+            stop = "tool_use"
+        else:
+            text = (
+                s.answer_with_skill
+                if answered_tool or (tools and self.offers_skill(body))
+                else s.answer_without_skill
+            )
+            if not tools:  # a side call (titles, summaries): any short text will do
+                text = "Summary"
+            blocks = [{"type": "text", "text": text}]
+            stop = "end_turn"
+        usage = {
+            "input_tokens": s.input_tokens,
+            "output_tokens": s.output_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+        msg_id = f"msg_{self._next_id():04d}"
+        if not body.get("stream"):
+            content = [dict(b) for b in blocks]
+            h._send(
+                200,
+                {
+                    "id": msg_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,  # type: ignore[attr-defined]
+                    "content": content,
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            )
+            return
+        out = [
+            _sse(
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": msg_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {**usage, "output_tokens": 1},
+                    },
+                },
+            )
+        ]
+        for i, b in enumerate(blocks):
+            if b["type"] == "text":
+                out.append(
+                    _sse(
+                        "content_block_start",
+                        {
+                            "type": "content_block_start",
+                            "index": i,
+                            "content_block": {"type": "text", "text": ""},
+                        },
+                    )
+                )
+                out.append(
+                    _sse(
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "text_delta", "text": b["text"]},
+                        },
+                    )
+                )
+            else:
+                out.append(
+                    _sse(
+                        "content_block_start",
+                        {"type": "content_block_start", "index": i, "content_block": {**b, "input": {}}},
+                    )
+                )
+                out.append(
+                    _sse(
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "input_json_delta", "partial_json": json.dumps(b["input"])},
+                        },
+                    )
+                )
+            out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": i}))
+        out.append(
+            _sse(
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": s.output_tokens},
+                },
+            )
+        )
+        out.append(_sse("message_stop", {"type": "message_stop"}))
+        h._send(200, b"".join(out), "text/event-stream")  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ OpenAI Responses API
+
+    def _skill_md_path(self, body: dict[str, Any]) -> str:
+        """The SKILL.md path Codex listed for the skill: a short path ``rN/<name>/SKILL.md``
+        expanded through the listing's skill-roots table, or a full path."""
+        text = json.dumps(body).replace("\\\\", "/").replace("\\/", "/")
+        name = re.escape(self.script.skill_name)
+        short = re.search(r"\(file: (r\d+)/" + name + r"/SKILL\.md\)", text)
+        if short:
+            root = re.search(r"`" + short.group(1) + r"` = `([^`]+)`", text)
+            if root:
+                return f"{root.group(1)}/{self.script.skill_name}/SKILL.md"
+        m = re.search(r"([^\s\"'()]*skills/" + name + r"/SKILL\.md)", text)
+        return m.group(1) if m else f".agents/skills/{self.script.skill_name}/SKILL.md"
+
+    @staticmethod
+    def _tool_names(body: dict[str, Any]) -> set[str]:
+        """Tool names offered: top-level ``tools`` and (newer Codex) ``additional_tools`` input
+        items holding namespaces of tools."""
+        names: set[str] = set()
+
+        def walk(tools: Any) -> None:
+            for t in tools if isinstance(tools, list) else []:
+                if isinstance(t, dict):
+                    if t.get("name") and t.get("type") != "namespace":
+                        names.add(str(t["name"]))
+                    walk(t.get("tools"))
+
+        walk(body.get("tools"))
+        for item in body.get("input") or []:
+            if isinstance(item, dict) and item.get("type") == "additional_tools":
+                walk(item.get("tools"))
+        return names
+
+    def _responses(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        s = self.script
+        if s.fault == "401":
+            h._send(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided.",
+                        "type": "invalid_request_error",  # type: ignore[attr-defined]
+                        "code": "invalid_api_key",
+                        "param": None,
+                    }
+                },
+            )
+            return
+        model = s.model or str(body.get("model") or "gpt-5")
+        items = body.get("input") or []
+        answered_tool = any(
+            isinstance(i, dict) and i.get("type") in ("function_call_output", "custom_tool_call_output")
+            for i in items
+        )
+        names = self._tool_names(body)
+        shell = next((n for n in SHELL_TOOLS if n in names), None) or ("exec" if "exec" in names else None)
+        resp_id = f"resp_{self._next_id():04d}"
+        output: list[dict[str, Any]] = []
+        if shell and self.offers_skill(body) and not answered_tool:
+            path = self._skill_md_path(body)
+            call = {
+                "id": f"fc_{self._next_id():04d}",
+                "status": "completed",
+                "call_id": f"call_{self._next_id():04d}",
+                "name": shell,
+            }
+            if shell == "exec":  # code mode: JavaScript that calls the nested exec_command tool
+                cmd = json.dumps("cat " + path)
+                js = f"const r = await tools.exec_command({{cmd: {cmd}}});\ntext(r.output);\n"
+                output.append({"type": "custom_tool_call", **call, "input": js})
+            else:
+                args: dict[str, Any] = (
+                    {"command": ["cat", path]}
+                    if shell == "shell"
+                    else ({"cmd": f"cat {path}"} if shell == "exec_command" else {"command": f"cat {path}"})
+                )
+                output.append({"type": "function_call", **call, "arguments": json.dumps(args)})
+        else:
+            text = s.answer_with_skill if answered_tool else s.answer_without_skill
+            output.append(
+                {
+                    "type": "message",
+                    "id": f"msg_{self._next_id():04d}",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            )
+        usage = {
+            "input_tokens": s.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": s.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": s.input_tokens + s.output_tokens,
+        }
+        base = {"id": resp_id, "object": "response", "model": model, "created_at": 0}
+        out = [
+            _sse(
+                "response.created",
+                {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}},
+            )
+        ]
+        for i, item in enumerate(output):
+            if item["type"] == "message":
+                start = {**item, "status": "in_progress", "content": []}
+                out.append(
+                    _sse(
+                        "response.output_item.added",
+                        {"type": "response.output_item.added", "output_index": i, "item": start},
+                    )
+                )
+                out.append(
+                    _sse(
+                        "response.output_text.delta",
+                        {
+                            "type": "response.output_text.delta",
+                            "item_id": item["id"],
+                            "output_index": i,
+                            "content_index": 0,
+                            "delta": item["content"][0]["text"],
+                        },
+                    )
+                )
+            else:
+                out.append(
+                    _sse(
+                        "response.output_item.added",
+                        {"type": "response.output_item.added", "output_index": i, "item": item},
+                    )
+                )
+            out.append(
+                _sse(
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": i, "item": item},
+                )
+            )
+        out.append(
+            _sse(
+                "response.completed",
+                {
+                    "type": "response.completed",
+                    "response": {**base, "status": "completed", "output": output, "usage": usage},
+                },
+            )
+        )
+        h._send(200, b"".join(out), "text/event-stream")  # type: ignore[attr-defined]

@@ -1,0 +1,93 @@
+"""Causes read from the transcripts the real CLIs produced (tests/data/*/real_*.jsonl, see
+their SOURCES.md): what the adapters tell a user instead of "timed out"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from skill_eval.run.adapters.agentfaults import ClaudeWatch, CodexWatch, Watch
+from skill_eval.run.adapters.claude_code import _served_model, parse_claude_stream
+from skill_eval.run.adapters.codex import parse_codex_stream, provider_args
+
+DATA = Path(__file__).parent / "data"
+
+
+def watch_file(watch: Watch, path: Path):
+    """The first fatal cause (as a live watch would stop on it), else the last cause."""
+    for line in path.read_text().splitlines():
+        cause = watch.see(json.loads(line))
+        if cause is not None and cause.fatal:
+            return cause
+    return watch.last
+
+
+def test_claude_401_is_fatal_with_the_key_named():
+    cause = watch_file(ClaudeWatch(), DATA / "test_claude_code" / "real_401.jsonl")
+    assert cause.fatal
+    assert cause.message.startswith("authentication failed (HTTP 401) (retry 1 of 1)")
+    assert "ANTHROPIC_API_KEY" in cause.message
+
+
+def test_claude_server_down_is_a_cause_not_fatal():
+    cause = watch_file(ClaudeWatch(), DATA / "test_claude_code" / "real_server_down.jsonl")
+    assert not cause.fatal
+    assert "could not reach the model API (unknown; retry 6 of 10)" in cause.message
+    assert "ANTHROPIC_BASE_URL" in cause.message
+
+
+def test_claude_real_skill_run_parses():
+    got, result = parse_claude_stream(DATA / "test_claude_code" / "real_skill.jsonl")
+    assert {"type": "skill_loaded", "name": "csv-summary"} in got.events
+    assert result["result"] == "Total sales: 42"
+    assert _served_model(result) == "claude-opus-5-5"
+
+
+def test_served_model_is_the_one_that_did_most_work():
+    result = {"modelUsage": {"claude-haiku-4-5": {"outputTokens": 5},
+                             "claude-opus-5-5": {"outputTokens": 900}}}
+    assert _served_model(result) == "claude-opus-5-5"
+    assert _served_model({"modelUsage": {}}) is None
+
+
+def test_codex_401_is_fatal_with_the_key_named():
+    cause = watch_file(CodexWatch("CODEX_API_KEY"), DATA / "test_codex" / "real_401.jsonl")
+    assert cause.fatal
+    assert cause.message.startswith("authentication failed (HTTP 401): 1/5 (unexpected status 401")
+    assert "check CODEX_API_KEY" in cause.message
+
+
+def test_codex_missing_key_is_fatal():
+    cause = watch_file(CodexWatch(), DATA / "test_codex" / "real_no_key.jsonl")
+    assert cause.fatal and cause.message.startswith("no API key: environment variable FAKE_KEY is not set")
+
+
+def test_codex_server_down_is_a_cause_not_fatal():
+    cause = watch_file(CodexWatch(), DATA / "test_codex" / "real_server_down.jsonl")
+    assert not cause.fatal and cause.message.startswith("could not reach the model API (Reconnecting...")
+
+
+def test_codex_real_skill_run_keeps_every_usage_field():
+    stream = parse_codex_stream(DATA / "test_codex" / "real_skill.jsonl")
+    assert {"type": "skill_loaded", "name": "csv-summary"} in stream.got.events
+    assert stream.last_message == "Total sales: 42"
+    assert stream.got.usage == {"input_tokens": 240, "cached_input_tokens": 0, "cache_write_input_tokens": 0,
+                                "output_tokens": 24, "reasoning_output_tokens": 0}
+
+
+def test_codex_error_items_become_warnings(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in [
+        {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "i0", "type": "error", "message": "model fell back"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 1}},
+    ]))
+    assert parse_codex_stream(path).warnings == ["model fell back"]
+
+
+def test_provider_args_quote_toml():
+    assert provider_args(None, None) == []
+    args = provider_args('http://h/v1"x', "MY_KEY")
+    assert args[:2] == ["-c", "model_provider=skill_eval"]
+    assert args[3] == ('model_providers.skill_eval={name="skill-eval", base_url="http://h/v1\\"x", '
+                       'env_key="MY_KEY", wire_api="responses"}')

@@ -1,0 +1,256 @@
+"""The builtin claude-code and codex adapters against the REAL CLIs from npm, pointed at a
+scripted model server on 127.0.0.1 (tests/fakemodel.py). No network, no model.
+
+The CLIs are looked up under $SKILL_EVAL_NPM_PREFIX, else .ci/npm in the checkout (where .ci/run
+installs the pinned versions), else ~/.cache/skill-eval-npm: ``<prefix>/node_modules/.bin/``.
+Where they are not installed, every test here is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from fakemodel import FakeModel, Script, free_port
+
+from skill_eval.cli.main import main
+
+REPO = Path(__file__).resolve().parents[1]
+SKILL = "csv-summary"
+# The versions .ci/run installs (and README names as tested).
+CLAUDE_VERSION = "2.1.332"
+CODEX_VERSION = "0.171.0"
+
+
+def _prefixes() -> list[Path]:
+    env = os.environ.get("SKILL_EVAL_NPM_PREFIX")
+    return [Path(env)] if env else [REPO / ".ci" / "npm", Path.home() / ".cache" / "skill-eval-npm"]
+
+
+def cli(name: str) -> Path:
+    for prefix in _prefixes():
+        exe = prefix / "node_modules" / ".bin" / name
+        if exe.exists() and os.access(exe, os.X_OK):
+            return exe
+    where = " or ".join(str(p) for p in _prefixes())
+    pytest.skip(f"the real {name} CLI is not installed under {where} (.ci/run installs it with npm "
+                "when npm and the registry are reachable; or set SKILL_EVAL_NPM_PREFIX)")
+
+
+EVALS = {
+    "skill_name": SKILL,
+    "evals": [
+        {"id": "sum-sales", "prompt": "Summarise inputs/sales.csv: what are total sales?",
+         "files": ["evals/files/sales.csv"],
+         "checks": [{"id": "used-skill", "type": "loaded_skill"},
+                    {"id": "total", "type": "contains", "value": "42"}]},
+    ],
+}
+
+
+class Project:
+    def __init__(self, root: Path, adapter_yaml: str, iterations: int = 1, timeout: int = 60):
+        self.root = root
+        skill = root / "skills" / SKILL
+        (skill / "evals" / "files").mkdir(parents=True)
+        (skill / "SKILL.md").write_text(
+            f"---\nname: {SKILL}\ndescription: Summarise CSV files, with totals per column.\n---\n"
+            "Sum the amount column and state the total.\n")
+        (skill / "evals" / "evals.json").write_text(json.dumps(EVALS))
+        (skill / "evals" / "files" / "sales.csv").write_text("region,amount\nnorth,10\nsouth,32\n")
+        self.suite = root / "suite.yaml"
+        self.suite.write_text(
+            "suite: real\nskills_dir: skills\nskills: ['*']\n"
+            f"adapter:\n{adapter_yaml}"
+            f"iterations: {iterations}\njobs: 2\ntimeout_seconds: {timeout}\n"
+            "store: .store\nresults: results\n")
+
+    def run(self, capsys) -> tuple[int, str, float]:
+        start = time.monotonic()
+        code = main(["run", str(self.suite)])
+        out = capsys.readouterr()
+        return code, out.out + out.err, time.monotonic() - start
+
+    def responses(self) -> list[tuple[dict, dict]]:
+        """(meta, response) of every stored run."""
+        found = []
+        for resp in sorted((self.root / ".store").glob("**/runs/*/*/response.json")):
+            meta = json.loads((resp.parent / "meta.json").read_text())
+            found.append((meta, json.loads(resp.read_text())))
+        return found
+
+
+def skills_loaded(response: dict) -> list[str]:
+    return [e["name"] for e in response["events"] if e["type"] == "skill_loaded"]
+
+
+@pytest.fixture
+def model():
+    with FakeModel(Script(), lifetime=300) as m:
+        yield m
+
+
+# --------------------------------------------------------------------------- claude-code
+
+
+def claude_yaml(exe: Path, base_url: str, extra: str = "") -> str:
+    return (f"  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(exe))}, "
+            f"base_url: {json.dumps(base_url)}{extra}}}\n"
+            "  env: [CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC]\n")
+
+
+@pytest.fixture
+def claude_env(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    monkeypatch.delenv("CLAUDE_CODE_MAX_RETRIES", raising=False)
+
+
+def test_claude_code_suite_run(tmp_path, capsys, model, claude_env):
+    exe = cli("claude")
+    project = Project(tmp_path, claude_yaml(exe, model.url), iterations=2)
+    code, out, _ = project.run(capsys)
+    assert code == 0, out
+    runs = project.responses()
+    assert len(runs) == 4
+    for meta, resp in runs:
+        if meta["variant"] == "with_skill":
+            assert skills_loaded(resp) == [SKILL] and "42" in resp["output"]
+        else:
+            assert skills_loaded(resp) == [] and "42" not in resp["output"]
+        assert resp["usage"]["input_tokens"] > 0 and resp["usage"]["output_tokens"] > 0
+        assert resp["usage"]["cost_usd"] > 0
+        # the served model, from result.modelUsage
+        assert {"type": "model", "name": model.requests[0]["body"]["model"]} in resp["events"]
+    # what the real CLI sent: only model calls, the key in x-api-key, the Skill tool offered
+    calls = model.model_calls("/v1/messages")
+    assert calls and len(calls) == len(model.requests)
+    assert all(c["headers"].get("x-api-key") == "sk-ant-test-not-a-real-key" for c in calls)
+    assert all("Skill" in {t["name"] for t in c["body"]["tools"]} for c in calls)
+    from skill_eval.run.adapters import claude_code
+
+    version = claude_code.identity_extra({"claude_bin": str(exe)})["agent_version"]
+    assert version.startswith(CLAUDE_VERSION)
+
+
+def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, claude_env):
+    exe = cli("claude")
+    with FakeModel(Script(fault="401"), lifetime=120) as bad:
+        project = Project(tmp_path, claude_yaml(exe, bad.url), iterations=3, timeout=30)
+        code, out, took = project.run(capsys)
+    assert code == 2
+    assert "authentication failed (HTTP 401)" in out and "ANTHROPIC_API_KEY" in out
+    assert "stopped early" in out and "timed out" not in out
+    assert took < 30  # the cause, not the suite's timeout (Claude alone would retry ~3 min)
+    assert project.responses() == []
+
+
+def test_claude_code_server_down_names_the_cause_on_timeout(tmp_path, capsys, claude_env):
+    exe = cli("claude")
+    url = f"http://127.0.0.1:{free_port()}"
+    project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=8)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert "timed out after 8s" in out
+    assert "could not reach the model API" in out and "ANTHROPIC_BASE_URL" in out
+    assert took < 30
+
+
+def test_claude_code_no_key(tmp_path, capsys, model, claude_env, monkeypatch):
+    exe = cli("claude")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    project = Project(tmp_path, claude_yaml(exe, model.url), iterations=2, timeout=30)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert "authentication failed" in out and "Not logged in" in out and "ANTHROPIC_API_KEY" in out
+    assert "stopped early" in out
+    assert model.model_calls("/v1/messages") == []
+
+
+def test_claude_code_missing_binary(tmp_path, capsys, model, claude_env):
+    project = Project(tmp_path, claude_yaml(tmp_path / "nowhere" / "claude", model.url), timeout=30)
+    code, out, _ = project.run(capsys)
+    assert code == 2
+    assert "claude CLI not found" in out
+
+
+# --------------------------------------------------------------------------- codex
+
+
+def codex_yaml(exe: Path, base_url: str) -> str:
+    return (f"  builtin: codex\n  options: {{codex_bin: {json.dumps(str(exe))}, "
+            f"base_url: {json.dumps(base_url + '/v1')}}}\n")
+
+
+@pytest.fixture
+def codex_env(monkeypatch):
+    monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
+
+
+def test_codex_suite_run(tmp_path, capsys, model, codex_env):
+    exe = cli("codex")
+    project = Project(tmp_path, codex_yaml(exe, model.url), iterations=2)
+    code, out, _ = project.run(capsys)
+    assert code == 0, out
+    runs = project.responses()
+    assert len(runs) == 4
+    for meta, resp in runs:
+        if meta["variant"] == "with_skill":
+            assert skills_loaded(resp) == [SKILL] and "42" in resp["output"]
+        else:
+            assert skills_loaded(resp) == [] and "42" not in resp["output"]
+        usage = resp["usage"]
+        assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+        assert "cache_write_input_tokens" in usage  # every usage field is kept
+        assert any(e["type"] == "model" for e in resp["events"])  # from Codex's session log
+    calls = model.model_calls("/v1/responses")
+    auth = [{k.lower(): v for k, v in c["headers"].items()}.get("authorization") for c in calls]
+    assert auth and set(auth) == {"Bearer sk-test-not-a-real-key"}
+    # the skill is listed once (installed once), and only in with-skill runs
+    listings = [json.dumps(c["body"]).count(f"- {SKILL}: Summarise CSV files") for c in calls]
+    assert set(listings) <= {0, 1} and 1 in listings
+    from skill_eval.run.adapters import codex
+
+    version = codex.identity_extra({"codex_bin": str(exe)})["agent_version"]
+    assert version.endswith(CODEX_VERSION)
+
+
+def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_env):
+    exe = cli("codex")
+    with FakeModel(Script(fault="401"), lifetime=120) as bad:
+        project = Project(tmp_path, codex_yaml(exe, bad.url), iterations=3, timeout=30)
+        code, out, took = project.run(capsys)
+    assert code == 2
+    assert "authentication failed (HTTP 401)" in out and "CODEX_API_KEY" in out
+    assert "stopped early" in out and "timed out" not in out
+    assert took < 30
+
+
+def test_codex_server_down_names_the_cause_on_timeout(tmp_path, capsys, codex_env):
+    exe = cli("codex")
+    url = f"http://127.0.0.1:{free_port()}"
+    project = Project(tmp_path, codex_yaml(exe, url), iterations=1, timeout=8)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert "timed out after 8s" in out and "could not reach the model API" in out
+    assert took < 30
+
+
+def test_codex_no_key(tmp_path, capsys, model, monkeypatch):
+    exe = cli("codex")
+    monkeypatch.delenv("CODEX_API_KEY", raising=False)
+    project = Project(tmp_path, codex_yaml(exe, model.url), iterations=2, timeout=30)
+    code, out, _ = project.run(capsys)
+    assert code == 2
+    assert "no API key: environment variable CODEX_API_KEY is not set" in out and "stopped early" in out
+    assert model.model_calls("/v1/responses") == []
+
+
+def test_codex_missing_binary(tmp_path, capsys, model, codex_env):
+    project = Project(tmp_path, codex_yaml(tmp_path / "nowhere" / "codex", model.url), timeout=30)
+    code, out, _ = project.run(capsys)
+    assert code == 2
+    assert "codex CLI not found" in out
