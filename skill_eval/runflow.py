@@ -230,7 +230,7 @@ def _moved(results: Path) -> list[dict[str, Any]]:
 def report(project: Project, fmt: str, out: Path | None) -> int:
     from .engine import Engine
     from .render import FORMATS
-    from .tables import build_skill, build_summary, load_benches, verdict_exit_code
+    from .tables import build_skill, build_summary, load_benches, review_html, verdict_exit_code
 
     if project.errors:
         raise InvalidInput(project.problems)
@@ -245,7 +245,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
     benches = load_benches(engine)
-    text = FORMATS[fmt].render(benches, _moved(project.suite.results))
+    moved = _moved(project.suite.results)
+    text = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, "utf-8")

@@ -250,6 +250,7 @@ def build_summary(engine: Engine, formats: tuple[str, ...] = ("md", "json", "jun
     for name in formats:
         fmt = FORMATS[name]
         write_text(results / fmt.filename, fmt.render(benches, moved))
+    write_text(results / FORMATS["html"].filename, review_html(engine, benches, moved))
     # Keep this run's benchmarks as the next run's "previous", for the moved-cases table.
     # Only what diff_benchmarks reads: the whole benchmarks would be megabytes on a big suite.
     slim = [{"skill": b["skill"], "model": b["model"],
@@ -259,6 +260,15 @@ def build_summary(engine: Engine, formats: tuple[str, ...] = ("md", "json", "jun
     write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
     write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
     return True
+
+
+def review_html(engine: Engine, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
+    """The review page, with every run's details read from the per-run views under results/."""
+    from .render.review import review_page
+    from .render.review_data import review_data
+
+    dirs = [(b, bench_dir(engine, b["skill"], b["model"])) for b in benches]
+    return review_page(benches, moved, review_data(engine.suite.results, dirs, moved))
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
