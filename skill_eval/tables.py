@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .hashing import key_of
+from .names import path_segment
 from .plan_types import RunSpec
 from .results import AdapterResponse, Event, RunError, RunResult
 
@@ -48,7 +49,7 @@ def models(engine: Engine) -> tuple[str, ...]:
 
 def bench_dir(engine: Engine, skill: str, model: str) -> Path:
     base = engine.suite.results / skill
-    return base if len(models(engine)) == 1 else base / model
+    return base if len(models(engine)) == 1 else base / path_segment(model)
 
 
 def bench_inputs_key(engine: Engine, skill: str, model: str) -> str:
@@ -200,7 +201,7 @@ def build_skill(engine: Engine, skill: str, full_view: bool = False) -> bool:
 
 def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
     """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
-    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{spec.case.id}"
+    case_dir = out / f"iteration-{spec.iteration}" / path_segment(f"eval-{spec.case.id}")
     run_dir = case_dir / spec.variant
     case = spec.case
     case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,

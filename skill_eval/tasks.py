@@ -45,6 +45,7 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
                all_tasks: bool = False) -> dict[str, list[dict[str, Any]]]:
     """doit task dicts by base name. With ``all_tasks`` every planned run gets a task whose
     up-to-date check asks the store (for doit's own CLI)."""
+    from .names import doit_name
     from .tables import build_skill, build_summary, skill_is_stale, summary_is_stale
 
     store = engine.store
@@ -54,7 +55,7 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
     specs = [p.spec for p in runs] if not all_tasks else engine.selected_runs()
     reasons = {p.spec.key: p.reason for p in runs}
     for spec in specs:
-        name = engine.slot(spec)
+        name = doit_name(engine.slot(spec))
         task: dict[str, Any] = {"name": name, "actions": [_agent_action(engine, spec)],
                                 "doc": reasons.get(spec.key, f"{spec.variant} run of {spec.case.id}"),
                                 "verbosity": 0}
@@ -64,7 +65,7 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
         by_skill.setdefault(spec.skill_name, []).append(f"agent:{name}")
     grade_specs = [p.spec for p in grades] if not all_tasks else engine.selected_runs()
     for spec in grade_specs:
-        name = engine.slot(spec)
+        name = doit_name(engine.slot(spec))
         task = {"name": name, "actions": [_grade_action(engine, spec)], "verbosity": 0,
                 "task_dep": [f"agent:{name}"] if all_tasks else []}
         if all_tasks:

@@ -62,7 +62,8 @@ def test_variant_cost_and_lift_per_token_and_dollar():
     assert lift["extra_cost_usd_per_run"] == pytest.approx(0.02)
     assert "per_1k_tokens" not in lift and "per_usd" not in lift
     md = benchmark_md(b)
-    assert "judge cost" in md and "$0.0020" in md and "+500 tokens per run with the skill; +$0.0200 per run" in md
+    assert "judge cost" in md and "$0.0020" in md
+    assert "+500 tokens per run with the skill; +$0.0200 per run" in md
     assert "pp of lift per" not in md
     assert "$0.0600 / $0.0200" in summary_md([b])
 

@@ -150,7 +150,8 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines = [f"# {md_text(bench['skill'])} · {md_text(bench['model'])} · suite {md_text(bench['suite'])}", "",
              f"Verdict: **{bench['verdict']}**", ""]
     lines.append(_table([[pct(w["pass_rate"]), pct(wo["pass_rate"]),
-                          f"{signed(lift['pass_rate'])} (n={lift['cases']})", pvalue(lift["p_value"]) + _ind(lift),
+                          f"{signed(lift['pass_rate'])} (n={lift['cases']})",
+                          pvalue(lift["p_value"]) + _ind(lift),
                           ci(lift["ci95"]) + _ind(lift), f"{w['graded']}+{wo['graded']}",
                           str(w["errors"] + wo["errors"])]],
                         ["with skill", "without skill", "lift", "p", "95% CI", "graded runs", "errors"]))

@@ -13,8 +13,20 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .markdown import (ci, cost_note, lift_note, parts_line, pct, plural, pvalue, signed, tokens, ungraded_note,
-                       usd, warnings)
+from .markdown import (
+    ci,
+    cost_note,
+    lift_note,
+    parts_line,
+    pct,
+    plural,
+    pvalue,
+    signed,
+    tokens,
+    ungraded_note,
+    usd,
+    warnings,
+)
 
 _TEMPLATES = "templates"
 
@@ -77,7 +89,8 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}.",
         "triggers": None if not trig else
         f"Trigger queries: precision {_r(trig.get('precision'))}, recall {_r(trig.get('recall'))}, "
-        f"accuracy {_r(trig.get('accuracy'))} over {plural(len(trig.get('queries', [])), 'query', 'queries')}.",
+        f"accuracy {_r(trig.get('accuracy'))} over "
+        f"{plural(len(trig.get('queries', [])), 'query', 'queries')}.",
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..benchmark import VARIANTS, usage_tokens
+from ..names import path_segment
 
 MAX_OUTPUT_CHARS = 20_000  # per run; the full text is one click away under results/
 MAX_KEPT_FILES = 50
@@ -80,7 +81,8 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
     }
     if isinstance(grade, dict):
         entry["checks"] = [[str(c.get("id")), str(c.get("type")), bool(c.get("required")),
-                            bool(c.get("passed")), str(c.get("evidence", ""))] for c in grade.get("checks", [])]
+                            bool(c.get("passed")), str(c.get("evidence", ""))]
+                           for c in grade.get("checks", [])]
         entry["rubric"] = [[str(r.get("id")), str(r.get("text", "")), str(r.get("status")),
                             str(r.get("evidence", "")), bool(r.get("required", True))]
                            for r in grade.get("rubric", [])]
@@ -95,7 +97,8 @@ def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
                iterations: int, moved: set[str]) -> dict[str, Any]:
     if results is None or out is None:
         return {"id": cid, "kind": kind, "prompt": "", "expected": "", "moved": cid in moved, "runs": []}
-    case_dir_by_it = {i: out / f"iteration-{i}" / f"eval-{cid}" for i in range(1, iterations + 1)}
+    folder = path_segment(f"eval-{cid}")
+    case_dir_by_it = {i: out / f"iteration-{i}" / folder for i in range(1, iterations + 1)}
     meta = next((_json(d / "case.json") for d in case_dir_by_it.values() if (d / "case.json").is_file()),
                 None) or {}
     runs = []
@@ -109,7 +112,8 @@ def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
             "expected": str(meta.get("expected_output") or ""), "moved": cid in moved, "runs": runs}
 
 
-def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any], moved: set[str]) -> dict[str, Any]:
+def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
+                moved: set[str]) -> dict[str, Any]:
     cases = []
     for c in bench["cases"]:
         n = max(c["with_skill"]["runs"], c["without_skill"]["runs"])
@@ -127,7 +131,8 @@ def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any]
                       "verdict": q["verdict"] or "error", "prompt": str(q["query"]),
                       "flags": ["error"] if q["errors"] else []})
         triggers.append(entry)
-    iterations = max([max(c["with_skill"]["runs"], c["without_skill"]["runs"]) for c in bench["cases"]] or [0])
+    iterations = max([max(c["with_skill"]["runs"], c["without_skill"]["runs"])
+                      for c in bench["cases"]] or [0])
     return {"skill": bench["skill"], "model": bench["model"], "iterations": iterations,
             "cases": cases, "triggers": triggers}
 
