@@ -189,32 +189,18 @@ def table_files(engine: Engine) -> list[str]:
 
 
 def _print_outcome(engine: Engine, benches: list[dict[str, Any]], elapsed: float) -> None:
-    from .render.markdown import pct, signed
+    from .render.console import skill_lines
+    from .render.markdown import plural
 
     for b in benches:
-        lift = b["lift"]
-        w, wo = b["variants"]["with_skill"], b["variants"]["without_skill"]
-        note = " (indeterminate: fewer than 6 cases moved)" if lift.get("indeterminate") else ""
-        _say(f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
-             f"lift {signed(lift['pass_rate'])} over {lift['cases']} cases, p={_p(lift['p_value'])}{note}"
-             f" -> {b['verdict']}")
-        block = b.get("triggers")
-        if block:
-            _say(f"    triggers: {len(block['queries'])} queries, precision {_r(block['precision'])}, "
-                 f"recall {_r(block['recall'])}, accuracy {_r(block['accuracy'])}")
-            for warning in block.get("warnings", []):
-                print(f"skill-eval: warning: {b['skill']}: trigger evals: {warning}", file=sys.stderr)
+        for line in skill_lines(b):
+            _say(line)
+        for warning in (b.get("triggers") or {}).get("warnings", []):
+            print(f"skill-eval: warning: {b['skill']}: trigger evals: {warning}", file=sys.stderr)
     p = engine.progress
-    _say(f"Done in {elapsed:.1f}s: {p.done} runs executed, {p.errors} errors. "
-         f"Results: {display_path(engine.suite.results)}/summary.md")
-
-
-def _r(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:.2f}"
-
-
-def _p(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:.3g}"
+    _say(f"Done in {elapsed:.1f}s: {plural(p.done, 'run')} executed, {plural(p.errors, 'error')}. "
+         f"Results: {display_path(engine.suite.results)}/summary.md, review page "
+         f"{display_path(engine.suite.results)}/index.html")
 
 
 def _moved(results: Path) -> list[dict[str, Any]]:
