@@ -17,7 +17,9 @@ def _encode(text: str, chars: str) -> str:
 def path_segment(name: object) -> str:
     """One folder or file name: no separator, no '.'/'..', no NUL."""
     text = _encode(str(name), "/\\\0")
-    return text.replace(".", "%2E") if text in (".", "..", "") or set(text) == {"."} else text
+    if not text:
+        return "%"  # an empty name (never from a validated suite); '%' alone cannot be an encoding
+    return text.replace(".", "%2E") if set(text) == {"."} else text
 
 
 def doit_name(slot: str) -> str:

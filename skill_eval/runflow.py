@@ -108,6 +108,12 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     skills = sorted(touched | set(stale_skills(engine)))
     total = len(engine.selected_runs())
+    if options.only and not total:
+        from .options import only_matched_nothing
+        from .plan import matches_any
+
+        if not matches_any(engine.plan.runs, options.only):  # (an empty shard is fine)
+            raise SkillEvalError(only_matched_nothing(options.only))
     _say(f"{suite.name}: {total} runs planned, {len(runs)} to run, {len(grades)} to re-grade, "
          f"{len(skills)} tables to rebuild")
     engine.progress.total = len(runs)

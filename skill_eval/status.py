@@ -16,6 +16,13 @@ def plan_status(project: Project, options: RunOptions) -> tuple[Engine, dict[str
     from .tables import stale_skills
 
     engine = Engine(project, Store(project.suite.store), options)
+    if options.only and not engine.selected_runs():
+        from .errors import SkillEvalError
+        from .options import only_matched_nothing
+        from .plan import matches_any
+
+        if not matches_any(engine.plan.runs, options.only):
+            raise SkillEvalError(only_matched_nothing(options.only))
     runs = engine.pending_runs()
     grades = engine.pending_grades(runs)
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
