@@ -385,3 +385,21 @@ def test_real_process_exit_code_and_one_line_errors(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and out.count("previous attempt failed: adapter command exited with "
                                               "status 9") == len(BAD)
+
+
+def test_only_matching_nothing_says_so_and_shows_the_pattern_shape(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1)
+    for cmd in (kit.run, kit.status):
+        code, out, err = cmd("--only", "nope/*")
+        assert code == 2 and "Traceback" not in err
+        assert "--only 'nope/*' matches no run" in err and "skill/case/variant/model/iteration" in err
+    assert kit.calls() == 0
+
+
+def test_missing_default_suite_names_the_default_and_how_to_name_one(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1)
+    for args in (["run"], ["status"], ["report"], ["validate"]):
+        code, out, err = kit.cli(*args)
+        assert code == 2
+        assert "no SUITE given, and the default configs/demo.yaml does not exist" in err
+        assert f"skill-eval {args[0]} path/to/suite.yaml" in err

@@ -40,7 +40,19 @@ def test_doit_list_and_info(kit):
     res = doit(kit, "info", "agent:alpha/a1/with_skill/default/1")
     assert res.returncode == 1, res.stderr  # doit info: 1 = the task is not up to date
     assert "status     : run" in res.stdout
+    assert "- never run (args=" in res.stdout and "lambda" not in res.stdout  # status's words
     assert kit.calls() == 0
+
+
+def test_doit_handles_model_names_with_equals_slash_and_colon(kit):
+    kit.write_suite(iterations=1, extra="models: [meta-llama/Llama-3.1-8B-Instruct, 'llama3.1:8b', a=b]\n")
+    res = doit(kit, "list", "--all")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "agent:alpha/a1/with_skill/a%3Db/1" in res.stdout  # doit refuses '=' in task names
+    assert "agent:alpha/a1/with_skill/llama3.1:8b/1" in res.stdout
+    res = doit(kit, "run", "-n", "2")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert kit.calls() == 3 * 3 * 2
 
 
 def test_doit_runs_then_is_up_to_date(kit):

@@ -18,6 +18,23 @@ COMMANDS = {
 }
 
 
+DEFAULT_SUITE = "configs/demo.yaml"
+
+
+def _default_suite(args: argparse.Namespace) -> str | None:
+    """Fill in the default suite where none was named; the error when that file is not here."""
+    if getattr(args, "suites", None) == []:
+        args.suites = [DEFAULT_SUITE]
+    elif hasattr(args, "suite") and args.suite is None and args.command != "export":
+        args.suite = DEFAULT_SUITE
+    else:
+        return None
+    if os.path.exists(DEFAULT_SUITE):
+        return None
+    return (f"skill-eval: no SUITE given, and the default {DEFAULT_SUITE} does not exist in "
+            f"{os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="skill-eval",
@@ -29,10 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
     v = sub.add_parser("validate", help=COMMANDS["validate"], description=COMMANDS["validate"])
-    v.add_argument("suites", nargs="*", default=["configs/demo.yaml"], metavar="SUITE")
+    v.add_argument("suites", nargs="*", metavar="SUITE", help=f"default: {DEFAULT_SUITE}")
 
     def run_opts(x: argparse.ArgumentParser) -> None:
-        x.add_argument("suite", metavar="SUITE", nargs="?", default="configs/demo.yaml")
+        x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
         x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
         x.add_argument("--iterations", type=int, metavar="N", help="override the suite's iterations")
         x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
@@ -51,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--explain", metavar="TASK", help="print the key material of one agent:/grade: task")
 
     rep = sub.add_parser("report", help=COMMANDS["report"], description=COMMANDS["report"])
-    rep.add_argument("suite", metavar="SUITE", nargs="?", default="configs/demo.yaml")
+    rep.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
     rep.add_argument("--format", default="md", choices=["md", "github", "junit", "json", "html"])
     rep.add_argument("--out", metavar="PATH", help="write there instead of the results folder / stdout")
     rep.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
@@ -82,6 +99,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         _parser().print_help()
         return 0
+    missing = _default_suite(args)
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     from skill_eval.model.errors import InvalidInput, SkillEvalError
 
     try:

@@ -114,6 +114,12 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     skills = sorted(touched | set(stale_skills(engine)))
     total = len(engine.selected_runs())
+    if options.only and not total:
+        from skill_eval.engine.options import only_matched_nothing
+        from skill_eval.plan.planner import matches_any
+
+        if not matches_any(engine.plan.runs, options.only):  # (an empty shard is fine)
+            raise SkillEvalError(only_matched_nothing(options.only))
     _say(f"{suite.name}: {total} runs planned, {len(runs)} to run, {len(grades)} to re-grade, "
          f"{len(skills)} tables to rebuild")
     engine.progress.total = len(runs)
@@ -199,32 +205,18 @@ def table_files(engine: Engine) -> list[str]:
 
 
 def _print_outcome(engine: Engine, benches: list[dict[str, Any]], elapsed: float) -> None:
-    from skill_eval.review.render.markdown import pct, signed
+    from skill_eval.review.render.console import skill_lines
+    from skill_eval.review.render.markdown import plural
 
     for b in benches:
-        lift = b["lift"]
-        w, wo = b["variants"]["with_skill"], b["variants"]["without_skill"]
-        note = " (indeterminate: fewer than 6 cases moved)" if lift.get("indeterminate") else ""
-        _say(f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
-             f"lift {signed(lift['pass_rate'])} over {lift['cases']} cases, p={_p(lift['p_value'])}{note}"
-             f" -> {b['verdict']}")
-        block = b.get("triggers")
-        if block:
-            _say(f"    triggers: {len(block['queries'])} queries, precision {_r(block['precision'])}, "
-                 f"recall {_r(block['recall'])}, accuracy {_r(block['accuracy'])}")
-            for warning in block.get("warnings", []):
-                print(f"skill-eval: warning: {b['skill']}: trigger evals: {warning}", file=sys.stderr)
+        for line in skill_lines(b):
+            _say(line)
+        for warning in (b.get("triggers") or {}).get("warnings", []):
+            print(f"skill-eval: warning: {b['skill']}: trigger evals: {warning}", file=sys.stderr)
     p = engine.progress
-    _say(f"Done in {elapsed:.1f}s: {p.done} runs executed, {p.errors} errors. "
-         f"Results: {display_path(engine.suite.results)}/summary.md")
-
-
-def _r(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:.2f}"
-
-
-def _p(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:.3g}"
+    _say(f"Done in {elapsed:.1f}s: {plural(p.done, 'run')} executed, {plural(p.errors, 'error')}. "
+         f"Results: {display_path(engine.suite.results)}/summary.md, review page "
+         f"{display_path(engine.suite.results)}/index.html")
 
 
 def _moved(results: Path) -> list[dict[str, Any]]:
@@ -240,7 +232,7 @@ def _moved(results: Path) -> list[dict[str, Any]]:
 def report(project: Project, fmt: str, out: Path | None) -> int:
     from skill_eval.engine.engine import Engine
     from skill_eval.review.render import FORMATS
-    from skill_eval.review.tables import build_skill, build_summary, load_benches, verdict_exit_code
+    from skill_eval.review.tables import build_skill, build_summary, load_benches, review_html
 
     if project.errors:
         raise InvalidInput(project.problems)
@@ -255,11 +247,15 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
     benches = load_benches(engine)
-    text = FORMATS[fmt].render(benches, _moved(project.suite.results))
+    moved = _moved(project.suite.results)
+    text = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
+    if out is None and fmt == "github":
+        # stdout is for the runner's workflow commands; the step summary goes to a file.
+        out = project.suite.results / FORMATS[fmt].filename
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, "utf-8")
-        _say(f"wrote {display_path(out)}")
+        print(f"wrote {display_path(out)}", file=sys.stderr if fmt == "github" else sys.stdout)
     else:
         sys.stdout.write(text)
     if fmt == "github":
@@ -269,4 +265,5 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
             print(line)
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
-    return verdict_exit_code(benches)
+    # The report was written: that is this command's success. The verdict's exit code is `run`'s.
+    return 0

@@ -34,8 +34,10 @@ def _print(data: dict[str, Any]) -> None:
         for item in data[section]:
             print(f"{verb:9} {item['task']}: {item['reason']}")
     reasons = Counter(i["reason"] for i in data["run"])
+    # Counted as `run` counts them: skill tables (the summary is rebuilt with any of them).
+    tables = sum(1 for i in data["rebuild"] if i["task"] != "summary")
     print(f"{data['suite']}: {data['planned']} runs planned; would run {len(data['run'])}, "
-          f"re-grade {len(data['regrade'])}, rebuild {len(data['rebuild'])} tables"
+          f"re-grade {len(data['regrade'])}, rebuild {tables} tables"
           + (f"; estimated cost ${data['estimated_cost_usd']:.2f}" if data["estimated_cost_usd"] else ""))
     if reasons and len(data["run"]) > 20:
         for reason, n in reasons.most_common(5):

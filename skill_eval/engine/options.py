@@ -14,3 +14,12 @@ class RunOptions:
     shard: tuple[int, int] | None = None
     jobs: int | None = None
     max_cost: float | None = None
+
+
+ONLY_SHAPE = "skill/case/variant/model/iteration"
+
+
+def only_matched_nothing(pattern: str) -> str:
+    """The error for an --only glob that selects no run (nothing would run, silently)."""
+    return (f"--only {pattern!r} matches no run of this suite; a pattern matches "
+            f"{ONLY_SHAPE} (e.g. 'my-skill/*/with_skill/*/1'), a skill name, or skill/case")

@@ -6,15 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.engine.engine import Engine, RunOptions
+from skill_eval.engine.options import only_matched_nothing
+from skill_eval.model.errors import SkillEvalError
 from skill_eval.model.hashing import key_of
 from skill_eval.model.project import Project
+from skill_eval.plan.planner import matches_any
+from skill_eval.review.tables import stale_skills
 from skill_eval.store.store import Store
 
 
 def plan_status(project: Project, options: RunOptions) -> tuple[Engine, dict[str, Any]]:
-    from skill_eval.review.tables import stale_skills
-
     engine = Engine(project, Store(project.suite.store), options)
+    if options.only and not engine.selected_runs():
+        if not matches_any(engine.plan.runs, options.only):
+            raise SkillEvalError(only_matched_nothing(options.only))
     runs = engine.pending_runs()
     grades = engine.pending_grades(runs)
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}

@@ -41,10 +41,26 @@ def _grade_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
     return action
 
 
+class Stored:
+    """A doit up-to-date check that `doit info` prints as its reason, in `status`'s words
+    (doit shows the check object itself where a task is out of date)."""
+
+    def __init__(self, check: Callable[[], bool], reason: Callable[[], str]):
+        self.check = check
+        self.reason = reason
+
+    def __call__(self) -> bool:
+        return self.check()
+
+    def __str__(self) -> str:
+        return self.reason()
+
+
 def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skills: list[str],
                all_tasks: bool = False) -> dict[str, list[dict[str, Any]]]:
     """doit task dicts by base name. With ``all_tasks`` every planned run gets a task whose
     up-to-date check asks the store (for doit's own CLI)."""
+    from skill_eval.model.names import doit_name
     from skill_eval.review.tables import build_skill, build_summary, skill_is_stale, summary_is_stale
 
     store = engine.store
@@ -54,21 +70,23 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
     specs = [p.spec for p in runs] if not all_tasks else engine.selected_runs()
     reasons = {p.spec.key: p.reason for p in runs}
     for spec in specs:
-        name = engine.slot(spec)
+        name = doit_name(engine.slot(spec))
         task: dict[str, Any] = {"name": name, "actions": [_agent_action(engine, spec)],
                                 "doc": reasons.get(spec.key, f"{spec.variant} run of {spec.case.id}"),
                                 "verbosity": 0}
         if all_tasks and not engine.options.force:
-            task["uptodate"] = [lambda key=spec.key: store.has_run(key)]
+            task["uptodate"] = [Stored(lambda key=spec.key: store.has_run(key),
+                                       lambda s=spec: engine.run_reason(s))]
         agent.append(task)
         by_skill.setdefault(spec.skill_name, []).append(f"agent:{name}")
     grade_specs = [p.spec for p in grades] if not all_tasks else engine.selected_runs()
     for spec in grade_specs:
-        name = engine.slot(spec)
+        name = doit_name(engine.slot(spec))
         task = {"name": name, "actions": [_grade_action(engine, spec)], "verbosity": 0,
                 "task_dep": [f"agent:{name}"] if all_tasks else []}
         if all_tasks:
-            task["uptodate"] = [lambda s=spec: store.get_json("grades", engine.grade_key(s)) is not None]
+            task["uptodate"] = [Stored(lambda s=spec: store.get_json("grades", engine.grade_key(s))
+                                       is not None, lambda s=spec: engine.grade_reason(s))]
         grade.append(task)
         by_skill.setdefault(spec.skill_name, []).append(f"grade:{name}")
     bench = []
@@ -77,13 +95,15 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
                 "task_dep": by_skill.get(skill, []), "verbosity": 0,
                 "doc": f"benchmark.json and benchmark.md of {skill}"}
         if all_tasks:
-            task["uptodate"] = [lambda name=skill: not skill_is_stale(engine, name)]
+            task["uptodate"] = [Stored(lambda name=skill: not skill_is_stale(engine, name),
+                                       lambda: "inputs changed")]
         bench.append(task)
     summary_task: dict[str, Any] = {"basename": "summary", "actions": [(build_summary, [engine])],
                                     "task_dep": [f"bench:{s}" for s in skills], "verbosity": 0,
                                     "doc": "summary.md, summary.json, junit.xml"}
     if all_tasks:
-        summary_task["uptodate"] = [lambda: not summary_is_stale(engine)]
+        summary_task["uptodate"] = [Stored(lambda: not summary_is_stale(engine),
+                                           lambda: "a skill's tables changed")]
     summary = [summary_task]
     return {"agent": agent, "grade": grade, "bench": bench, "summary": summary}
 

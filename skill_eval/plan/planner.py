@@ -96,6 +96,11 @@ def matches_only(spec: RunSpec, pattern: str) -> bool:
             or fnmatch.fnmatchcase(f"{spec.skill_name}/{spec.case.id}", pattern))
 
 
+def matches_any(runs: list[RunSpec], pattern: str) -> bool:
+    """Whether an --only pattern selects any planned run (before sharding)."""
+    return any(matches_only(r, pattern) for r in runs)
+
+
 def shard(runs: list[RunSpec], k: int, n: int) -> list[RunSpec]:
     """A deterministic 1/n of the runs, by key, so shards never overlap whatever the order."""
     return [r for r in runs if int(r.key[:8], 16) % n == k - 1]

@@ -71,6 +71,7 @@ def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
     return {
         "runs": len(records), "graded": n, "passed": passed,
         "errors": sum(r.errored for r in records),
+        "rubric_ungraded": _ungraded(graded),
         "pass_rate": _rate(passed, n),
         "pass_at_k": {str(k): stats.pass_at_k(n, passed, k) for k in range(1, n + 1)},
         "pass_hat_k": {str(k): stats.pass_hat_k(n, passed, k) for k in range(1, n + 1)},
@@ -110,6 +111,15 @@ def _flags(skill: str, arms: Mapping[str, dict[str, Any]], recs: Mapping[str, Se
     return flags
 
 
+def _ungraded(graded: Sequence[RunRecord]) -> int:
+    """Rubric items no judge graded, over the graded runs: a pass rate that did not check them."""
+    total = 0
+    for r in graded:
+        n = (r.grade.get("summary") or {}).get("rubric_ungraded")  # type: ignore[union-attr]
+        total += n if isinstance(n, int) and not isinstance(n, bool) else 0
+    return total
+
+
 def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> dict[str, Any]:
     durations = [r.duration_s for r in records if r.duration_s is not None]
     usage: dict[str, float] = defaultdict(float)
@@ -121,6 +131,7 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
     return {
         "runs": len(records), "graded": len(graded), "passed": sum(r.passed for r in graded),
         "errors": sum(r.errored for r in records),
+        "rubric_ungraded": _ungraded(graded),
         "cases": len(case_rates),
         "pass_rate": sum(case_rates) / len(case_rates) if case_rates else None,
         "duration_s": {"median": stats.median(durations), "p95": stats.p95(durations),
@@ -192,25 +203,17 @@ def _cost_totals(records: Sequence[RunRecord]) -> dict[str, Any]:
 
 
 def _cost_lift(lift: float | None, variants: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """What the lift costs: extra tokens and dollars per run with the skill, and lift points
-    (percentage points of pass rate) per 1,000 extra tokens and per extra dollar per run. The
-    ratios are None when a figure is unknown or the skill costs nothing extra (no trade-off)."""
+    """What the skill costs: extra tokens and dollars per run with it. No "lift per extra token"
+    ratio: its denominator is a small difference of noisy means, so it explodes (and flips sign)
+    on noise; the report shows the cost per arm and the extra cost per run instead."""
     w, wo = variants["with_skill"], variants["without_skill"]
 
     def extra(key: str) -> float | None:
         a, b = w.get(key), wo.get(key)
         return a - b if a is not None and b is not None else None
 
-    extra_tokens, extra_cost = extra("tokens_per_run"), _round(extra("cost_usd_per_run"))
-    points = lift * 100 if lift is not None else None
-    return {
-        "extra_tokens_per_run": extra_tokens,
-        "extra_cost_usd_per_run": extra_cost,
-        "per_1k_tokens": points / extra_tokens * 1000
-        if points is not None and extra_tokens is not None and extra_tokens > _EPS else None,
-        "per_usd": points / extra_cost
-        if points is not None and extra_cost is not None and extra_cost > _EPS else None,
-    }
+    return {"extra_tokens_per_run": extra("tokens_per_run"),
+            "extra_cost_usd_per_run": _round(extra("cost_usd_per_run"))}
 
 
 def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Case],
@@ -289,7 +292,8 @@ def _lift(deltas: list[float], minimum_lift: float | None) -> dict[str, Any]:
         "cases": len(deltas), "nonzero_cases": nonzero,
         "minimum_lift": minimum_lift, "met": met,
         "significant": p is not None and p <= SIGNIFICANCE,
-        "indeterminate": nonzero < MIN_NONZERO_CASES,
+        # No lift at all (every run errored) is "no lift", not an indeterminate one.
+        "indeterminate": mean is not None and nonzero < MIN_NONZERO_CASES,
     }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from skill_eval import __version__
 from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
+from skill_eval.model.names import path_segment
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
@@ -47,7 +48,7 @@ def models(engine: ResultSource) -> tuple[str, ...]:
 
 def bench_dir(engine: ResultSource, skill: str, model: str) -> Path:
     base = engine.suite.results / skill
-    return base if len(models(engine)) == 1 else base / model
+    return base if len(models(engine)) == 1 else base / path_segment(model)
 
 
 def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
@@ -198,7 +199,7 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
 
 def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
     """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
-    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{spec.case.id}"
+    case_dir = out / f"iteration-{spec.iteration}" / path_segment(f"eval-{spec.case.id}")
     run_dir = case_dir / spec.variant
     case = spec.case
     case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
@@ -248,6 +249,7 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = ("md", "json"
     for name in formats:
         fmt = FORMATS[name]
         write_text(results / fmt.filename, fmt.render(benches, moved))
+    write_text(results / FORMATS["html"].filename, review_html(engine, benches, moved))
     # Keep this run's benchmarks as the next run's "previous", for the moved-cases table.
     # Only what diff_benchmarks reads: the whole benchmarks would be megabytes on a big suite.
     slim = [{"skill": b["skill"], "model": b["model"],
@@ -257,6 +259,15 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = ("md", "json"
     write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
     write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
     return True
+
+
+def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
+    """The review page, with every run's details read from the per-run views under results/."""
+    from skill_eval.review.render.review import review_page
+    from skill_eval.review.render.review_data import review_data
+
+    dirs = [(b, bench_dir(engine, b["skill"], b["model"])) for b in benches]
+    return review_page(benches, moved, review_data(engine.suite.results, dirs, moved))
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:

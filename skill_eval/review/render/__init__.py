@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from skill_eval.review.render.github import github_summary
-from skill_eval.review.render.html import html_report
 from skill_eval.review.render.jsonout import summary_json
 from skill_eval.review.render.junit import junit_xml
 from skill_eval.review.render.markdown import benchmark_md, summary_md
@@ -29,6 +28,14 @@ def _github(benches: Benches, moved: Moved) -> str:
     return github_summary(benches, moved)[0]
 
 
+def _html(benches: Benches, moved: Moved) -> str:
+    # Figures only: the CLI renders the page with every run's details (tables.review_html).
+    from skill_eval.review.render.review import review_page
+    from skill_eval.review.render.review_data import review_data
+
+    return review_page(benches, moved, review_data(None, [(b, None) for b in benches], moved))
+
+
 def _json(benches: Benches, moved: Moved) -> str:
     return json.dumps(summary_json(benches, moved), indent=2, sort_keys=True) + "\n"
 
@@ -38,7 +45,7 @@ FORMATS: dict[str, Format] = {
     "github": Format("github", "github-summary.md", _github),
     "junit": Format("junit", "junit.xml", junit_xml),
     "json": Format("json", "summary.json", _json),
-    "html": Format("html", "report.html", html_report),
+    "html": Format("html", "index.html", _html),
 }
 
 __all__ = ["FORMATS", "Format", "benchmark_md", "github_summary", "junit_xml", "summary_json", "summary_md"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.render.markdown import pct, pvalue, signed, summary_md
+from skill_eval.review.render.markdown import pct, plural, pvalue, signed, summary_md
 
 
 def _escape(message: str) -> str:
@@ -27,7 +27,7 @@ def annotations(benches: Sequence[Mapping[str, Any]]) -> list[str]:
                          f"{signed(lift['minimum_lift'])} (n={lift['cases']}, p={pvalue(lift['p_value'])})")
         errored = b["variants"]["with_skill"]["errors"] + b["variants"]["without_skill"]["errors"]
         if errored:
-            add("error", f"{who}: {errored} runs errored")
+            add("error", f"{who}: {plural(errored, 'run')} errored")
         for case in b["cases"]:
             with_rate, without_rate = case["with_skill"]["pass_rate"], case["without_skill"]["pass_rate"]
             if "regressed" in case["flags"]:

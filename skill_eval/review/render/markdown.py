@@ -11,6 +11,20 @@ INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def md_text(text: object) -> str:
+    """Author or run text inside a Markdown table or line: no raw HTML, no column breaks."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|"))
+
+
+def tokens(value: float | None) -> str:
+    return "n/a" if value is None else f"{round(value):,}"
+
+
 def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:.1f}%"
 
@@ -67,6 +81,19 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def ungraded_count(bench: Mapping[str, Any]) -> int:
+    return sum(int(bench["variants"][v].get("rubric_ungraded") or 0) for v in ("with_skill", "without_skill"))
+
+
+def ungraded_note(bench: Mapping[str, Any]) -> str | None:
+    """Said wherever a pass rate is shown: 100% must not silently mean "the rubric was not checked"."""
+    n = ungraded_count(bench)
+    if not n:
+        return None
+    return (f"{plural(n, 'rubric item')} ungraded: add a judge (the pass rates count the "
+            "deterministic checks only)")
+
+
 def parts_line(bench: Mapping[str, Any]) -> str | None:
     """Deterministic checks and the judge's rubric verdicts apart (None when nothing was judged)."""
     w, wo = bench["variants"]["with_skill"], bench["variants"]["without_skill"]
@@ -91,18 +118,30 @@ def trigger_md(bench: Mapping[str, Any]) -> list[str]:
         return []
     lines = ["", "## Trigger queries", "",
              f"Precision {_ratio(block['precision'])}, recall {_ratio(block['recall'])}, accuracy "
-             f"{_ratio(block['accuracy'])} over {len(block['queries'])} queries (a query triggers when "
+             f"{_ratio(block['accuracy'])} over {plural(len(block['queries']), 'query', 'queries')} (a query "
+             "triggers when "
              "the skill loaded in at least half its runs).", ""]
-    rows = [[q["id"], _clip(q["query"]), "yes" if q["should_trigger"] else "no",
-             "n/a" if q["trigger_rate"] is None else f"{pct(q['trigger_rate'])} of {q['runs'] - q['errors']}",
+    rows = [[md_text(q["id"]), _clip(q["query"]), "yes" if q["should_trigger"] else "no", loads(q),
              q["verdict"] or "error"] for q in block["queries"]]
     lines.append(_table(rows, ["query", "text", "should trigger", "loaded", "verdict"]))
     return lines
 
 
+def loads(q: Mapping[str, Any]) -> str:
+    """A trigger query's loads as k/n over the runs that did not error."""
+    ok = q["runs"] - q["errors"]
+    if q["trigger_rate"] is None:
+        return f"n/a ({plural(q['errors'], 'run')} errored)"
+    return f"{round(q['trigger_rate'] * ok)}/{ok}"
+
+
+def _ind(lift: Mapping[str, Any]) -> str:
+    return " (indeterminate)" if lift.get("indeterminate") and lift.get("pass_rate") is not None else ""
+
+
 def _clip(text: str, limit: int = 70) -> str:
-    text = " ".join(str(text).split()).replace("|", "\\|")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = " ".join(str(text).split())
+    return md_text(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 VARIANT_KEYS = ("with_skill", "without_skill")
@@ -128,11 +167,12 @@ def credit_line(bench: Mapping[str, Any]) -> str | None:
 def benchmark_md(bench: Mapping[str, Any]) -> str:
     v, lift = bench["variants"], bench["lift"]
     w, wo = v["with_skill"], v["without_skill"]
-    lines = [f"# {bench['skill']} · {bench['model']} · suite {bench['suite']}", "",
+    lines = [f"# {md_text(bench['skill'])} · {md_text(bench['model'])} · suite {md_text(bench['suite'])}", "",
              f"Verdict: **{bench['verdict']}**", ""]
     lines.append(_table([[pct(w["pass_rate"]), pct(wo["pass_rate"]),
-                          f"{signed(lift['pass_rate'])} (n={lift['cases']})", pvalue(lift["p_value"]),
-                          ci(lift["ci95"]), f"{w['graded']}+{wo['graded']}",
+                          f"{signed(lift['pass_rate'])} (n={lift['cases']})",
+                          pvalue(lift["p_value"]) + _ind(lift),
+                          ci(lift["ci95"]) + _ind(lift), f"{w['graded']}+{wo['graded']}",
                           str(w["errors"] + wo["errors"])]],
                         ["with skill", "without skill", "lift", "p", "95% CI", "graded runs", "errors"]))
     lines += ["", f"Lift: {lift_note(bench)}."]
@@ -144,28 +184,33 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     credit = credit_line(bench)
     if credit:
         lines.append(credit)
+    ungraded = ungraded_note(bench)
+    if ungraded:
+        lines.append(f"> ⚠ {ungraded}")
     for warning in warnings(bench):
-        lines.append(f"> ⚠ {warning}")
+        lines.append(f"> ⚠ {md_text(warning)}")
     lines += ["", "## Cases", ""]
-    rows = [[c["id"], _rate_n(c["with_skill"]), _rate_n(c["without_skill"]), signed(c["delta"]),
+    rows = [[md_text(c["id"]), _rate_n(c["with_skill"]), _rate_n(c["without_skill"]), signed(c["delta"]),
              ", ".join(c["flags"])] for c in bench["cases"]]
     lines.append(_table(rows, ["case", "with skill", "without skill", "delta", "flags"]))
     weak = [c["id"] for c in bench.get("checks", []) if c["non_discriminating"]]
     if weak:
-        lines += ["", "Non-discriminating checks (pass in every run of both variants): " + ", ".join(weak)]
+        lines += ["", "Non-discriminating checks (pass in every run of both variants): "
+                  + ", ".join(md_text(w) for w in weak)]
     lines += trigger_md(bench)
     lines += ["", "## Cost and time", ""]
-    keys = sorted(set(w["usage"]) | set(wo["usage"]))
+    # The usage counters not already a column (cost_usd is the cost column).
+    keys = sorted((set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"})
     judged = w.get("judge_cost_usd") is not None or wo.get("judge_cost_usd") is not None
     rows = [[name, _secs(arm["duration_s"]["median"]), _secs(arm["duration_s"]["p95"]),
-             _secs(arm["duration_s"]["total"]), _num(arm.get("tokens_per_run")),
+             _secs(arm["duration_s"]["total"]), tokens(arm.get("tokens_per_run")),
              usd(arm.get("cost_usd_per_run")), usd(arm.get("cost_usd")),
              *([usd(arm.get("judge_cost_usd"))] if judged else []),
              *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
     lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
                                *(["judge cost"] if judged else []), *keys]))
-    lines += ["", cost_note(lift)]
+    lines += ["", cost_note(bench)]
     return "\n".join(lines) + "\n"
 
 
@@ -175,39 +220,51 @@ def usd(value: float | None) -> str:
     return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.4f}"
 
 
-def cost_note(lift: Mapping[str, Any]) -> str:
-    """What the lift costs per run, from the costs recorded when the runs were bought."""
+def cost_note(bench: Mapping[str, Any]) -> str:
+    """What the skill costs per run, from the costs recorded when the runs were bought. A cost
+    per unit of lift only when the lift is a measured effect (significant, positive)."""
+    lift, v = bench["lift"], bench["variants"]
+    w, wo = v["with_skill"], v["without_skill"]
     extra_tokens, extra_cost = lift.get("extra_tokens_per_run"), lift.get("extra_cost_usd_per_run")
     if extra_tokens is None and extra_cost is None:
-        return "Cost per unit of lift: unknown (the adapter reported no token counts or cost)."
+        reported = [name for name, arm in (("with", w), ("without", wo))
+                    if arm.get("runs_with_tokens") or arm.get("runs_with_cost")]
+        if not reported:
+            return "Cost of the skill: unknown (the adapter reported no token counts or cost)."
+        missing = "without" if reported == ["with"] else "with"
+        return f"Cost of the skill: unknown (no {missing}-skill run reported token counts or cost)."
     parts = []
     if extra_tokens is not None:
-        parts.append(f"{extra_tokens:+,.0f} tokens per run with the skill"
-                     + (f" ({lift['per_1k_tokens']:+.2f} pp of lift per 1,000 extra tokens)"
-                        if lift.get("per_1k_tokens") is not None else ""))
+        parts.append(f"{extra_tokens:+,.0f} tokens per run with the skill")
     if extra_cost is not None:
-        parts.append(f"{'+' if extra_cost >= 0 else '-'}{usd(abs(extra_cost))} per run"
-                     + (f" ({lift['per_usd']:+,.1f} pp of lift per extra dollar per run)"
-                        if lift.get("per_usd") is not None else ""))
-    return "Cost of the skill: " + "; ".join(parts) + "."
+        parts.append(f"{'+' if extra_cost >= 0 else '-'}{usd(abs(extra_cost))} per run")
+    line = "Cost of the skill: " + "; ".join(parts) + "."
+    points = lift.get("pass_rate")
+    if (extra_cost is not None and extra_cost > 0 and points is not None and points > 0
+            and lift.get("significant") and not lift.get("indeterminate")):
+        line += f" Cost per unit of lift: {usd(extra_cost / points)} per extra passing run."
+    return line
 
 
 def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()) -> str:
     lines = ["# skill-eval summary", ""]
-    rows = [[b["skill"], b["model"], str(len(b["cases"])), pct(b["variants"]["with_skill"]["pass_rate"]),
+    rows = [[md_text(b["skill"]), md_text(b["model"]), str(len(b["cases"])),
+             pct(b["variants"]["with_skill"]["pass_rate"]),
              pct(b["variants"]["without_skill"]["pass_rate"]),
              f"{signed(b['lift']['pass_rate'])} (n={b['lift']['cases']})",
-             pvalue(b["lift"]["p_value"]) + (" (indeterminate)" if b["lift"]["indeterminate"] else ""),
+             pvalue(b["lift"]["p_value"]) + _ind(b["lift"]),
              _cost_pair(b), b["verdict"]] for b in benches]
     lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
                                "cost (with / without)", "verdict"]))
     for b in benches:
-        for warning in warnings(b):
-            lines.append(f"> ⚠ {b['skill']} ({b['model']}): {warning}")
+        who = f"{md_text(b['skill'])} ({md_text(b['model'])})"
+        for warning in [ungraded_note(b)] + warnings(b):
+            if warning:
+                lines.append(f"> ⚠ {who}: {md_text(warning)}")
     judged = [b for b in benches if parts_line(b)]
     if judged:
         lines += ["", "## Deterministic checks and judged rubric", ""]
-        rows = [[b["skill"], b["model"], (b.get("judge") or {}).get("name", "n/a"),
+        rows = [[md_text(b["skill"]), md_text(b["model"]), md_text((b.get("judge") or {}).get("name", "n/a")),
                  *(pct(b["variants"][v].get(k)) for k in ("deterministic_pass_rate", "judged_pass_rate")
                    for v in ("with_skill", "without_skill"))] for b in judged]
         lines.append(_table(rows, ["skill", "model", "judge", "checks with", "checks without",
@@ -225,12 +282,12 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
     triggered = [b for b in benches if b.get("triggers")]
     if triggered:
         lines += ["", "## Trigger evals", ""]
-        rows = [[b["skill"], b["model"], str(len(b["triggers"]["queries"])),
+        rows = [[md_text(b["skill"]), md_text(b["model"]), str(len(b["triggers"]["queries"])),
                  *(_ratio(b["triggers"][k]) for k in ("precision", "recall", "accuracy"))] for b in triggered]
         lines.append(_table(rows, ["skill", "model", "queries", "precision", "recall", "accuracy"]))
     if moved:
         lines += ["", "## Moved since the previous benchmark", ""]
-        rows = [[m["skill"], m["id"], m["status"],
+        rows = [[md_text(m["skill"]), md_text(m["id"]), m["status"],
                  f"{pct(m['with_skill']['old'])} → {pct(m['with_skill']['new'])}",
                  f"{pct(m['without_skill']['old'])} → {pct(m['without_skill']['new'])}"] for m in moved]
         lines.append(_table(rows, ["skill", "case", "change", "with skill", "without skill"]))

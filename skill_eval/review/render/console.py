@@ -1,0 +1,53 @@
+"""What `run` prints per skill: the figures with the same formatting as the Markdown, then the
+first failing checks and trigger queries by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skill_eval.review.render.markdown import loads, pct, plural, pvalue, signed, ungraded_note
+
+_SHOWN_FAILURES = 3
+
+
+def skill_lines(b: dict[str, Any]) -> list[str]:
+    """A skill's lines on the console: its figures, then the first failing checks and trigger
+    queries by name, so the reason for a verdict is on screen and not only in junit.xml."""
+    lift = b["lift"]
+    w, wo = b["variants"]["with_skill"], b["variants"]["without_skill"]
+    note = (" (indeterminate: fewer than 6 cases moved)"
+            if lift.get("indeterminate") and lift.get("pass_rate") is not None else "")
+    lines = [f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
+             f"lift {signed(lift['pass_rate'])} over {plural(lift['cases'], 'case')}, "
+             f"p={pvalue(lift['p_value'])}{note} -> {b['verdict']}"]
+    ungraded = ungraded_note(b)
+    if ungraded:
+        lines.append(f"    {ungraded}")
+    failed = [(c["id"], f["id"], f["evidence"]) for c in b["cases"]
+              for f in c["with_skill"].get("failed_checks", [])]
+    seen: dict[tuple[str, str], str] = {}
+    for cid, check, evidence in failed:
+        seen.setdefault((str(cid), str(check)), str(evidence))
+    for (cid, check), evidence in list(seen.items())[:_SHOWN_FAILURES]:
+        lines.append(f"    failed with the skill: {cid}/{check}: {evidence[:120]}")
+    if len(seen) > _SHOWN_FAILURES:
+        lines.append(f"    ... and {plural(len(seen) - _SHOWN_FAILURES, 'more failing check')}")
+    block = b.get("triggers")
+    if block:
+        lines.append(f"    triggers: {plural(len(block['queries']), 'query', 'queries')}, precision "
+                     f"{_r(block['precision'])}, recall {_r(block['recall'])}, "
+                     f"accuracy {_r(block['accuracy'])}")
+        missed = [q for q in block["queries"] if q["verdict"] != "pass"]
+        for q in missed[:_SHOWN_FAILURES]:
+            expected = "should load" if q["should_trigger"] else "should not load"
+            text = " ".join(str(q["query"]).split())
+            lines.append(f"    trigger {q['verdict'] or 'error'}: {text[:80]!r} {expected}, "
+                         f"loaded {loads(q)}")
+        if len(missed) > _SHOWN_FAILURES:
+            more = plural(len(missed) - _SHOWN_FAILURES, "more trigger query", "more trigger queries")
+            lines.append(f"    ... and {more}")
+    return lines
+
+
+def _r(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.2f}"

@@ -1,0 +1,110 @@
+"""The review page (<results>/index.html, ``report --format html``): one self-contained file that
+opens from disk. The figures are rendered by a jinja2 template with autoescape; the runs are
+embedded once as JSON and drawn on demand by the page's own script with DOM text APIs. A
+Content-Security-Policy allows only that script and stylesheet (by hash) and no network."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from skill_eval.review.render.markdown import (
+    ci,
+    cost_note,
+    lift_note,
+    parts_line,
+    pct,
+    plural,
+    pvalue,
+    signed,
+    tokens,
+    ungraded_note,
+    usd,
+    warnings,
+)
+
+_TEMPLATES = "templates"
+
+
+@cache
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(_TEMPLATES, name).read_text("utf-8")
+
+
+@cache
+def _env() -> Any:
+    import jinja2
+
+    loader = jinja2.FunctionLoader(lambda name: _asset(name))
+    return jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+                              trim_blocks=True, lstrip_blocks=True)
+
+
+def csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def embed_json(data: Any) -> str:
+    """JSON safe inside <script type="application/json">: no '<', '>' or '&' survives, so run
+    text holding '</script>' or '<!--' cannot end the block."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _arm_row(name: str, arm: Mapping[str, Any]) -> dict[str, str]:
+    dur = arm.get("duration_s") or {}
+    return {
+        "name": name, "rate": pct(arm.get("pass_rate")),
+        "runs": f"{arm.get('passed', 0)}/{arm.get('graded', 0)} runs passed over "
+                f"{plural(arm.get('cases', 0), 'case')}",
+        "errors": str(arm.get("errors", 0)),
+        "ungraded": str(arm.get("rubric_ungraded", 0)),
+        "tokens": tokens(arm.get("tokens_per_run")),
+        "cost_run": usd(arm.get("cost_usd_per_run")), "cost": usd(arm.get("cost_usd")),
+        "time": "n/a" if dur.get("median") is None else f"{dur['median']:.2f} s",
+    }
+
+
+def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
+    v, lift = bench["variants"], bench["lift"]
+    weak = [c["id"] for c in bench.get("checks", []) if c.get("non_discriminating")]
+    trig = bench.get("triggers") or {}
+    return {
+        "skill": bench["skill"], "model": bench["model"], "verdict": bench["verdict"],
+        "cases": len(bench["cases"]),
+        "with": pct(v["with_skill"]["pass_rate"]), "without": pct(v["without_skill"]["pass_rate"]),
+        "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})", "p": pvalue(lift["p_value"]),
+        "ci": ci(lift["ci95"]), "note": lift_note(bench),
+        "indeterminate": bool(lift.get("indeterminate")) and lift.get("pass_rate") is not None,
+        "arms": [_arm_row("with skill", v["with_skill"]), _arm_row("without skill", v["without_skill"])],
+        "ungraded": ungraded_note(bench), "parts": parts_line(bench), "warnings": warnings(bench),
+        "weak": weak, "cost": cost_note(bench),
+        "minimum": None if lift.get("minimum_lift") is None else
+        f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}.",
+        "triggers": None if not trig else
+        f"Trigger queries: precision {_r(trig.get('precision'))}, recall {_r(trig.get('recall'))}, "
+        f"accuracy {_r(trig.get('accuracy'))} over "
+        f"{plural(len(trig.get('queries', [])), 'query', 'queries')}.",
+    }
+
+
+def _r(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def review_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]],
+                data: Mapping[str, Any]) -> str:
+    script, style = _asset("review.js"), _asset("review.css")
+    csp = ("default-src 'none'; script-src " + csp_hash(script) + "; style-src " + csp_hash(style)
+           + "; img-src data:; base-uri 'none'; form-action 'none'")
+    suite = str(benches[0]["suite"]) if benches else str(data.get("suite", "skill-eval"))
+    return _env().get_template("review.html.j2").render(
+        suite=suite, csp=csp, script=script, style=style, data=embed_json(data),
+        benches=[figures(b) for b in benches], moved=len(moved),
+        runs=sum(len(c["runs"]) for s in data.get("skills", []) for c in s["cases"] + s["triggers"]))
