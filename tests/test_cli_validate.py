@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "test_cli_validate"
 LINE = re.compile(r"^[^\n:]+(:\d+(:\d+)?)?: (warning: )?\S[^\n]*$")
 CHECK_TYPES = ("contains, contains_all, contains_any, file_exists, json_path_equals, json_schema, "
-               "loaded_skill, max_seconds, max_tokens, not_contains, not_regex, regex, script")
+               "loaded_skill, max_seconds, max_tokens, no_secrets, not_contains, not_regex, regex, script")
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.engine.options import RunOptions
 from skill_eval.model.config import display_path
 from skill_eval.model.errors import InvalidInput, SkillEvalError
+from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 
 if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
@@ -251,7 +252,7 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
     benches = load_benches(engine)
-    text = FORMATS[fmt].render(benches, _moved(project.suite.results))
+    text = redact(FORMATS[fmt].render(benches, _moved(project.suite.results)))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, "utf-8")

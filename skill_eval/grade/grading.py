@@ -26,7 +26,8 @@ def has_gradable_checks(case: Case, judge: bool) -> bool:
 
 def context_for(run: RunResult, skill_name: str, allow_scripts: bool,
                 skill_root: Path | None = None) -> CheckContext:
-    return CheckContext(output=run.output, outputs_dir=run.outputs_dir, events=run.response.events,
+    return CheckContext(output=run.output, outputs_dir=run.outputs_dir, files_dir=run.files_dir,
+                        events=run.response.events,
                         usage=run.response.usage, duration_s=run.duration_s, skill_name=skill_name,
                         allow_scripts=allow_scripts, skill_root=skill_root)
 

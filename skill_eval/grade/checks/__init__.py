@@ -5,6 +5,7 @@ from __future__ import annotations
 from skill_eval.grade.checks import efficiency, files, skills, structured, text
 from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult
 from skill_eval.grade.checks.script import script
+from skill_eval.grade.checks.secrets import no_secrets
 from skill_eval.model.cases import Check
 from skill_eval.model.errors import InvalidInput, Problem
 
@@ -24,6 +25,7 @@ CHECKS: dict[str, CheckFn] = {
     "max_tokens": efficiency.max_tokens,
     "max_seconds": efficiency.max_seconds,
     "script": script,
+    "no_secrets": no_secrets,
 }
 
 

@@ -136,9 +136,9 @@ class Collector:
         return tuple(out)
 
     def _output_path_ok(self, check: Check, at: At) -> bool:
-        """A path a check reads from the run's kept outputs must stay inside them: an absolute
-        path or one climbing out with '..' can be refused before anything runs (a symlink out
-        is caught when the check runs)."""
+        """A path a check reads from the run's kept workspace files must stay inside the
+        workspace: an absolute path or one climbing out with '..' can be refused before anything
+        runs (a symlink out is caught when the check runs)."""
         key = "path" if check.type == "file_exists" else "file"
         value = check.params.get(key)
         if check.type not in ("file_exists", "json_path_equals", "json_schema") or not isinstance(value, str):
@@ -147,8 +147,8 @@ class Collector:
             return True
         pure = PurePosixPath(value.replace("\\", "/"))
         if pure.is_absolute() or ".." in pure.parts or PureWindowsPath(value).drive:
-            self.error(f"{check.type} {key} {value!r} leaves the run's outputs folder; use a path "
-                       "relative to outputs/ without '..'", at)
+            self.error(f"{check.type} {key} {value!r} leaves the run's workspace; use a path "
+                       "relative to the workspace without '..' (e.g. 'outputs/report.md')", at)
             return False
         return True
 
