@@ -29,7 +29,7 @@ from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute
-from skill_eval.store.redact import register_env
+from skill_eval.store.redact import redact, register_env
 from skill_eval.store.store import Store
 
 
@@ -225,7 +225,7 @@ class Engine:
         except JudgeError as exc:
             # The run stays stored; the grade is not, so the next run asks the judge again.
             # tables show the run as errored (kind "judge") and `run` exits 2.
-            message = str(exc)
+            message = redact(str(exc))
             self.store.put_json("judge_errors", self.grade_key(spec), {"task": self.slot(spec),
                                                                       "message": message})
             with self.progress.lock:

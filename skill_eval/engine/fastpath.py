@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.model.config import Suite
+from skill_eval.model.config import Suite, depends_files
 
 FAST_VERSION = 2
 
@@ -112,6 +112,8 @@ def _adapter_files(suite: Suite) -> list[str]:
         for arg in argv:
             if os.path.isfile(arg):
                 out.append(arg)
+    # Files the adapter reads (adapter.depends): globbed now, so an added match is seen too.
+    out += [str(p) for p in depends_files(suite)]
     # The agent CLI a builtin drives (its version is in the run key): an upgrade must be seen.
     builtin_bins = {"claude_code": ("claude", "claude_bin"), "codex": ("codex", "codex_bin")}
     for cfg in (suite.adapter, suite.judge):

@@ -15,6 +15,7 @@ from skill_eval.grade.checks import CheckContext, run_check
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunResult
 from skill_eval.plan.keys import GRADER_VERSION
+from skill_eval.store.redact import redact
 
 UNGRADABLE_NOTE = "ungradable: the case has no checks and no judge-graded rubric"
 
@@ -69,7 +70,8 @@ def apply_verdicts(grade: Mapping[str, Any], verdicts: Mapping[str, Mapping[str,
         verdict = verdicts.get(item["id"])
         if verdict is not None:
             item["status"] = "passed" if verdict.get("passed") is True else "failed"
-            item["evidence"] = str(verdict.get("evidence", ""))[:200]
+            # Redact, then cut: a cut first could leave a secret's head unrecognised.
+            item["evidence"] = redact(str(verdict.get("evidence", "")))[:200]
         rubric.append(item)
     new = {**grade, "rubric": rubric}
     required = [r for r in rubric if r.get("required", True)]
