@@ -29,7 +29,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for i, n in enumerate(project.counts()):
             totals[i] += n
         all_problems.extend(project.problems)
-        all_problems.extend(project.gradability_problems(warn=True))
+        # Errors, as `run` refuses them with the same message: validate passing means run starts.
+        all_problems.extend(project.gradability_problems(warn=False))
         all_problems.extend(script_problems(project))
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
