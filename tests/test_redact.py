@@ -155,3 +155,10 @@ def test_a_preview_is_redacted_before_it_is_cut():
     with pytest.raises(AdapterError) as exc:
         parse_response(raw, "adapter a")
     assert "sk-ant" not in str(exc.value) and "abcdefgh" not in str(exc.value)
+
+
+def test_secret_env_names_are_the_allow_list_and_builtin_keys():
+    from skill_eval.store.redact import secret_env_names
+
+    assert secret_env_names(["MY_URL"], ["OPENAI_API_KEY", "OPENAI_BASE_URL", "MY_URL"]) == [
+        "MY_URL", "OPENAI_API_KEY"]

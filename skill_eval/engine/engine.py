@@ -29,7 +29,7 @@ from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute
-from skill_eval.store.redact import redact, register_env
+from skill_eval.store.redact import redact, register_env, secret_env_names
 from skill_eval.store.store import Store
 
 
@@ -64,7 +64,8 @@ class Engine:
         self.adapter = adapter or resolve_adapter(self.suite)
         # The values of the variables handed to the adapter and the judge are secrets at every
         # sink from now on (a key is no less a secret for having no known shape).
-        register_env((*self.adapter.env_names, *(self.suite.judge.env if self.suite.judge else ())))
+        judge_env = self.suite.judge.env if self.suite.judge else ()
+        register_env(secret_env_names((*self.suite.adapter.env, *judge_env), self.adapter.env_names))
         # The plan always holds every run of the suite (tables are built from all of them);
         # --only and --shard narrow what runs, in selected_runs().
         self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations)

@@ -26,7 +26,7 @@ from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION
 from skill_eval.run.process import run_process
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.workspace import Workspace
-from skill_eval.store.redact import redact, register_env
+from skill_eval.store.redact import redact, register_env, secret_env_names
 
 PROTOCOL_VERSION = 1
 _STDERR_TAIL = 400
@@ -76,7 +76,9 @@ class JudgeProcess:
     def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
         if self._process is None:
             self._process = resolve_judge(self.suite)
-            register_env(self._process.env_names)  # a builtin judge's own keys are secrets too
+            # A builtin judge's own keys are secrets too.
+            register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
+                                          self._process.env_names))
         return call_judge(self._process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
 
 

@@ -143,6 +143,13 @@ _env_values: dict[str, str] = {}  # value -> variable name
 _env_pattern: re.Pattern[str] | None = None
 
 
+def secret_env_names(allow_listed: Iterable[str], builtin: Iterable[str]) -> list[str]:
+    """Which variables hold secrets: everything the user allow-listed, and those of a builtin's
+    own names that name a secret (OPENAI_API_KEY, not OPENAI_BASE_URL)."""
+    allowed = list(allow_listed)
+    return allowed + [n for n in builtin if n not in allowed and is_secret_name(n)]
+
+
 def register_env(names: Iterable[str], environ: dict[str, str] | None = None) -> None:
     """Treat the current values of ``names`` (8+ characters) as secrets from now on."""
     global _env_pattern
