@@ -162,3 +162,26 @@ def test_secret_env_names_are_the_allow_list_and_builtin_keys():
 
     assert secret_env_names(["MY_URL"], ["OPENAI_API_KEY", "OPENAI_BASE_URL", "MY_URL"]) == [
         "MY_URL", "OPENAI_API_KEY"]
+
+
+def test_a_secret_never_survives_whatever_surrounds_it_and_redact_is_idempotent():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from skill_eval.store.redact import redact_bytes
+
+    secrets = st.sampled_from([t for t, _, _ in TYPED])
+    prose = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+    @settings(max_examples=200, deadline=None)
+    @given(prose, secrets, prose)
+    def check(before: str, text: str, after: str) -> None:
+        secret = next(s for t, s, _ in TYPED if t == text)
+        whole = f"{before} {text}\n{after}"
+        out = redact(whole)
+        assert secret not in out
+        assert redact(out) == out
+        raw = b"\xff" + whole.encode("utf-8") + b"\xfe"
+        assert secret.encode() not in redact_bytes(raw)
+
+    check()
