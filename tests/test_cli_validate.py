@@ -225,3 +225,18 @@ def test_cli_import_is_light():
             "sys.modules)))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(("adapter", "message"), [
+    ("  builtin: replay\n", "adapter: builtin 'replay' needs 'responses: "),
+    ("  builtin: claude-code\n  options: {modle: x}\n",
+     "adapter: unknown option 'modle' for builtin claude-code (did you mean 'model'?)"),
+])
+def test_adapter_problems_run_refuses_are_validate_errors(proj, capsys, adapter, message):
+    (proj / "adapter-bad.yaml").write_text(f"suite: a\nskills_dir: skills\nskills: [good-skill]\n"
+                                           f"adapter:\n{adapter}")
+    for command in ("validate", "run"):
+        code = main([command, "adapter-bad.yaml"])
+        out, err = capsys.readouterr()
+        assert code == 2, out + err
+        assert err.splitlines()[0].startswith("adapter-bad.yaml: " + message), err
