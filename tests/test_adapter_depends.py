@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+from suitekit import SUITE, Kit
+
 from skill_eval.model.config import load_suite
 from skill_eval.run.resolve import resolve_adapter
-from tests.suitekit import SUITE, Kit
 
 ALL = 18
 

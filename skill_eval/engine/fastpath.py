@@ -19,6 +19,7 @@ from typing import Any
 
 from skill_eval import __version__
 from skill_eval.model.config import Suite, depends_files
+from skill_eval.plan.keys import GRADER_VERSION
 
 FAST_VERSION = 2
 
@@ -52,7 +53,8 @@ def _stat_digest(root: str) -> str:
 
 def fingerprint(suite: Suite, options: dict[str, Any], extra_files: list[str]) -> Fingerprint:
     h = hashlib.sha256()
-    h.update(json.dumps([FAST_VERSION, __version__, options], sort_keys=True).encode())
+    # The grader version too: a bumped grader must regrade, not report the old grades as current.
+    h.update(json.dumps([FAST_VERSION, __version__, GRADER_VERSION, options], sort_keys=True).encode())
     h.update(_stat_line(str(suite.path)).encode())
     skills: dict[str, str] = {}
     try:
