@@ -86,31 +86,43 @@ def test_bad_regex_and_unknown_type_are_invalid_input():
     assert check_problem(chk("regex", pattern="ok")) is None
 
 
-def test_file_exists(tmp_path: Path):
-    out = tmp_path / "outputs"
-    (out / "sub").mkdir(parents=True)
-    (out / "sub" / "report.md").write_text("hi")
-    c = ctx(outputs_dir=out)
-    assert run_check(chk("file_exists", path="sub/report.md"), c).passed
-    r = run_check(chk("file_exists", path="sub/missing.md"), c)
+def test_file_exists_paths_are_workspace_relative(tmp_path: Path):
+    ws = tmp_path / "files"
+    (ws / "outputs" / "sub").mkdir(parents=True)
+    (ws / "outputs" / "sub" / "report.md").write_text("hi")
+    (ws / "report.md").write_text("top")
+    c = ctx(files_dir=ws, outputs_dir=ws / "outputs")
+    assert run_check(chk("file_exists", path="outputs/sub/report.md"), c).passed
+    assert run_check(chk("file_exists", path="report.md"), c).passed  # a file outside outputs/
+    r = run_check(chk("file_exists", path="sub/report.md"), c)  # not outputs/-relative any more
     assert not r.passed and "does not exist" in r.evidence
 
 
-def test_file_exists_refuses_escapes(tmp_path: Path):
+def test_file_exists_on_a_run_stored_with_outputs_only(tmp_path: Path):
     out = tmp_path / "outputs"
-    out.mkdir()
+    (out / "sub").mkdir(parents=True)
+    (out / "sub" / "report.md").write_text("hi")
+    c = ctx(outputs_dir=out)  # an entry of an older version: no files_dir
+    assert run_check(chk("file_exists", path="outputs/sub/report.md"), c).passed
+    r = run_check(chk("file_exists", path="report.md"), c)
+    assert not r.passed and "kept only outputs/" in r.evidence and "--force" in r.evidence
+
+
+def test_file_exists_refuses_escapes(tmp_path: Path):
+    ws = tmp_path / "files"
+    ws.mkdir()
     (tmp_path / "secret.txt").write_text("s")
-    (out / "link").symlink_to(tmp_path / "secret.txt")
-    c = ctx(outputs_dir=out)
+    (ws / "link").symlink_to(tmp_path / "secret.txt")
+    c = ctx(files_dir=ws)
     for path, word in ((str(tmp_path / "secret.txt"), "absolute"), ("../secret.txt", ".."),
-                       ("link", "outside")):
+                       ("link", "outside"), ("outputs/../../secret.txt", "..")):
         r = run_check(chk("file_exists", path=path), c)
         assert not r.passed and "refused" in r.evidence and word in r.evidence
 
 
-def test_file_exists_without_outputs_dir():
+def test_file_exists_without_kept_files():
     r = run_check(chk("file_exists", path="a.txt"), ctx())
-    assert not r.passed and "no outputs" in r.evidence
+    assert not r.passed and "kept no files" in r.evidence
 
 
 def test_loaded_skill():
@@ -141,12 +153,12 @@ def test_json_path_equals(tmp_path: Path):
     assert run_check(chk("json_path_equals", path="s", value="Yes"), fenced).passed
     r = run_check(chk("json_path_equals", path="s", value="Yes"), ctx("not json"))
     assert not r.passed and "not JSON" in r.evidence
-    out = tmp_path / "outputs"
-    out.mkdir()
-    (out / "r.json").write_text(json.dumps(doc))
-    in_file = chk("json_path_equals", path="s", value="Yes", file="r.json")
-    assert run_check(in_file, ctx(outputs_dir=out)).passed
-    r = run_check(chk("json_path_equals", path="s", value="Yes", file="../r.json"), ctx(outputs_dir=out))
+    ws = tmp_path / "files"
+    (ws / "outputs").mkdir(parents=True)
+    (ws / "outputs" / "r.json").write_text(json.dumps(doc))
+    in_file = chk("json_path_equals", path="s", value="Yes", file="outputs/r.json")
+    assert run_check(in_file, ctx(files_dir=ws)).passed
+    r = run_check(chk("json_path_equals", path="s", value="Yes", file="../r.json"), ctx(files_dir=ws))
     assert not r.passed and "refused" in r.evidence
 
 

@@ -219,7 +219,7 @@ def test_nonzero_exit_is_reported_with_redacted_stderr(tmp_path):
     out, err = check_fault(kit, "adapter command exited with status 4 | stderr: auth failed for key",
                            heal_file(kit))
     assert SECRET not in out + err
-    assert all("[REDACTED]" in line for line in error_lines(err))
+    assert all("[REDACTED:api-key]" in line for line in error_lines(err))
     assert SECRET.encode() not in all_bytes(kit.store, kit.results)
 
 
@@ -232,14 +232,14 @@ def test_redacted_error_is_what_is_stored(tmp_path):
     assert len(stored) == len(BAD)
     for e in stored:
         assert e["kind"] == "exit" and "exited with status 5" in e["message"]
-        assert SECRET not in e["message"] and "[REDACTED]" in e["message"]
+        assert SECRET not in e["message"] and "[REDACTED:token]" in e["message"]
     bench = (kit.results / "alpha" / "benchmark.json").read_text()
     assert "exited with status 5" in bench and SECRET not in bench
     junit = (kit.results / "junit.xml").read_text()
     assert SECRET not in junit
     assert SECRET.encode() not in all_bytes(kit.store, kit.results)
     for reason in failed_reasons(kit).values():
-        assert SECRET not in reason and "[REDACTED]" in reason
+        assert SECRET not in reason and "[REDACTED:token]" in reason
 
 
 def _alive(pid: int) -> bool:
@@ -335,17 +335,18 @@ def test_file_exists_escaping_outputs_is_refused_before_any_run(tmp_path):
     code, out, err = kit.run()
     no_traceback(out, err)
     assert code == 2, out + err
-    assert "file_exists path '../x' leaves the run's outputs folder" in err
-    assert "file_exists path '" + str(tmp_path / "proj" / "adapter.py") + "' leaves the run's outputs" in err
+    assert "file_exists path '../x' leaves the run's workspace" in err
+    absolute = str(tmp_path / "proj" / "adapter.py")
+    assert "file_exists path '" + absolute + "' leaves the run's workspace" in err
     assert calls(kit) == [] and kit.stored_runs() == []
     code, out, err = kit.cli("validate", "suite.yaml")
-    assert code == 2 and "leaves the run's outputs folder" in err
+    assert code == 2 and "leaves the run's workspace" in err
 
 
 def test_file_exists_through_a_symlink_fails_with_evidence(tmp_path):
     """A symlink out of outputs/ is only seen when the check runs: the check fails with evidence."""
-    checks = [{"id": "symlink", "type": "file_exists", "path": "root/etc/hostname"},
-              {"id": "inside", "type": "file_exists", "path": "made.txt"}]
+    checks = [{"id": "symlink", "type": "file_exists", "path": "outputs/root/etc/hostname"},
+              {"id": "inside", "type": "file_exists", "path": "outputs/made.txt"}]
     kit = make_project(tmp_path, checks=checks)
     code, out, err = kit.run()
     no_traceback(out, err)
@@ -380,7 +381,8 @@ def test_real_process_exit_code_and_one_line_errors(tmp_path):
     lines = error_lines(err)
     assert sorted(line.split(": ", 2)[1] for line in lines) == sorted(
         f"error in agent:alpha/bad/{m}/default/{i}" for m, _, i in BAD)  # each names its run
-    assert all("adapter command exited with status 9 | stderr: denied: [REDACTED]" in x for x in lines)
+    assert all("adapter command exited with status 9 | stderr: denied: [REDACTED:api-key]" in x
+               for x in lines)
     proc = kit.subprocess("status", "suite.yaml")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and out.count("previous attempt failed: adapter command exited with "

@@ -23,8 +23,8 @@ DATA = Path(__file__).parent / "data" / "test_cli_validate"
 LINE = re.compile(r"^[^\n:]+(:\d+(:\d+)?)?: (warning: )?\S[^\n]*$")
 CHECK_TYPES = ("command_count_le, command_not_ran, command_order, command_ran, contains, contains_all, "
                "contains_any, file_exists, golden_output, json_path_equals, json_schema, loaded_skill, "
-               "max_seconds, max_tokens, no_repeated_command_loop, not_contains, not_regex, regex, script, "
-               "similarity, tool_call, tool_count_le")
+               "max_seconds, max_tokens, no_repeated_command_loop, no_secrets, not_contains, not_regex, "
+               "regex, script, similarity, tool_call, tool_count_le")
 
 
 @pytest.fixture
@@ -69,11 +69,28 @@ def test_good_suite(proj, capsys):
     assert validate(capsys, "good-skill.yaml") == (0, ["Validated 1 skills, 1 eval sets, 2 cases"], [])
 
 
-def test_warnings_do_not_fail(proj, capsys):
-    assert validate(capsys, "rubric-only.yaml") == (0, [
-        "skills/rubric-only/evals/evals.json:4: warning: case 'prose' of rubric-only has only rubric "
-        "assertions and the suite has no judge: add deterministic 'checks' or a 'judge' to the suite",
-        "Validated 1 skills, 1 eval sets, 1 cases; 1 warning"], [])
+RUBRIC_ONLY = ("skills/rubric-only/evals/evals.json:4: case 'prose' of rubric-only has only rubric "
+               "assertions and the suite has no judge: add deterministic 'checks' or a 'judge' to the suite")
+
+
+def test_validate_refuses_what_run_refuses_with_the_same_message(proj, capsys):
+    assert validate(capsys, "rubric-only.yaml") == (2, [
+        "Validated 1 skills, 1 eval sets, 1 cases; 1 error"], [RUBRIC_ONLY])
+    code = main(["run", "rubric-only.yaml"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.splitlines() == [RUBRIC_ONLY]
+
+
+def test_an_invalid_json_schema_is_refused_before_any_run(proj, capsys):
+    skill = proj / "skills" / "rubric-only"
+    evals = skill / "evals" / "evals.json"
+    evals.write_text('{"skill_name": "rubric-only", "evals": [{"id": "s", "prompt": "p",\n'
+                     '  "checks": [{"type": "json_schema", "schema": {"type": "nope"}}]}]}\n')
+    for command in ("validate", "run"):
+        code = main([command, "rubric-only.yaml"])
+        out, err = capsys.readouterr()
+        assert code == 2, out + err
+        assert "evals.json:2:14: evals[0].checks[0]: json_schema schema is not a valid JSON Schema" in err
 
 
 def bad(proj: Path) -> dict[str, list[str]]:
@@ -135,18 +152,18 @@ def test_every_problem_of_a_tree_is_reported_at_once_in_a_stable_order(proj, cap
     # skills in name order; for each, its SKILL.md problems then its eval-set problems
     assert err == [*expected["bad-check-type.yaml"], *expected["bad-json.yaml"], *expected["bad-regex.yaml"],
                    *expected["dup-ids.yaml"], *expected["escape.yaml"], *expected["no-frontmatter.yaml"],
-                   *expected["wrong-name.yaml"]]
-    assert out[-1] == "Validated 9 skills, 2 eval sets, 3 cases; 9 errors, 1 warning"
+                   *expected["wrong-name.yaml"], RUBRIC_ONLY]
+    assert out[-1] == "Validated 9 skills, 2 eval sets, 3 cases; 10 errors"
     assert validate(capsys, "all.yaml") == (code, out, err)
 
 
 def test_several_suites_add_up(proj, capsys):
     code, out, err = validate(capsys, "good-skill.yaml", "bad-json.yaml", "rubric-only.yaml")
     assert code == 2
-    assert err == bad(proj)["bad-json.yaml"]
-    assert out[-1] == "Validated 3 skills, 2 eval sets, 3 cases; 1 error, 1 warning"
-    code, out, err = validate(capsys, "good-skill.yaml", "rubric-only.yaml")
-    assert code == 0 and err == [] and out[-1] == "Validated 2 skills, 2 eval sets, 3 cases; 1 warning"
+    assert err == [*bad(proj)["bad-json.yaml"], RUBRIC_ONLY]
+    assert out[-1] == "Validated 3 skills, 2 eval sets, 3 cases; 2 errors"
+    code, out, err = validate(capsys, "good-skill.yaml")
+    assert code == 0 and err == [] and out[-1] == "Validated 1 skills, 1 eval sets, 2 cases"
 
 
 def test_config_errors_of_several_suites_are_all_reported(proj, capsys):
@@ -210,3 +227,18 @@ def test_cli_import_is_light():
             "sys.modules)))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(("adapter", "message"), [
+    ("  builtin: replay\n", "adapter: builtin 'replay' needs 'responses: "),
+    ("  builtin: claude-code\n  options: {modle: x}\n",
+     "adapter: unknown option 'modle' for builtin claude-code (did you mean 'model'?)"),
+])
+def test_adapter_problems_run_refuses_are_validate_errors(proj, capsys, adapter, message):
+    (proj / "adapter-bad.yaml").write_text(f"suite: a\nskills_dir: skills\nskills: [good-skill]\n"
+                                           f"adapter:\n{adapter}")
+    for command in ("validate", "run"):
+        code = main([command, "adapter-bad.yaml"])
+        out, err = capsys.readouterr()
+        assert code == 2, out + err
+        assert err.splitlines()[0].startswith("adapter-bad.yaml: " + message), err

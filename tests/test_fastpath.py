@@ -133,3 +133,20 @@ def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, loaded):
     (shared / "notes.txt").write_text("x")
     assert kit.run()[0] == 0
     assert loaded == [None, None] and kit.calls() == 0
+
+
+def test_a_grader_version_bump_regrades_without_calls(kit, monkeypatch):
+    import skill_eval.engine.engine
+    import skill_eval.engine.fastpath
+    import skill_eval.engine.reasons
+    import skill_eval.grade.grading
+    import skill_eval.plan.keys
+
+    for module in (skill_eval.plan.keys, skill_eval.engine.engine, skill_eval.engine.fastpath,
+                   skill_eval.engine.reasons, skill_eval.grade.grading):
+        monkeypatch.setattr(module, "GRADER_VERSION", "next")
+    code, out, err = kit.run()
+    assert code == 0 and not out.startswith("Up to date"), out + err
+    assert kit.calls() == 0
+    grades = [json.loads(p.read_text()) for p in kit.store.glob("grades/*/*.json")]
+    assert sum(g["grader_version"] == "next" for g in grades) == 18

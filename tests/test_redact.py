@@ -3,7 +3,7 @@ import json
 import pytest
 
 from skill_eval.run.runner import execute
-from skill_eval.store.redact import REDACTED, is_secret_name, redact, redact_obj
+from skill_eval.store.redact import MARKER_PREFIX, is_secret_name, redact, redact_obj
 from skill_eval.store.store import Store
 
 PEM = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
@@ -48,7 +48,7 @@ PROSE = [
 def test_secret_shapes_are_redacted(text, secret):
     out = redact(text)
     assert secret not in out
-    assert REDACTED in out
+    assert MARKER_PREFIX + ":" in out
 
 
 @pytest.mark.parametrize("text", PROSE)
@@ -67,10 +67,10 @@ def test_redact_obj_blanks_secret_keys_and_keeps_usage():
            "usage": {"input_tokens": 10, "cost_usd": 0.1}, "list": ["password=abc123", 3],
            "token": None}
     out = redact_obj(obj)
-    assert out["api_key"] == REDACTED
-    assert out["headers"] == {"Authorization": REDACTED, "X-Api-Key": REDACTED}
+    assert out["api_key"] == "[REDACTED:api-key]"
+    assert out["headers"] == {"Authorization": "[REDACTED:auth]", "X-Api-Key": "[REDACTED:api-key]"}
     assert out["usage"] == {"input_tokens": 10, "cost_usd": 0.1}
-    assert out["list"] == ["password=[REDACTED]", 3]
+    assert out["list"] == ["password=[REDACTED:password]", 3]
     assert out["token"] is None
     assert not is_secret_name("input_tokens") and is_secret_name("GITHUB_TOKEN")
 
@@ -90,7 +90,7 @@ def test_no_secret_reaches_disk_after_a_run(run_setup, write_adapter, tmp_path):
     suite, spec = run_setup([script])
     store = Store(tmp_path / "store")
     result = execute(spec(), suite, store)
-    assert result.output == corpus  # grading sees the real text in memory
+    assert result.output == redact(corpus)  # grading sees what the store keeps
     files = [p for p in store.root.rglob("*") if p.is_file()]
     assert any(p.name == "notes.txt" for p in files)
     for path in files:
@@ -100,3 +100,88 @@ def test_no_secret_reaches_disk_after_a_run(run_setup, write_adapter, tmp_path):
     assert store.get_run(result.key).output == redact(corpus)
     stored = json.loads((store.run_dir(result.key) / "response.json").read_text())
     assert stored["usage"] == {"input_tokens": 3}
+
+
+TYPED = [
+    ('{"api_key": "abc\\"def-ghi"}', "def-ghi", "api-key"),
+    ('{"password": "it\'s-a-secret"}', "s-a-secret", "password"),
+    ("Cookie: session=abc123; other=zz9", "abc123", "cookie"),
+    ("Set-Cookie: id=f00ba4; Path=/", "f00ba4", "cookie"),
+    ("git clone https://bob:hunter22@example.com/x.git", "hunter22", "password"),
+    ("key ASIAIOSFODNN7EXAMPLE here", "ASIAIOSFODNN7EXAMPLE", "aws-key"),
+    ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "aws-key"),
+    ("maps AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890", "api-key"),
+    ("Authorization: Bearer abc.def.ghi123", "abc.def.ghi123", "bearer"),
+    (PEM, "b3BlbnNzaC1rZXktdjEA", "private-key"),
+    ("sk-ant-api03-AbCdEfGhIjKlMnOp", "AbCdEfGhIjKlMnOp", "api-key"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), TYPED)
+def test_secrets_become_typed_markers(text, secret, kind):
+    out = redact(text)
+    assert secret not in out and f"[REDACTED:{kind}]" in out
+    assert redact(out) == out
+
+
+def test_prose_with_urls_and_cookies_survives():
+    for text in ("see http://host:8080/path", "the cookie: always", "mailto:bob@example.com"):
+        assert redact(text) == text
+
+
+def test_env_values_are_redacted_everywhere_with_their_name():
+    from skill_eval.store.redact import register_env
+
+    register_env(["SKEV_TEST_PLAIN", "SKEV_TEST_SHORT"],
+                 {"SKEV_TEST_PLAIN": "plainvalue-9876", "SKEV_TEST_SHORT": "abc"})
+    assert redact("x plainvalue-9876y") == "x [REDACTED:env:SKEV_TEST_PLAIN]y"
+    assert redact("abc stays") == "abc stays"  # under 8 characters: would redact words
+
+
+def test_bytes_that_are_not_utf8_are_redacted_byte_for_byte():
+    from skill_eval.store.redact import redact_bytes
+
+    raw = b"\xff\x00 sk-ant-abcdefghijklmnop \xfe password=hunter22\n"
+    out = redact_bytes(raw)
+    assert b"abcdefghijklmnop" not in out and b"hunter22" not in out
+    assert out.startswith(b"\xff\x00 [REDACTED:api-key] \xfe") and out.endswith(b"[REDACTED:password]\n")
+
+
+def test_a_preview_is_redacted_before_it_is_cut():
+    from skill_eval.model.errors import AdapterError
+    from skill_eval.run.protocol import parse_response
+
+    raw = ("x" * 70 + " sk-ant-abcdefghijklmnopqrstuvwxyz0123 not json").encode()
+    with pytest.raises(AdapterError) as exc:
+        parse_response(raw, "adapter a")
+    assert "sk-ant" not in str(exc.value) and "abcdefgh" not in str(exc.value)
+
+
+def test_secret_env_names_are_the_allow_list_and_builtin_keys():
+    from skill_eval.store.redact import secret_env_names
+
+    assert secret_env_names(["MY_URL"], ["OPENAI_API_KEY", "OPENAI_BASE_URL", "MY_URL"]) == [
+        "MY_URL", "OPENAI_API_KEY"]
+
+
+def test_a_secret_never_survives_whatever_surrounds_it_and_redact_is_idempotent():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from skill_eval.store.redact import redact_bytes
+
+    secrets = st.sampled_from([t for t, _, _ in TYPED])
+    prose = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+    @settings(max_examples=200, deadline=None)
+    @given(prose, secrets, prose)
+    def check(before: str, text: str, after: str) -> None:
+        secret = next(s for t, s, _ in TYPED if t == text)
+        whole = f"{before} {text}\n{after}"
+        out = redact(whole)
+        assert secret not in out
+        assert redact(out) == out
+        raw = b"\xff" + whole.encode("utf-8") + b"\xfe"
+        assert secret.encode() not in redact_bytes(raw)
+
+    check()

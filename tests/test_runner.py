@@ -124,7 +124,7 @@ def test_demo_adapter_answers_from_recordings(run_setup, tmp_path):
     suite = replace(suite, adapter=AdapterConfig(builtin="demo", responses=REPO / "examples" / "responses"))
     adapter = resolve_adapter(suite)
     store = Store(tmp_path / "store")
-    prompt = "I added a login page. Write the commit message for the diff in inputs/login.diff."
+    prompt = "I added a login page. Write the commit message for the diff in inputs/evals/files/login.diff."
     w = replace(spec("with_skill", prompt=prompt), adapter=adapter)
     b = replace(spec("without_skill", prompt=prompt), adapter=adapter)
     rw, rb = execute(w, suite, store), execute(b, suite, store)

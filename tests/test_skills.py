@@ -331,23 +331,23 @@ def _generated_suites(tmp_path: Path) -> dict[str, Path]:
 # skills_dir (relative to realworld/) -> exit code of `skill-eval validate` on a suite naming its skills
 REAL_EXIT = {
     ".": 2,  # 88lin: name does not match the folder
-    "AvdLee__Xcode-Disk-Cleanup-Agent-Skill": 0,
+    "AvdLee__Xcode-Disk-Cleanup-Agent-Skill": 2,  # rubric-only cases, no judge: run refuses
     "adewale__audit-skill/skills": 2,  # a harness fixture the copy left out
     "adewale__swiss-poster-skill": 0,
     "anthropics__skills": 2,  # template: name does not match
     "anthropics__skills/skills": 0,
     "coroboros__agent-skills/skills": 2,
-    "daddia__skills/skills": 0,
-    "erdemtuna__skills/skills": 0,
-    "gokulkrishh__skills/skills": 0,
+    "daddia__skills/skills": 2,  # rubric-only cases, no judge: run refuses
+    "erdemtuna__skills/skills": 2,  # rubric-only cases, no judge: run refuses
+    "gokulkrishh__skills/skills": 2,  # rubric-only cases, no judge: run refuses
     "japurcell__skills/skills": 2,
-    "japurcell__skills/skills/archive": 0,
+    "japurcell__skills/skills/archive": 2,  # rubric-only cases, no judge: run refuses
     "japurcell__skills/skills/archive/skillify-workspace/iteration-1/eval-0/without_skill/run-3": 2,
     "japurcell__skills/skills/archive/skillify-workspace/iteration-1/eval-2/without_skill/run-3": 2,
     "redhat-documentation__redhat-docs-agent-tools/plugins/dita-tools/skills": 0,
     "redhat-documentation__redhat-docs-agent-tools/plugins/docs-tools/skills": 2,
     "redhat-documentation__redhat-docs-agent-tools/plugins/jtbd-tools/skills": 2,
-    "srinitude__skills/skills": 0,
+    "srinitude__skills/skills": 2,  # rubric-only cases, no judge: run refuses
     "toongri__oh-my-toong-playground/skills": 2,
 }
 

@@ -24,15 +24,41 @@ def test_put_get_roundtrip_and_layout(tmp_path):
     entry = tmp_path / "runs" / "ab" / KEY
     assert store.has_run(KEY)
     assert sorted(p.name for p in entry.iterdir()) == sorted(
-        [MANIFEST, "meta.json", "output.txt", "outputs", "response.json", "stderr.txt", "timing.json"])
+        [MANIFEST, "meta.json", "output.txt", "files", "response.json", "stderr.txt", "timing.json"])
     got = store.get_run(KEY)
     assert got.response == RESPONSE and got.duration_s == 1.5
-    assert (got.outputs_dir / "sub" / "file.txt").read_text() == "api_key=[REDACTED]\n"
+    assert got.outputs_dir == entry / "files" / "outputs" and got.files_dir == entry / "files"
+    assert (got.outputs_dir / "sub" / "file.txt").read_text() == "api_key=[REDACTED:api-key]\n"
     assert (got.outputs_dir / "image.bin").read_bytes() == b"\xff\xfe\x00"
     assert not (got.outputs_dir / "link").exists()
     manifest = json.loads((entry / MANIFEST).read_text())["files"]
-    assert set(manifest) >= {"response.json", "outputs/sub/file.txt"}
+    assert set(manifest) >= {"response.json", "files/outputs/sub/file.txt"}
     assert not any((tmp_path / "tmp").iterdir())
+
+
+def test_workspace_files_are_kept_redacted_and_old_entries_stay_readable(tmp_path):
+    store = Store(tmp_path)
+    store.put_run(KEY, RESPONSE, 1.0, {}, files=[("report.md", b"password: hunter22\n"),
+                                                ("outputs/x.bin", b"\xff token=s3cr3t-value \xfe")])
+    got = store.get_run(KEY)
+    assert (got.files_dir / "report.md").read_bytes() == b"password: [REDACTED:password]\n"
+    # Not UTF-8: the patterns apply to the bytes, every other byte is kept.
+    assert (got.outputs_dir / "x.bin").read_bytes() == b"\xff token=[REDACTED:token] \xfe"
+    # An entry written before workspace files were kept: outputs/ only, still readable.
+    old = "cd" + "e" * 62
+    entry = tmp_path / "runs" / "cd" / old
+    (entry / "outputs").mkdir(parents=True)
+    (entry / "outputs" / "a.txt").write_text("a")
+    for name, data in (("response.json", json.dumps(RESPONSE.to_json())), ("meta.json", "{}"),
+                       ("timing.json", '{"duration_s": 1}'), ("output.txt", "out")):
+        (entry / name).write_text(data)
+    import hashlib
+    files = {p.relative_to(entry).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in entry.rglob("*") if p.is_file()}
+    (entry / MANIFEST).write_text(json.dumps({"key": old, "files": files}))
+    legacy = store.get_run(old)
+    assert legacy is not None and legacy.files_dir is None
+    assert (legacy.outputs_dir / "a.txt").read_text() == "a"
 
 
 def test_second_put_of_same_key_keeps_first(tmp_path):

@@ -29,7 +29,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for i, n in enumerate(project.counts()):
             totals[i] += n
         all_problems.extend(project.problems)
-        all_problems.extend(project.gradability_problems(warn=True))
+        # Errors, as `run` refuses them with the same message: validate passing means run starts.
+        all_problems.extend(project.gradability_problems(warn=False))
+        all_problems.extend(adapter_problems(project))
         all_problems.extend(script_problems(project))
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
@@ -40,6 +42,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
     _out(f"Validated {totals[0]} skills, {totals[1]} eval sets, {totals[2]} cases"
          + (f"; {', '.join(counts)}" if counts else ""))
     return 2 if errors else 0
+
+
+def adapter_problems(project) -> list[Problem]:  # noqa: ANN001
+    """What `run` refuses when it resolves the adapter (a builtin's unknown option, replay
+    without recordings, an unreadable depends file), reported by validate with the same words."""
+    from skill_eval.run.resolve import resolve_adapter
+
+    try:
+        resolve_adapter(project.suite)
+    except InvalidInput as exc:
+        return list(exc.problems)
+    return []
 
 
 def script_problems(project) -> list[Problem]:  # noqa: ANN001

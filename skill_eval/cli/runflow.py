@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.engine.options import RunOptions
 from skill_eval.model.config import display_path
 from skill_eval.model.errors import InvalidInput, SkillEvalError
+from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 
 if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
@@ -248,7 +249,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     build_summary(engine)
     benches = load_benches(engine)
     moved = _moved(project.suite.results)
-    text = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
+    page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
+    text = redact(page)
     if out is None and fmt == "github":
         # stdout is for the runner's workflow commands; the step summary goes to a file.
         out = project.suite.results / FORMATS[fmt].filename

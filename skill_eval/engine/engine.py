@@ -29,6 +29,7 @@ from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute
+from skill_eval.store.redact import redact, register_env, secret_env_names
 from skill_eval.store.store import Store
 
 
@@ -61,6 +62,10 @@ class Engine:
         self.options = options or RunOptions()
         self.cache = cache or project.hashes or HashCache(store.root / "hashcache.json")
         self.adapter = adapter or resolve_adapter(self.suite)
+        # The values of the variables handed to the adapter and the judge are secrets at every
+        # sink from now on (a key is no less a secret for having no known shape).
+        judge_env = self.suite.judge.env if self.suite.judge else ()
+        register_env(secret_env_names((*self.suite.adapter.env, *judge_env), self.adapter.env_names))
         # The plan always holds every run of the suite (tables are built from all of them);
         # --only and --shard narrow what runs, in selected_runs().
         self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations)
@@ -229,7 +234,7 @@ class Engine:
         except JudgeError as exc:
             # The run stays stored; the grade is not, so the next run asks the judge again.
             # tables show the run as errored (kind "judge") and `run` exits 2.
-            message = str(exc)
+            message = redact(str(exc))
             self.store.put_json("judge_errors", self.grade_key(spec), {"task": self.slot(spec),
                                                                       "message": message})
             with self.progress.lock:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.model.config import Suite
+from skill_eval.model.config import Suite, depends_files
+from skill_eval.plan.keys import GRADER_VERSION
 
 FAST_VERSION = 2
 
@@ -52,7 +53,8 @@ def _stat_digest(root: str) -> str:
 
 def fingerprint(suite: Suite, options: dict[str, Any], extra_files: list[str]) -> Fingerprint:
     h = hashlib.sha256()
-    h.update(json.dumps([FAST_VERSION, __version__, options], sort_keys=True).encode())
+    # The grader version too: a bumped grader must regrade, not report the old grades as current.
+    h.update(json.dumps([FAST_VERSION, __version__, GRADER_VERSION, options], sort_keys=True).encode())
     h.update(_stat_line(str(suite.path)).encode())
     skills: dict[str, str] = {}
     try:
@@ -112,6 +114,8 @@ def _adapter_files(suite: Suite) -> list[str]:
         for arg in argv:
             if os.path.isfile(arg):
                 out.append(arg)
+    # Files the adapter reads (adapter.depends): globbed now, so an added match is seen too.
+    out += [str(p) for p in depends_files(suite)]
     # The agent CLI a builtin drives (its version is in the run key): an upgrade must be seen.
     builtin_bins = {"claude_code": ("claude", "claude_bin"), "codex": ("codex", "codex_bin")}
     for cfg in (suite.adapter, suite.judge):

@@ -47,6 +47,14 @@ def run_reason(spec: RunSpec, plan: Plan, state: SuiteState, store: Store, force
         reasons.append(skill_change(spec.skill_name, plan, state))
     if old.get("adapter") != new["adapter"]:
         reasons.append("adapter changed (script, arguments, options or version)")
+    old_deps, new_deps = old.get("depends") or {}, new.get("depends") or {}
+    for rel in sorted(set(old_deps) | set(new_deps)):
+        if rel not in old_deps:
+            reasons.append(f"adapter input {rel} added")
+        elif rel not in new_deps:
+            reasons.append(f"adapter input {rel} removed")
+        elif old_deps[rel] != new_deps[rel]:
+            reasons.append(f"adapter input {rel} changed")
     if old.get("model") != new["model"]:
         reasons.append("model changed")
     return "; ".join(reasons) or "key scheme or protocol changed"

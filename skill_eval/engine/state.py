@@ -29,14 +29,19 @@ def short(h: str) -> str:
 
 def slot_material(material: dict[str, Any]) -> dict[str, Any]:
     """The parts of a run's key material worth naming in a reason, compacted."""
-    return {
+    adapter = dict(material["adapter"])
+    depends = adapter.pop("depends", None)  # adapter.depends: named file by file in reasons
+    out = {
         "prompt": short(key_of(material["prompt"])),
         "files": {rel: short(h) for rel, h in material["files"]},
         "skill": short(material["skill"]) if material["skill"] else None,
-        "adapter": short(key_of(material["adapter"])),
+        "adapter": short(key_of(adapter)),
         "model": material["model"],
         "trigger": material["trigger"],
     }
+    if depends is not None:
+        out["depends"] = {rel: short(h) for rel, h in depends.items()}
+    return out
 
 
 def entry_stamp(store_root: Path | str, key: str) -> str | None:

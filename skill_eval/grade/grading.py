@@ -15,6 +15,7 @@ from skill_eval.grade.checks import CheckContext, run_check
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunResult
 from skill_eval.plan.keys import GRADER_VERSION
+from skill_eval.store.redact import redact
 
 UNGRADABLE_NOTE = "ungradable: the case has no checks and no judge-graded rubric"
 
@@ -28,9 +29,10 @@ def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts
                 skill_root: Path | None = None) -> CheckContext:
     """``skill_name``: the skill's name, or all its names (folder first, then its SKILL.md name)."""
     names = (skill_name,) if isinstance(skill_name, str) else tuple(skill_name)
-    return CheckContext(output=run.output, outputs_dir=run.outputs_dir, events=run.response.events,
-                        usage=run.response.usage, duration_s=run.duration_s, skill_name=names[0],
-                        allow_scripts=allow_scripts, skill_root=skill_root, skill_aliases=names[1:])
+    return CheckContext(output=run.output, outputs_dir=run.outputs_dir, files_dir=run.files_dir,
+                        events=run.response.events, usage=run.response.usage, duration_s=run.duration_s,
+                        skill_name=names[0], allow_scripts=allow_scripts, skill_root=skill_root,
+                        skill_aliases=names[1:])
 
 
 def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
@@ -77,7 +79,8 @@ def apply_verdicts(grade: Mapping[str, Any], verdicts: Mapping[str, Mapping[str,
         verdict = verdicts.get(item["id"])
         if verdict is not None:
             item["status"] = "passed" if verdict.get("passed") is True else "failed"
-            item["evidence"] = str(verdict.get("evidence", ""))[:200]
+            # Redact, then cut: a cut first could leave a secret's head unrecognised.
+            item["evidence"] = redact(str(verdict.get("evidence", "")))[:200]
         rubric.append(item)
     new = {**grade, "rubric": rubric}
     required = [r for r in rubric if r.get("required", True)]

@@ -20,7 +20,7 @@ from skill_eval.model.config import Suite
 from skill_eval.model.hashing import key_of, sha256_bytes
 from skill_eval.model.results import RunResult
 from skill_eval.plan.types import RunSpec
-from skill_eval.store.redact import redact
+from skill_eval.store.redact import redact, redact_json
 from skill_eval.store.store import Store
 
 
@@ -62,8 +62,8 @@ def judge_verdicts(judge: JudgePort, store: Store, suite: Suite, spec: RunSpec,
     if isinstance(cached, dict) and isinstance(cached.get("verdicts"), dict) and \
             set(cached["verdicts"]) == {r["id"] for r in rubric}:
         return JudgeOutcome(cached["verdicts"], dict(cached.get("usage", {})), True)
-    request = {"prompt": case.prompt, "output": output, "expected_output": case.expected_output,
-               "rubric": rubric, "model": suite.judge.model if suite.judge else None}
+    request = redact_json({"prompt": case.prompt, "output": output, "expected_output": case.expected_output,
+                           "rubric": rubric, "model": suite.judge.model if suite.judge else None})
     verdicts, usage = judge.call(request)
     store.put_json("judge", key, {"verdicts": verdicts, "usage": usage, "judge": judge.name})
     return JudgeOutcome(verdicts, usage, False)

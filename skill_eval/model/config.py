@@ -22,6 +22,8 @@ class AdapterConfig:
     version: str | None = None
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     responses: Path | None = None  # replay: recorded responses (folder or another store)
+    # Globs (relative to the suite file) of files the adapter reads: their content joins its identity.
+    depends: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -123,7 +125,38 @@ def _adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
         version=None if raw.get("version") is None else str(raw["version"]),
         options=dict(raw.get("options", {})),
         responses=_resolve(root, responses) if responses else None,
+        depends=tuple(str(g) for g in raw.get("depends", ())),
     )
+
+
+def glob_files(root: Path, pattern: str) -> list[Path]:
+    """Regular files matching ``pattern`` (relative to ``root``; ``**`` spans folders), sorted."""
+    if Path(pattern).is_absolute():
+        return sorted(p for p in Path(Path(pattern).anchor).glob(pattern[1:]) if p.is_file())
+    return sorted(p for p in root.glob(pattern) if p.is_file())
+
+
+def depends_files(suite: Suite) -> list[Path]:
+    """Every file ``adapter.depends`` matches, once, in path order."""
+    found: set[Path] = set()
+    for pattern in suite.adapter.depends:
+        found.update(glob_files(suite.root, pattern))
+    return sorted(found)
+
+
+def _depends_problems(raw: dict[str, Any], root: Path, file: str, where: Any) -> list[Problem]:
+    adapter = raw.get("adapter")
+    depends = adapter.get("depends") if isinstance(adapter, dict) else None
+    if not isinstance(depends, list):
+        return []  # absent, or the schema check has reported it
+    problems = []
+    for i, pattern in enumerate(depends):
+        if isinstance(pattern, str) and pattern and not glob_files(root, pattern):
+            line, col = where(("adapter", "depends", i))
+            problems.append(Problem(file, f"adapter.depends: {pattern!r} matches no file; fix the glob "
+                                          "(it is relative to this file's folder) or remove it",
+                                    line, col))
+    return problems
 
 
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
@@ -240,6 +273,7 @@ def load_suite(path: str | Path) -> Suite:
     problems = [] if marker is not None and marker.exists() else schema_problems("suite", raw, file,
                                                                                  located.where)
     problems += _semantic_problems(raw, file, located.where)
+    problems += _depends_problems(raw, root, file, located.where)
     skills_dir, dir_problems = _skills_dir_problem(raw, root, file, located.where)
     problems += dir_problems
     if problems:

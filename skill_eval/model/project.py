@@ -40,7 +40,7 @@ class Project:
 
     def gradability_problems(self, warn: bool) -> list[Problem]:
         """Cases nothing can grade: no deterministic check, and rubric only without a judge
-        (``run`` refuses them; ``validate`` warns)."""
+        (``run`` and ``validate`` refuse them; ``warn`` makes them warnings)."""
         judge = self.suite.judge is not None
         out = []
         for se in self.skills:

@@ -56,6 +56,9 @@ class RunResult:
     response: AdapterResponse
     duration_s: float
     outputs_dir: Path | None = None  # the kept outputs/ folder (in the store), if any
+    # The kept workspace files (in the store), workspace-relative; None for a run stored by an
+    # older version, which kept only outputs/.
+    files_dir: Path | None = None
 
     @property
     def output(self) -> str:

@@ -14,7 +14,9 @@ from skill_eval.model.hashing import key_of
 from skill_eval.plan.types import RunSpec
 
 # Part of every grade key: bump it when a check's semantics change, so grades are redone.
-GRADER_VERSION = "2"  # 2: partial_credit, critical checks, arm-scoped checks
+# 2: partial credit, critical and arm-scoped checks; file paths are workspace-relative (seed
+# harness); checks see the redacted text only.
+GRADER_VERSION = "2"
 
 
 def slot(spec: RunSpec) -> str:

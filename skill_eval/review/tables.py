@@ -17,12 +17,15 @@ from skill_eval.model.names import path_segment
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
+from skill_eval.store.redact import redact
 
 INPUTS_FIELD = "inputs_key"
 
 
 def write_text(path: Path, text: str) -> None:
-    """Atomic: a reader (or a crash) never sees half a table."""
+    """Atomic: a reader (or a crash) never sees half a table. Redacted: every results/ file
+    passes here, and no secret reaches one, whatever the format."""
+    text = redact(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -220,10 +223,12 @@ def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade
     write_text(run_dir / "timing.json", dump_json({"duration_s": result.duration_s}))
     if grade is not None:
         write_text(run_dir / "grading.json", dump_json(grade))
-    if result.outputs_dir is not None:
-        target = run_dir / "outputs"
+    for source, name in ((result.outputs_dir, "outputs"), (result.files_dir, "files")):
+        # outputs/ as the seed harness lays it out; files/ is every kept workspace file.
+        target = run_dir / name
         shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(result.outputs_dir, target)
+        if source is not None and any(source.iterdir()):
+            shutil.copytree(source, target)
 
 
 def load_benches(engine: ResultSource) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION
 from skill_eval.run.process import run_process
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.workspace import Workspace
-from skill_eval.store.redact import redact
+from skill_eval.store.redact import redact, register_env, secret_env_names
 
 PROTOCOL_VERSION = 1
 _STDERR_TAIL = 400
@@ -76,6 +76,9 @@ class JudgeProcess:
     def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
         if self._process is None:
             self._process = resolve_judge(self.suite)
+            # A builtin judge's own keys are secrets too.
+            register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
+                                          self._process.env_names))
         return call_judge(self._process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
 
 
@@ -112,7 +115,8 @@ def parse_judge_response(raw: bytes, ids: list[str], who: str = "judge"
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        preview = raw[:120].decode("utf-8", "replace").strip() or "(nothing)"
+        # Redact the whole text, then cut: a cut first could hide a secret's recognisable head.
+        preview = redact(raw.decode("utf-8", "replace").strip())[:120] or "(nothing)"
         raise JudgeError(f"{who} did not answer with JSON ({exc}); stdout started: {preview!r}") from None
     errors = sorted(validator("judge-response").iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:

@@ -16,6 +16,7 @@ from typing import Any
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import AdapterResponse, Event
 from skill_eval.plan.types import RunSpec
+from skill_eval.store.redact import redact
 
 PROTOCOL_VERSION = 1
 _RESPONSE_FIELDS = ("output", "events", "usage")
@@ -55,9 +56,11 @@ def replay_key(request: dict[str, Any]) -> str:
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
-def _preview(raw: bytes) -> str:
-    text = raw[:80].decode("utf-8", "replace").replace("\n", "\\n")
-    return text + ("..." if len(raw) > 80 else "")
+def _preview(raw: bytes | str, limit: int = 80) -> str:
+    # Redact the whole text, then cut: a cut first could leave a secret's head unrecognised.
+    text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+    text = redact(text).replace("\n", "\\n")
+    return text[:limit] + ("..." if len(text) > limit else "")
 
 
 def parse_response(raw: bytes, source: str) -> AdapterResponse:
@@ -127,6 +130,7 @@ def _usage(raw: Any, source: str) -> dict[str, float]:
     for key, value in raw.items():
         # bool is an int subclass; true/false are not quantities.
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise AdapterError(f"{source}: usage.{key} must be a number, got {json.dumps(value)[:40]}")
+            shown = _preview(json.dumps(value), 40)
+            raise AdapterError(f"{source}: usage.{key} must be a number, got {shown}")
         usage[key] = value
     return usage

@@ -3,13 +3,17 @@ identity that joins every run key."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from skill_eval.model.builtins import adapter_module, adapter_names
+from skill_eval.model.config import depends_files
 from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.plan.adapter import ResolvedAdapter
 
@@ -56,8 +60,31 @@ def option_args(options: dict[str, Any]) -> list[str]:
     return args
 
 
+def depends_identity(suite: Suite) -> dict[str, str]:
+    """{path relative to the suite's folder: sha256} of every file ``adapter.depends`` matches."""
+    out = {}
+    for path in depends_files(suite):
+        with open(path, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        out[Path(os.path.relpath(path, suite.root)).as_posix()] = digest
+    return out
+
+
 def resolve_adapter(suite: Suite) -> ResolvedAdapter:
-    """The suite's adapter as argv + identity (its part of every run key)."""
+    """The suite's adapter as argv + identity (its part of every run key). ``adapter.depends``
+    adds the content of the files it names; without it the identity is what it always was."""
+    resolved = _resolve_adapter(suite)
+    if not suite.adapter.depends:
+        return resolved
+    try:
+        depends = depends_identity(suite)
+    except OSError as exc:
+        raise _problem(suite, f"depends: {exc.filename} cannot be read ({exc.strerror}); "
+                              "fix its permissions or the glob") from None
+    return replace(resolved, identity={**resolved.identity, "depends": depends})
+
+
+def _resolve_adapter(suite: Suite) -> ResolvedAdapter:
     cfg = suite.adapter
     if cfg.command:
         from skill_eval.run.adapters.command import resolve_command

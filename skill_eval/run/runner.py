@@ -1,8 +1,8 @@
 """One run, end to end: workspace → request → adapter process → response → store.
 
 Adapter faults come back as a RunError (and are recorded in the store as errors, never as
-results); only programming errors raise. Grading gets the unredacted response in memory; what
-reaches disk is redacted.
+results); only programming errors raise. What is returned is what the store kept, redacted:
+the first grade sees exactly the text every later regrade sees.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 from skill_eval.model.config import Suite
 from skill_eval.model.errors import AdapterError
-from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
@@ -58,18 +58,9 @@ def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | Non
     return None
 
 
-def _redacted(response: AdapterResponse) -> AdapterResponse:
-    return AdapterResponse(
-        output=redact(response.output),
-        events=tuple(Event(e.type, redact(e.name) if e.name else e.name,
-                           tuple(redact(a) for a in e.argv) if e.argv is not None else None)
-                     for e in response.events),
-        usage=dict(response.usage),
-    )
-
-
 def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
-    """Run ``spec`` through its adapter and store the outcome; return the unredacted result or the error."""
+    """Run ``spec`` through its adapter and store the outcome; return the stored (redacted)
+    result or the error."""
     start = time.perf_counter()
     try:
         workspace = prepare_workspace(spec)
@@ -93,12 +84,14 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
             "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
             "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay_key(request),
         }
-        stored = store.put_run(spec.key, _redacted(response), round(proc.duration_s, 6), meta,
-                               outputs=workspace.outputs,
-                               stderr=redact(proc.stderr.decode("utf-8", "replace")))
+        kept, dropped = workspace.kept_files(suite.max_output_bytes)
+        if dropped:
+            meta["files_not_kept"] = dropped  # the run stays: a paid run is never thrown away
+        stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,
+                               stderr=proc.stderr.decode("utf-8", "replace"))
         store.put_json("replay", meta["replay_key"], {"run": spec.key})
         store.clear_error(spec.key)
-        return RunResult(spec.key, response, stored.duration_s, stored.outputs_dir)
+        return stored
     finally:
         workspace.remove()
 

@@ -1,8 +1,11 @@
 """A fresh temporary folder per run: the only place an adapter is given to work in.
 
 Layout: ``inputs/<rel>`` (fixtures, identical bytes in both modes), ``skills/<name>/``
-(with_skill only, without the skill's ``evals/``), ``outputs/`` (what the adapter wants kept),
-``home/`` and ``tmp/`` (so HOME and TMPDIR point inside the sandbox, not at the user's).
+(with_skill only, without the skill's ``evals/``), ``outputs/`` (the conventional place for
+results), ``home/`` and ``tmp/`` (so HOME and TMPDIR point inside the sandbox, not at the user's).
+
+Every regular file the adapter leaves anywhere else (``outputs/x.json``, ``report.md``) is kept
+with the run: checks such as ``file_exists`` name files by their workspace-relative path.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
 
 _CHUNK = 1 << 20
+# Not the adapter's work: the fixtures and skill it was given, its private home and temp folders.
+NOT_KEPT = ("inputs", "skills", "home", "tmp")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,34 @@ class Workspace:
                 env[name] = value
         env.update(adapter.extra_env)
         return env
+
+    def kept_files(self, limit: int) -> tuple[list[tuple[str, bytes]], dict[str, str]]:
+        """The files to keep with the run, as (workspace-relative path, bytes) in path order, and
+        {path: why} for those not kept (over ``limit`` bytes in all, or unreadable). Symlinks
+        are never followed nor kept: they could point anywhere on the machine."""
+        kept: list[tuple[str, bytes]] = []
+        dropped: dict[str, str] = {}
+        total = 0
+        for folder, dirs, names in os.walk(self.path):
+            at_root = Path(folder) == self.path
+            dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d))
+                             and not (at_root and d in NOT_KEPT))
+            for name in sorted(names):
+                path = Path(folder) / name
+                if path.is_symlink() or not path.is_file():
+                    continue
+                rel = path.relative_to(self.path).as_posix()
+                try:
+                    if total + path.stat().st_size > limit:
+                        dropped[rel] = f"over max_output_bytes ({limit}) with the files before it"
+                        continue
+                    data = path.read_bytes()
+                except OSError as exc:
+                    dropped[rel] = f"unreadable: {exc.strerror or exc}"
+                    continue
+                total += len(data)
+                kept.append((rel, data))
+        return kept, dropped
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

@@ -1,57 +1,134 @@
-"""Secret redaction applied to everything a run persists (outputs, stderr, error messages).
+"""Secret redaction: the one rule applied to every byte the tool writes.
+
+Outputs, kept files (text and undecodable bytes alike), stderr, error messages, events, usage
+keys, grades and their evidence, judge requests and verdicts, every results/ file: all pass
+through here before they reach disk. A secret becomes a typed marker ``[REDACTED:<kind>]``
+(``api-key``, ``bearer``, ``aws-key``, ``password``, ``private-key``, ``cookie``, ``token``,
+``secret``, ``credential``, ``auth``, ``env:NAME``), so a reader sees what leaked without seeing it.
 
 One precompiled alternation scans the text once. Patterns are anchored on shapes that real
-secrets have (a known prefix, a ``key = value`` assignment, a PEM block) so ordinary prose such
-as "the bearer of bad news" or "input_tokens: 120" survives untouched.
+secrets have (a known prefix, a ``key = value`` assignment, a PEM block, a URL's userinfo) so
+ordinary prose such as "the bearer of bad news" or "input_tokens: 120" survives untouched.
+
+The values of the environment variables a suite passes to its adapter or judge (its ``env:``
+allow-lists and a builtin's own keys) are secrets whatever their shape: ``register_env`` adds
+them once per process, and every later ``redact`` replaces them wherever they appear. This is
+process state on purpose: a value in the environment is a secret for every sink alike, and a
+sink that forgot to be handed a list is exactly the leak this module exists to prevent.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
-REDACTED = "[REDACTED]"
+MARKER_PREFIX = "[REDACTED"
+REDACTED = "[REDACTED]"  # the untyped marker of results stored by older versions
+ENV_MIN_LENGTH = 8  # shorter values ("1", "true", "en_US") would redact ordinary words
+
+KINDS = ("api-key", "aws-key", "bearer", "password", "private-key", "cookie", "token", "secret",
+         "credential", "auth", "env:NAME")
+
+# A marker in redacted text: what `no_secrets` counts.
+MARKER = re.compile(r"\[REDACTED:([A-Za-z0-9_:.-]+)\]")
+
+
+def marker(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
 
 # Names whose value is a secret. Matched as the whole tail of an identifier, so GITHUB_TOKEN
 # and db_password count while input_tokens and token_count do not.
 _NAME = (r"(?:[A-Za-z0-9_.-]*?[_.-])?"
          r"(?:api[_-]?key|apikey|token|passw(?:or)?d|secret(?:[_-]?key)?|credentials?"
-         r"|access[_-]?key(?:[_-]?id)?|private[_-]?key|authorization|auth)")
+         r"|access[_-]?key(?:[_-]?id)?|private[_-]?key|authorization|auth|cookie)")
 
-_PATTERN = re.compile(
+_SOURCE = (
     # PEM private keys: the whole block, whatever the key type.
     r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----)"
+    # Cookie headers: every name=value pair to the end of the line.
+    r"|(?P<cookie>\b(?:set-)?cookie\s*:[ \t]*)(?=[^\r\n]*=)[^\r\n]+"
+    # A password in a URL's userinfo: scheme://user:password@host.
+    r"|(?P<url>\b[a-z][a-z0-9+.-]*://[^\s:/@\"'<>]+:)(?P<urlpass>[^\s/@\"'<>]+)(?=@)"
     # Bearer tokens; the lookahead wants a digit or symbol so "Bearer instrument" is prose.
     r"|(?P<bearer>\b[Bb]earer\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}"
     # Well-known token prefixes.
-    r"|(?P<prefixed>\b(?:sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}"
-    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-    r"|AKIA[0-9A-Z]{16}|xox[abpors]-[A-Za-z0-9-]{8,}))"
+    r"|(?P<aws>\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"
+    r"|(?P<prefixed>\b(?:sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpors]-[A-Za-z0-9-]{8,}))"
     # key = value / key: value / "key": "value". With '=' or quotes any value is a secret;
     # a bare 'key: word' must look like a credential (8+ chars, or has a digit/symbol).
-    r"|(?P<assign>\b" + _NAME + r"[\"']?\s*(?P<op>[:=])\s*)"
-    r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]+)(?P=q)"
-    r"|(?P<scheme>(?:bearer|basic|token)\s+)?(?P<val>[^\s\"',;)}\]]+))",
-    re.IGNORECASE | re.DOTALL,
+    # Quoted values may hold escaped quotes (JSON's \") and the other quote character.
+    r"|(?P<assign>\b(?P<name>" + _NAME + r")[\"']?\s*(?P<op>[:=])\s*)"
+    r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.)+)\"|'(?P<sq>(?:[^'\\\r\n]|\\.)+)'"
+    r"|(?P<scheme>(?:bearer|basic|token)\s+)?(?P<val>[^\s\"',;)}\]]+))"
 )
+_FLAGS = re.IGNORECASE | re.DOTALL
+_PATTERN = re.compile(_SOURCE, _FLAGS)
+# For bytes that are not UTF-8: decoded as latin-1 (one char per byte, so offsets and every
+# other byte survive), matched with ASCII classes as the secret shapes are ASCII.
+_PATTERN_BYTES = re.compile(_SOURCE, _FLAGS | re.ASCII)
+
+
+def _name_kind(name: str) -> str:
+    n = name.lower()
+    if "passw" in n:
+        return "password"
+    if "cookie" in n:
+        return "cookie"
+    if "private" in n:
+        return "private-key"
+    if "access" in n:
+        return "aws-key"
+    if "api" in n:
+        return "api-key"
+    if "secret" in n:
+        return "secret"
+    if "credential" in n:
+        return "credential"
+    if "token" in n:
+        return "token"
+    return "auth"
+
 
 def _replace(m: re.Match[str]) -> str:
     if m.group("pem"):
-        return REDACTED
+        return marker("private-key")
+    if m.group("cookie"):
+        return m.group("cookie") + marker("cookie")
+    if m.group("url"):
+        return m.group("url") + marker("password")
     if m.group("bearer"):
-        return m.group("bearer") + REDACTED
+        return m.group("bearer") + marker("bearer")
+    if m.group("aws"):
+        return marker("aws-key")
     if m.group("prefixed"):
-        return REDACTED
+        return marker("api-key")
     head = m.group("assign")
-    if m.group("q"):
-        return f"{head}{m.group('q')}{REDACTED}{m.group('q')}"
+    kind = _name_kind(m.group("name"))
+    for quote, group in (('"', "dq"), ("'", "sq")):
+        value = m.group(group)
+        if value is not None:
+            if _is_marker(value):
+                return m.group(0)
+            return f"{head}{quote}{marker(kind)}{quote}"
     value = m.group("val")
-    if m.string.startswith(REDACTED, m.start("val")):
+    if m.string.startswith(MARKER_PREFIX, m.start("val")):
         return m.group(0)  # already redacted: keep redact() idempotent
     scheme = m.group("scheme") or ""
     if not scheme and m.group("op") == ":" and _looks_like_prose(value):
         return m.group(0)
-    return head + scheme + REDACTED
+    if scheme.strip().lower() == "bearer":
+        kind = "bearer"
+    return head + scheme + marker(kind)
+
+
+def _is_marker(value: str) -> bool:
+    return value.startswith(MARKER_PREFIX) and value.endswith("]")
 
 
 def _looks_like_prose(value: str) -> bool:
@@ -59,11 +136,73 @@ def _looks_like_prose(value: str) -> bool:
     return value.isalpha() and len(value) < 8 or value.istitle() and value.isalpha()
 
 
+# -- environment values ---------------------------------------------------------------------
+
+_env_lock = threading.Lock()
+_env_values: dict[str, str] = {}  # value -> variable name
+_env_pattern: re.Pattern[str] | None = None
+
+
+def secret_env_names(allow_listed: Iterable[str], builtin: Iterable[str]) -> list[str]:
+    """Which variables hold secrets: everything the user allow-listed, and those of a builtin's
+    own names that name a secret (OPENAI_API_KEY, not OPENAI_BASE_URL)."""
+    allowed = list(allow_listed)
+    return allowed + [n for n in builtin if n not in allowed and is_secret_name(n)]
+
+
+def register_env(names: Iterable[str], environ: dict[str, str] | None = None) -> None:
+    """Treat the current values of ``names`` (8+ characters) as secrets from now on."""
+    global _env_pattern
+    environ = dict(os.environ) if environ is None else environ
+    with _env_lock:
+        added = False
+        for name in names:
+            value = environ.get(name)
+            if value and len(value) >= ENV_MIN_LENGTH and value not in _env_values:
+                _env_values[value] = name
+                added = True
+        if added:
+            # Longest first, so a value containing another is replaced whole.
+            values = sorted(_env_values, key=len, reverse=True)
+            _env_pattern = re.compile("|".join(re.escape(v) for v in values))
+
+
+def _env_sub(text: str, latin1: bool = False) -> str:
+    pattern = _env_pattern
+    if pattern is None:
+        return text
+    if latin1:
+        pat = re.compile("|".join(re.escape(v.encode("utf-8").decode("latin-1"))
+                                  for v in sorted(_env_values, key=len, reverse=True)))
+        back = {v.encode("utf-8").decode("latin-1"): n for v, n in _env_values.items()}
+        return pat.sub(lambda m: marker("env:" + back[m.group(0)]), text)
+    return pattern.sub(lambda m: marker("env:" + _env_values[m.group(0)]), text)
+
+
+# -- the API ----------------------------------------------------------------------------------
+
 def redact(text: str) -> str:
-    """``text`` with every secret-shaped substring replaced by ``[REDACTED]``."""
+    """``text`` with every secret replaced by its typed marker ``[REDACTED:<kind>]``."""
     if not text:
         return text
-    return _PATTERN.sub(_replace, text)
+    return _PATTERN.sub(_replace, _env_sub(text))
+
+
+def redact_bytes(data: bytes) -> bytes:
+    """The same rule for a file's bytes: UTF-8 text is redacted as text; anything else has the
+    patterns applied to its bytes, every other byte left exactly as it was."""
+    if not data:
+        return data
+    try:
+        return redact(data.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+        return _PATTERN_BYTES.sub(_replace, _env_sub(text, latin1=True)).encode("latin-1")
+
+
+def count_markers(text: str) -> Counter[str]:
+    """How many secrets of each kind a redacted text held (``env:NAME`` counts as ``env:NAME``)."""
+    return Counter(m.group(1) for m in MARKER.finditer(text))
 
 
 _SECRET_KEYS = ("api_key", "apikey", "token", "secret", "password", "passwd", "private_key",
@@ -82,8 +221,21 @@ def redact_obj(obj: Any) -> Any:
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):
-        return {k: (REDACTED if isinstance(k, str) and is_secret_name(k) and v not in (None, "")
-                    else redact_obj(v)) for k, v in obj.items()}
+        return {redact(k) if isinstance(k, str) else k:
+                (marker(_name_kind(k)) if isinstance(k, str) and is_secret_name(k) and v not in (None, "")
+                 else redact_obj(v)) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [redact_obj(v) for v in obj]
+    return obj
+
+
+def redact_json(obj: Any) -> Any:
+    """A copy of a JSON-like value with every string, keys included, redacted (no key blanked:
+    for the tool's own records, whose keys are its own names)."""
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, dict):
+        return {redact(k) if isinstance(k, str) else k: redact_json(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [redact_json(v) for v in obj]
     return obj

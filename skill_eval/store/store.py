@@ -2,7 +2,9 @@
 
 Layout under the store root::
 
-    runs/<key[:2]>/<key>/    response.json output.txt timing.json meta.json [stderr.txt] [outputs/]
+    runs/<key[:2]>/<key>/    response.json output.txt timing.json meta.json [stderr.txt]
+                             files/<workspace-relative path>  (what the adapter left in its
+                                 workspace; entries of versions before 0.x kept only outputs/)
                              COMPLETE.json  (written last: sha256 of every other file)
     errors/<key>.json        the last failure of a run; never read as a result
     <kind>/<key[:2]>/<key>.json   generic JSON blobs (grades, judge verdicts, replay index)
@@ -23,15 +25,17 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skill_eval.model.errors import StoreError
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
-from skill_eval.store.redact import redact
+from skill_eval.store.redact import redact, redact_bytes, redact_json
 
 MANIFEST = "COMPLETE.json"
+FILES = "files"  # the kept workspace files of an entry
+LEGACY_OUTPUTS = "outputs"  # entries stored before workspace files were kept
 _RESERVED_KINDS = {"runs", "errors", "tmp", "lock"}
 
 
@@ -71,8 +75,15 @@ class Store:
         return os.path.exists(f"{self.root}/runs/{key[:2]}/{key}/{MANIFEST}")
 
     def put_run(self, key: str, response: AdapterResponse, duration_s: float, meta: dict[str, Any],
-                outputs: Path | None = None, stderr: str = "") -> RunResult:
-        """Store an already-redacted response; kept files under ``outputs`` are moved in, text redacted."""
+                outputs: Path | None = None, stderr: str = "",
+                files: Sequence[tuple[str, bytes]] = ()) -> RunResult:
+        """Store a run. Everything is redacted here, whatever the caller did: the response, the
+        stderr, and the kept ``files`` (``(workspace-relative path, bytes)`` pairs; ``outputs``
+        is a folder whose files are kept as ``outputs/<rel>``)."""
+        response = redact_response(response)
+        meta = redact_json(meta)
+        stderr = redact(stderr)
+        kept = list(files)
         tmp_root = self.root / "tmp"
         tmp_root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
@@ -90,15 +101,15 @@ class Store:
                 (tmp / name).write_bytes(data)
                 manifest[name] = hashlib.sha256(data).hexdigest()
             if outputs is not None and outputs.is_dir():
-                manifest.update(_keep_outputs(outputs, tmp / "outputs"))
+                kept += [(f"outputs/{rel}", src.read_bytes()) for rel, src in _walk_files(outputs)]
+            (tmp / FILES).mkdir()
+            manifest.update(_keep_files(kept, tmp / FILES))
             (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
             self._install(tmp, key)
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
-        target = self.run_dir(key)
-        return RunResult(key, response, duration_s,
-                         target / "outputs" if (target / "outputs").is_dir() else None)
+        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)))
 
     def _install(self, tmp: Path, key: str) -> None:
         target = self.run_dir(key)
@@ -136,8 +147,7 @@ class Store:
         except (OSError, ValueError, KeyError, TypeError):
             self._discard(target)
             return None
-        outputs = target / "outputs"
-        return RunResult(key, response, duration, outputs if outputs.is_dir() else None)
+        return RunResult(key, response, duration, *_kept_dirs(target))
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         try:
@@ -174,7 +184,7 @@ class Store:
 
     def put_error(self, key: str, error: RunError) -> None:
         _write_atomic(self._error_path(key), _dump({
-            "key": key, "kind": error.kind, "message": redact(error.message),
+            "key": key, "kind": redact(error.kind), "message": redact(error.message),
             "duration_s": round(error.duration_s, 6)}))
 
     def get_error(self, key: str) -> RunError | None:
@@ -196,7 +206,8 @@ class Store:
         return self.root / kind / key[:2] / f"{key}.json"
 
     def put_json(self, kind: str, key: str, obj: Any) -> None:
-        _write_atomic(self._json_path(kind, key), _dump(obj))
+        """Store a JSON blob (grades, verdicts, ...), every string in it redacted."""
+        _write_atomic(self._json_path(kind, key), _dump(redact_json(obj)))
 
     def get_json(self, kind: str, key: str) -> Any | None:
         path = self._json_path(kind, key)
@@ -238,24 +249,52 @@ class Store:
             os.close(fd)
 
 
-def _keep_outputs(src: Path, dst: Path) -> dict[str, str]:
-    """Move the adapter's kept files in, redacting text; symlinks are dropped (they could point
-    at anything on the machine). Returns {"outputs/<rel>": sha256}."""
-    manifest: dict[str, str] = {}
+def redact_response(response: AdapterResponse) -> AdapterResponse:
+    """The response as it may be written: output, event fields and usage keys redacted."""
+    return AdapterResponse(
+        output=redact(response.output),
+        events=tuple(Event(redact(e.type), redact(e.name) if e.name else e.name,
+                           tuple(redact(a) for a in e.argv) if e.argv is not None else None)
+                     for e in response.events),
+        usage={redact(k): v for k, v in response.usage.items()},
+    )
+
+
+def _kept_dirs(entry: Path) -> tuple[Path | None, Path | None]:
+    """(outputs_dir, files_dir) of a stored entry; an older entry has only outputs/."""
+    files = entry / FILES
+    if files.is_dir():
+        outputs = files / "outputs"
+        return (outputs if outputs.is_dir() else None), files
+    legacy = entry / LEGACY_OUTPUTS
+    return (legacy if legacy.is_dir() else None), None
+
+
+def _walk_files(src: Path) -> list[tuple[str, Path]]:
+    """Regular files under ``src`` as (posix rel, path); symlinks are skipped (they could point
+    at anything on the machine)."""
+    found = []
     for folder, dirs, names in os.walk(src):
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-        for name in names:
+        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
+        for name in sorted(names):
             path = Path(folder) / name
             if path.is_symlink() or not path.is_file():
                 continue
-            rel = path.relative_to(src)
-            data = path.read_bytes()
-            try:
-                data = redact(data.decode("utf-8")).encode("utf-8")
-            except UnicodeDecodeError:
-                pass  # binary: kept as is
-            out = dst / rel
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(data)
-            manifest[f"outputs/{rel.as_posix()}"] = hashlib.sha256(data).hexdigest()
+            found.append((path.relative_to(src).as_posix(), path))
+    return found
+
+
+def _keep_files(kept: Sequence[tuple[str, bytes]], dst: Path) -> dict[str, str]:
+    """Write the kept files, each redacted (as text, or as bytes when not UTF-8).
+    Returns {"files/<rel>": sha256}."""
+    manifest: dict[str, str] = {}
+    for rel, raw in kept:
+        if PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts:
+            continue  # never written outside the entry, whoever passed it
+        data = redact_bytes(raw)
+        rel = redact(rel)  # a file name can be a secret too
+        out = dst / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+        manifest[f"{FILES}/{rel}"] = hashlib.sha256(data).hexdigest()
     return manifest

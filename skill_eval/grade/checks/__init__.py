@@ -5,6 +5,7 @@ from __future__ import annotations
 from skill_eval.grade.checks import efficiency, files, reference, skills, structured, text, trace
 from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult
 from skill_eval.grade.checks.script import script
+from skill_eval.grade.checks.secrets import no_secrets
 from skill_eval.model.cases import Check
 from skill_eval.model.errors import InvalidInput, Problem
 
@@ -33,6 +34,7 @@ CHECKS: dict[str, CheckFn] = {
     "no_repeated_command_loop": trace.no_repeated_command_loop,
     "tool_call": trace.tool_call,
     "tool_count_le": trace.tool_count_le,
+    "no_secrets": no_secrets,
 }
 
 

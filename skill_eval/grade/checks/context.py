@@ -19,6 +19,7 @@ class CheckContext:
 
     output: str
     outputs_dir: Path | None = None
+    files_dir: Path | None = None  # the kept workspace files; None for runs stored before they were
     events: tuple[Event, ...] = ()
     usage: Mapping[str, float] = field(default_factory=dict, hash=False)
     duration_s: float | None = None

@@ -1,4 +1,4 @@
-"""json_path_equals, json_schema: checks on JSON the run produced (output, or a file under outputs/)."""
+"""json_path_equals, json_schema: checks on JSON the run produced (output, or a kept workspace file)."""
 
 from __future__ import annotations
 
@@ -32,12 +32,12 @@ def load_json(ctx: CheckContext, params: Mapping[str, Any]) -> tuple[Any, str]:
         if path is None:
             return _MISSING, why
         if not path.is_file():
-            return _MISSING, f"outputs/{source} does not exist"
+            return _MISSING, f"{source} does not exist"
         try:
             text = path.read_text("utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            return _MISSING, f"outputs/{source} unreadable: {e}"
-        where = f"outputs/{source}"
+            return _MISSING, f"{source} unreadable: {e}"
+        where = source
     try:
         return json.loads(text), ""
     except ValueError as e:

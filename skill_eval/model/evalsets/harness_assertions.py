@@ -8,8 +8,8 @@ similarity assertions are soft unless they say otherwise. A type nothing here ca
 returned by name, so the reader can leave that one case out with a warning.
 
 Paths follow the harness's run layout (``output.md``, ``metadata.json``, ``outputs/...``):
-``outputs/x`` is the run's kept file ``x``, ``output.md`` its output, ``metadata.json`` its
-timing and usage.
+``outputs/x`` is the file the run left at ``outputs/x`` in its workspace, ``output.md`` its
+output, ``metadata.json`` its timing and usage.
 """
 
 from __future__ import annotations
@@ -86,13 +86,14 @@ def arms_of(obj: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 def _run_path(rel: str) -> str:
-    """A path in the harness's run folder as our check's ``file`` (outputs-relative)."""
+    """A path in the harness's run folder as our check's ``file`` (workspace-relative, like the
+    run folder: ``outputs/x`` is ``outputs/x``)."""
     rel = rel.replace("\\", "/").removeprefix("./")
     if rel == "output.md":
         return "output"
     if rel == "metadata.json":
         return ":metadata"
-    return rel.removeprefix("outputs/")
+    return rel
 
 
 def _values(col: Collector, obj: dict[str, Any], at: At) -> list[str] | None:

@@ -130,15 +130,17 @@ class Collector:
             seen.add(check.id)
             if check.type in REGEX_TYPES and not self._regex_ok(check, at):
                 continue
+            if check.type == "json_schema" and not self._schema_ok(check, at):
+                continue
             if not self._output_path_ok(check, at):
                 continue
             out.append(check)
         return tuple(out)
 
     def _output_path_ok(self, check: Check, at: At) -> bool:
-        """A path a check reads from the run's kept outputs must stay inside them: an absolute
-        path or one climbing out with '..' can be refused before anything runs (a symlink out
-        is caught when the check runs)."""
+        """A path a check reads from the run's kept workspace files must stay inside the
+        workspace: an absolute path or one climbing out with '..' can be refused before anything
+        runs (a symlink out is caught when the check runs)."""
         key = "path" if check.type == "file_exists" else "file"
         value = check.params.get(key)
         if check.type not in ("file_exists", "json_path_equals", "json_schema") or not isinstance(value, str):
@@ -147,8 +149,25 @@ class Collector:
             return True
         pure = PurePosixPath(value.replace("\\", "/"))
         if pure.is_absolute() or ".." in pure.parts or PureWindowsPath(value).drive:
-            self.error(f"{check.type} {key} {value!r} leaves the run's outputs folder; use a path "
-                       "relative to outputs/ without '..'", at)
+            self.error(f"{check.type} {key} {value!r} leaves the run's workspace; use a path "
+                       "relative to the workspace without '..' (e.g. 'outputs/report.md')", at)
+            return False
+        return True
+
+    def _schema_ok(self, check: Check, at: At) -> bool:
+        """An inline JSON Schema that is not one would fail every run's grade: refuse it now."""
+        schema = check.params.get("schema")
+        if not isinstance(schema, dict):
+            return True  # the schema or the typed mapping already reported it
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import SchemaError
+
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:
+            where = "/".join(str(p) for p in exc.path) or "(root)"
+            self.error(f"json_schema schema is not a valid JSON Schema: {exc.message} (at {where}); "
+                       "fix the schema", at)
             return False
         return True
 
