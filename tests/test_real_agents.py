@@ -148,15 +148,27 @@ def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, cl
     assert project.responses() == []
 
 
-def test_claude_code_server_down_names_the_cause_on_timeout(tmp_path, capsys, claude_env):
+def test_claude_code_server_down_gives_up_early_with_the_cause(tmp_path, capsys, claude_env):
     exe = cli("claude")
     url = f"http://127.0.0.1:{free_port()}"
-    project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=8)
+    project = Project(tmp_path, claude_yaml(exe, url), iterations=2, timeout=60)
     code, out, took = project.run(capsys)
     assert code == 2
-    assert "timed out after 8s" in out
-    assert "could not reach the model API" in out and "ANTHROPIC_BASE_URL" in out
-    assert took < 30
+    assert f"could not reach the model API at {url} (connection refused) after 3 retries" in out
+    assert "check ANTHROPIC_BASE_URL" in out and "stopped early" in out and "timed out" not in out
+    assert took < 30, took  # Claude alone retries ~3 minutes
+    print(f"claude server down: the cause after {took:.1f} s")
+
+
+def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, claude_env, monkeypatch):
+    exe = cli("claude")
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "1")
+    url = f"http://127.0.0.1:{free_port()}"
+    project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=60)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert f"could not reach the model API at {url} (Connection refused" in out and "after 1 retry" in out
+    assert took < 30, took
 
 
 def test_claude_code_no_key(tmp_path, capsys, model, claude_env, monkeypatch):
@@ -229,14 +241,16 @@ def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_en
     assert took < 30
 
 
-def test_codex_server_down_names_the_cause_on_timeout(tmp_path, capsys, codex_env):
+def test_codex_server_down_gives_up_early_with_the_cause(tmp_path, capsys, codex_env):
     exe = cli("codex")
     url = f"http://127.0.0.1:{free_port()}"
-    project = Project(tmp_path, codex_yaml(exe, url), iterations=1, timeout=8)
+    project = Project(tmp_path, codex_yaml(exe, url), iterations=2, timeout=90)
     code, out, took = project.run(capsys)
     assert code == 2
-    assert "timed out after 8s" in out and "could not reach the model API" in out
-    assert took < 30
+    assert f"could not reach the model API at {url}/v1 (connection refused) after 2 reconnect waits" in out
+    assert "check the adapter's base_url" in out and "stopped early" in out and "timed out" not in out
+    assert took < 45, took  # Codex alone waits for the network forever
+    print(f"codex server down: the cause after {took:.1f} s")
 
 
 def test_codex_no_key(tmp_path, capsys, model, monkeypatch):
