@@ -34,7 +34,7 @@ def test_claude_server_down_gives_up_after_three_connection_failures():
     cause = watch_file(watch, DATA / "test_claude_code" / "real_server_down.jsonl")
     assert cause.fatal and watch.connect_failures == 3  # not the 10 retries (~3 min) of the CLI
     assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9 (")
-    assert cause.message.endswith("after 3 retries: check ANTHROPIC_BASE_URL (the adapter's base_url) "
+    assert cause.message.endswith("after 3 retries: check ANTHROPIC_BASE_URL (adapter: options: base_url) "
                                   "and that the endpoint is up")
 
 
@@ -89,7 +89,7 @@ def test_codex_server_down_gives_up_when_the_network_wait_repeats():
     assert cause.fatal and watch.network_waits == 2  # Codex alone would wait forever
     assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9/v1 (")
     assert 'after 2 reconnect waits ("Reconnecting... waiting for network' in cause.message
-    assert cause.message.endswith("check the adapter's base_url and that the endpoint is up")
+    assert cause.message.endswith("check adapter: options: base_url and that the endpoint is up")
 
 
 def test_codex_one_network_wait_is_only_a_cause():

@@ -96,17 +96,18 @@ class ClaudeWatch(Watch):
 
     def __init__(
         self,
-        key_hint: str = "check ANTHROPIC_API_KEY (allow-list it in the suite's env) and ANTHROPIC_BASE_URL",
         base_url: str | None = None,
         connect_limit: int | None = CLAUDE_CONNECT_RETRIES,
+        part: str = "adapter",
     ) -> None:
         super().__init__()
-        self.key_hint = key_hint
+        # part: the suite block the CLI was set up by ("adapter" or "judge"), named in the hints.
+        self.key_hint = f"check ANTHROPIC_API_KEY (allow-list it in {part}: env) and ANTHROPIC_BASE_URL"
+        self.net_hint = (f"check ANTHROPIC_BASE_URL ({part}: options: base_url) and that the endpoint "
+                         "is up")
         self.base_url = base_url
         self.connect_limit = connect_limit
         self.connect_failures = 0
-
-    _NET_HINT = "check ANTHROPIC_BASE_URL (the adapter's base_url) and that the endpoint is up"
 
     def see(self, ev: dict[str, Any]) -> Cause | None:
         kind = ev.get("type")
@@ -121,7 +122,7 @@ class ClaudeWatch(Watch):
                 # No HTTP answer at all: the endpoint is down, unreachable or refusing.
                 self.connect_failures += 1
                 if self.connect_limit is not None and self.connect_failures >= self.connect_limit:
-                    self.last = unreachable(self.base_url, None, self._retries(), self._NET_HINT)
+                    self.last = unreachable(self.base_url, None, self._retries(), self.net_hint)
                     return self.last
                 self.last = Cause(
                     f"could not reach the model API ({error}; {tries}): check "
@@ -142,7 +143,7 @@ class ClaudeWatch(Watch):
             if ev.get("api_error") == "connection_failed":
                 # The CLI gave up itself (CLAUDE_CODE_MAX_RETRIES): its text names the reason.
                 self.last = unreachable(self.base_url, text.removeprefix("API Error: "), self._retries(),
-                                        self._NET_HINT)
+                                        self.net_hint)
                 return self.last
             self.last = Cause(f"model API error{f' (HTTP {status})' if status else ''}: {text}")
         return None
@@ -174,8 +175,9 @@ class CodexWatch(Watch):
     """Codex's ``error`` events (its retry notices) and ``turn.failed``."""
 
     def __init__(self, key_name: str = "CODEX_API_KEY", base_url: str | None = None,
-                 wait_limit: int = CODEX_NETWORK_WAITS) -> None:
+                 wait_limit: int = CODEX_NETWORK_WAITS, part: str = "adapter") -> None:
         super().__init__()
+        self.part = part
         self.key_name = key_name
         self.base_url = base_url
         self.wait_limit = wait_limit
@@ -194,7 +196,7 @@ class CodexWatch(Watch):
         if missing:
             self.last = Cause(
                 f"no API key: environment variable {missing.group(1)} is not set "
-                "(set it and allow-list it in the suite's env)",
+                f"(set it and allow-list it in {self.part}: env)",
                 fatal=True,
             )
             return self.last
@@ -203,7 +205,7 @@ class CodexWatch(Watch):
         if code in _AUTH_STATUS:
             self.last = Cause(
                 f"{_auth_hint(code)}: {text.removeprefix('Reconnecting... ')}: check "
-                f"{self.key_name} (allow-list it in the suite's env) and base_url",
+                f"{self.key_name} (allow-list it in {self.part}: env) and {self.part}: options: base_url",
                 fatal=True,
             )
             return self.last
@@ -214,11 +216,11 @@ class CodexWatch(Watch):
                 n = self.network_waits
                 self.last = unreachable(
                     self.base_url, None, f"{n} reconnect {'wait' if n == 1 else 'waits'} (\"{text}\")",
-                    "check the adapter's base_url and that the endpoint is up")
+                    f"check {self.part}: options: base_url and that the endpoint is up")
                 return self.last
         if "waiting for network" in text or "Connection failed" in text or "error sending request" in text:
             self.last = Cause(
-                f"could not reach the model API ({text}): check the adapter's base_url "
+                f"could not reach the model API ({text}): check {self.part}: options: base_url "
                 "and that the endpoint is up"
             )
         else:

@@ -227,7 +227,8 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
     argv += list(args.extra_arg or [])
     argv += ["--", prompt]
     with tempfile.TemporaryDirectory(prefix="skill-eval-codex-") as tmp:
-        watch = CodexWatch(args.env_key or ENV[0], args.base_url or CODEX_DEFAULT_URL)
+        watch = CodexWatch(args.env_key or ENV[0], args.base_url or CODEX_DEFAULT_URL,
+                           part="judge" if args.judge else "adapter")
         done = run_cli(argv, workspace, env, args.timeout, Path(tmp), watch)
         explain("codex", done, args.timeout)
         if done.returncode != 0:
