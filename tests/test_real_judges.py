@@ -8,12 +8,13 @@ every test here is skipped with the reason.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 import pytest
 from fakemodel import FakeModel, Script, free_port
-from realcli import SKILL, Project, claude_yaml, cli, codex_yaml
+from realcli import REPO, SKILL, Project, claude_yaml, cli
 
 # Answers like an agent that needs the skill to find the total.
 ADAPTER = """\
@@ -58,11 +59,20 @@ def keys(monkeypatch):
     monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
 
 
-def judge_of(name: str, url: str) -> str:
-    """The judge: block for the real CLI ``name`` at ``url`` (the adapters' own option blocks)."""
-    if name == "claude":
-        return claude_yaml(cli("claude"), url)
-    return codex_yaml(cli("codex"), url)
+DOCS = REPO / "docs" / "adapters.md"
+DOC_URL = "http://127.0.0.1:8080"
+SECTIONS = {"claude": "### Claude Code as a judge", "codex": "### Codex as a judge"}
+
+
+def judge_of(name: str, url: str, monkeypatch) -> str:
+    """The ``judge:`` block of docs/adapters.md for the real CLI ``name``, as written there but
+    for its URL (the scripted server's); the CLI found on PATH, as a user's would be."""
+    exe = cli(name)
+    monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    section = DOCS.read_text().split(SECTIONS[name] + "\n", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert block.startswith("judge:\n") and DOC_URL in block, block
+    return block.removeprefix("judge:\n").replace(DOC_URL, url)
 
 
 def rubric_status(grade: dict) -> set[str]:
@@ -70,8 +80,8 @@ def rubric_status(grade: dict) -> set[str]:
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex"])
-def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agent):
-    project = judged_project(tmp_path, judge_of(agent, model.url))
+def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agent, monkeypatch):
+    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch))
     code, out, took = project.run(capsys)
     assert code == 0, out
     grades = project.grades()
@@ -100,9 +110,9 @@ def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agen
 
 
 @pytest.mark.parametrize("agent, key_name", [("claude", "ANTHROPIC_API_KEY"), ("codex", "CODEX_API_KEY")])
-def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, key_name):
+def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, key_name, monkeypatch):
     with FakeModel(Script(fault="401"), lifetime=120) as bad:
-        project = judged_project(tmp_path, judge_of(agent, bad.url), iterations=2, timeout=60)
+        project = judged_project(tmp_path, judge_of(agent, bad.url, monkeypatch), iterations=2, timeout=60)
         code, out, took = project.run(capsys)
     assert code == 2
     assert "judge stopped early: judge" in out and "cannot judge" in out
@@ -119,9 +129,9 @@ def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, ke
     ("claude", "after 3 retries: check ANTHROPIC_BASE_URL (judge: options: base_url)"),
     ("codex", "check judge: options: base_url"),
 ])
-def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent, cause):
+def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent, cause, monkeypatch):
     url = f"http://127.0.0.1:{free_port()}"
-    project = judged_project(tmp_path, judge_of(agent, url), iterations=2, timeout=90)
+    project = judged_project(tmp_path, judge_of(agent, url, monkeypatch), iterations=2, timeout=90)
     code, out, took = project.run(capsys)
     assert code == 2
     assert "judge stopped early" in out and f"could not reach the model API at {url}" in out
@@ -129,6 +139,22 @@ def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent
     assert "timed out" not in out
     assert took < 45, took
     print(f"{agent} judge server down: the cause after {took:.1f} s", file=sys.__stderr__)
+
+
+@pytest.mark.parametrize("agent, cause", [
+    ("claude", "claude: authentication failed: Not logged in"),
+    ("codex", "codex: no API key: environment variable CODEX_API_KEY is not set"),
+])
+def test_real_judge_no_key_is_one_clear_error(tmp_path, capsys, model, keys, agent, cause, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("CODEX_API_KEY")
+    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch), iterations=2)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert f"judge stopped early: judge {'claude-code' if agent == 'claude' else 'codex'} cannot judge: " \
+           f"{cause}" in out and "(3 more grades not judged" in out
+    assert model.judge_calls() == []
+    print(f"{agent} judge no key: the cause after {took:.1f} s", file=sys.__stderr__)
 
 
 def test_real_judge_missing_binary(tmp_path, capsys, model, keys):
