@@ -48,6 +48,18 @@ def test_claude_server_down_with_its_own_retry_limit_names_the_cli_reason():
     assert "(ECONNREFUSED)) after 1 retry: check ANTHROPIC_BASE_URL" in cause.message
 
 
+def test_hints_name_the_suite_block_that_set_the_cli_up():
+    # A judge's key and endpoint are set under judge:, not adapter:.
+    claude = ClaudeWatch(base_url="http://127.0.0.1:9", part="judge")
+    bad_key = watch_file(claude, DATA / "test_claude_code" / "real_401.jsonl")
+    assert "allow-list it in judge: env" in bad_key.message
+    down = watch_file(ClaudeWatch(base_url="http://127.0.0.1:9", part="judge"),
+                      DATA / "test_claude_code" / "real_server_down.jsonl")
+    assert "check ANTHROPIC_BASE_URL (judge: options: base_url)" in down.message
+    codex = watch_file(CodexWatch(part="judge"), DATA / "test_codex" / "real_401.jsonl")
+    assert "allow-list it in judge: env) and judge: options: base_url" in codex.message
+
+
 def test_probe_names_why_a_connection_fails():
     from fakemodel import free_port
 
