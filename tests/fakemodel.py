@@ -7,7 +7,9 @@ with ``function_call`` items) for one-turn agent runs, and plays a model that:
 - when the request offers the skill (its description appears anywhere in the request), first
   loads it -- a ``Skill`` tool call for Claude Code, ``cat <path>/SKILL.md`` through the shell
   tool for Codex -- and then answers ``answer_with_skill``;
-- otherwise answers ``answer_without_skill`` at once.
+- otherwise answers ``answer_without_skill`` at once;
+- when the request carries the judge prompt (run/adapters/judge_prompt.py), answers it with a
+  verdict JSON: every rubric item passes when the judged answer contains ``judge_pass_if``.
 
 ``fault="401"`` answers every model call with an authentication error. Every request is logged
 (``requests``) so tests can assert on what the CLIs sent. The server stops by itself after
@@ -25,6 +27,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SHELL_TOOLS = ("shell_command", "exec_command", "shell", "local_shell")
+JUDGE_MARKER = "You are grading the answer an AI agent gave to a task"
+_RUBRIC_ID = re.compile(r'^- id: ("(?:[^"\\]|\\.)*")$', re.MULTILINE)
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a decoded JSON body."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _strings(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _strings(v)]
+    return []
 
 
 def free_port() -> int:
@@ -44,6 +59,7 @@ class Script:
     input_tokens: int = 120
     output_tokens: int = 12
     fault: str = ""  # "" or "401"
+    judge_pass_if: str = "42"  # a judged answer containing this passes every rubric item
 
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:
@@ -147,6 +163,20 @@ class FakeModel:
             r for r in self.requests if r["method"] == "POST" and r["path"].split("?")[0].endswith(path_end)
         ]
 
+    def judge_prompt(self, body: Any) -> str | None:
+        """The judge prompt inside a model request, if it is one."""
+        return next((t for t in _strings(body) if JUDGE_MARKER in t), None)
+
+    def judge_calls(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["method"] == "POST" and self.judge_prompt(r["body"])]
+
+    def verdict_reply(self, prompt: str) -> str:
+        answer = prompt.split("<answer>", 1)[-1].split("</answer>", 1)[0]
+        passed = self.script.judge_pass_if in answer
+        ids = [json.loads(m.group(1)) for m in _RUBRIC_ID.finditer(prompt)]
+        return json.dumps({"verdicts": [{"id": i, "passed": passed, "evidence": "scripted judge"}
+                                        for i in ids]})
+
     def offers_skill(self, body: Any) -> bool:
         return self.script.skill_marker in json.dumps(body)
 
@@ -168,7 +198,11 @@ class FakeModel:
             isinstance(b, dict) and b.get("type") == "tool_result" for b in last["content"]
         )
         blocks: list[dict[str, Any]]
-        if "Skill" in tools and self.offers_skill(body) and not answered_tool:
+        judging = self.judge_prompt(messages)
+        if judging is not None:
+            blocks = [{"type": "text", "text": self.verdict_reply(judging)}]
+            stop = "end_turn"
+        elif "Skill" in tools and self.offers_skill(body) and not answered_tool:
             blocks = [
                 {"type": "text", "text": "Loading the skill."},
                 {
@@ -317,6 +351,15 @@ class FakeModel:
                 walk(item.get("tools"))
         return names
 
+    def _message(self, text: str) -> dict[str, Any]:
+        return {
+            "type": "message",
+            "id": f"msg_{self._next_id():04d}",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+
     def _responses(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         s = self.script
         if s.fault == "401":
@@ -342,7 +385,10 @@ class FakeModel:
         shell = next((n for n in SHELL_TOOLS if n in names), None) or ("exec" if "exec" in names else None)
         resp_id = f"resp_{self._next_id():04d}"
         output: list[dict[str, Any]] = []
-        if shell and self.offers_skill(body) and not answered_tool:
+        judging = self.judge_prompt(items)
+        if judging is not None:
+            output.append(self._message(self.verdict_reply(judging)))
+        elif shell and self.offers_skill(body) and not answered_tool:
             path = self._skill_md_path(body)
             call = {
                 "id": f"fc_{self._next_id():04d}",
@@ -363,15 +409,7 @@ class FakeModel:
                 output.append({"type": "function_call", **call, "arguments": json.dumps(args)})
         else:
             text = s.answer_with_skill if answered_tool else s.answer_without_skill
-            output.append(
-                {
-                    "type": "message",
-                    "id": f"msg_{self._next_id():04d}",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            )
+            output.append(self._message(text))
         usage = {
             "input_tokens": s.input_tokens,
             "input_tokens_details": {"cached_tokens": 0},

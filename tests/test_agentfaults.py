@@ -29,11 +29,44 @@ def test_claude_401_is_fatal_with_the_key_named():
     assert "ANTHROPIC_API_KEY" in cause.message
 
 
-def test_claude_server_down_is_a_cause_not_fatal():
-    cause = watch_file(ClaudeWatch(), DATA / "test_claude_code" / "real_server_down.jsonl")
-    assert not cause.fatal
-    assert "could not reach the model API (unknown; retry 6 of 10)" in cause.message
-    assert "ANTHROPIC_BASE_URL" in cause.message
+def test_claude_server_down_gives_up_after_three_connection_failures():
+    watch = ClaudeWatch(base_url="http://127.0.0.1:9")
+    cause = watch_file(watch, DATA / "test_claude_code" / "real_server_down.jsonl")
+    assert cause.fatal and watch.connect_failures == 3  # not the 10 retries (~3 min) of the CLI
+    assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9 (")
+    assert cause.message.endswith("after 3 retries: check ANTHROPIC_BASE_URL (adapter: options: base_url) "
+                                  "and that the endpoint is up")
+
+
+def test_claude_server_down_with_its_own_retry_limit_names_the_cli_reason():
+    # CLAUDE_CODE_MAX_RETRIES set: the CLI gives up itself and says why.
+    watch = ClaudeWatch(base_url="http://127.0.0.1:9", connect_limit=None)
+    cause = watch_file(watch, DATA / "test_claude_code" / "real_server_down_max_retries.jsonl")
+    assert cause.fatal
+    assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9 (Connection "
+                                    "refused")
+    assert "(ECONNREFUSED)) after 1 retry: check ANTHROPIC_BASE_URL" in cause.message
+
+
+def test_hints_name_the_suite_block_that_set_the_cli_up():
+    # A judge's key and endpoint are set under judge:, not adapter:.
+    claude = ClaudeWatch(base_url="http://127.0.0.1:9", part="judge")
+    bad_key = watch_file(claude, DATA / "test_claude_code" / "real_401.jsonl")
+    assert "allow-list it in judge: env" in bad_key.message
+    down = watch_file(ClaudeWatch(base_url="http://127.0.0.1:9", part="judge"),
+                      DATA / "test_claude_code" / "real_server_down.jsonl")
+    assert "check ANTHROPIC_BASE_URL (judge: options: base_url)" in down.message
+    codex = watch_file(CodexWatch(part="judge"), DATA / "test_codex" / "real_401.jsonl")
+    assert "allow-list it in judge: env) and judge: options: base_url" in codex.message
+
+
+def test_probe_names_why_a_connection_fails():
+    from fakemodel import free_port
+
+    from skill_eval.run.adapters.agentfaults import probe
+
+    assert probe(f"http://127.0.0.1:{free_port()}/v1") == "connection refused"
+    assert probe("http:///v1") == "the URL names no host"
 
 
 def test_claude_real_skill_run_parses():
@@ -62,9 +95,19 @@ def test_codex_missing_key_is_fatal():
     assert cause.fatal and cause.message.startswith("no API key: environment variable FAKE_KEY is not set")
 
 
-def test_codex_server_down_is_a_cause_not_fatal():
-    cause = watch_file(CodexWatch(), DATA / "test_codex" / "real_server_down.jsonl")
-    assert not cause.fatal and cause.message.startswith("could not reach the model API (Reconnecting...")
+def test_codex_server_down_gives_up_when_the_network_wait_repeats():
+    watch = CodexWatch(base_url="http://127.0.0.1:9/v1")
+    cause = watch_file(watch, DATA / "test_codex" / "real_server_down.jsonl")
+    assert cause.fatal and watch.network_waits == 2  # Codex alone would wait forever
+    assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9/v1 (")
+    assert 'after 2 reconnect waits ("Reconnecting... waiting for network' in cause.message
+    assert cause.message.endswith("check adapter: options: base_url and that the endpoint is up")
+
+
+def test_codex_one_network_wait_is_only_a_cause():
+    watch = CodexWatch()
+    assert watch.see({"type": "error", "message": "Reconnecting... waiting for network"}) is None
+    assert watch.last is not None and not watch.last.fatal
 
 
 def test_codex_real_skill_run_keeps_every_usage_field():

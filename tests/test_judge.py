@@ -146,6 +146,28 @@ def test_bad_judge_is_an_error_not_cached(project: Path, capsys, body: str, mess
                  str(root / "r.json")]) == 0
 
 
+def test_fatal_judge_stops_the_remaining_judge_calls(project: Path, capsys):
+    # Exit status 77 (the adapters' FATAL_EXIT: a bad key, an endpoint down) means every judge
+    # call would fail the same way: one call, one clear line, the runs kept, nothing cached.
+    root = project
+    judge = root / "judge.py"
+    judge.write_text("import json, sys\nreq = json.load(sys.stdin)\n"
+                     "open(sys.argv[1], 'a').write('call\\n')\n"
+                     "sys.stderr.write('claude: authentication failed (HTTP 401): '\n"
+                     "                 'check ANTHROPIC_API_KEY\\n')\n"
+                     "sys.exit(77)\n")
+    code, adapter_calls, judge_calls = _run(root)
+    assert (code, adapter_calls, judge_calls) == (2, 4, 1)
+    err = capsys.readouterr().err
+    assert ("skill-eval: judge stopped early: judge command judge.py cannot judge: claude: authentication "
+            "failed (HTTP 401): check ANTHROPIC_API_KEY (3 more grades not judged") in err
+    assert "exited with status 77" not in err and "judge error in grade" not in err
+    assert not (root / "store" / "judge").exists()
+    assert _bench(root)["verdict"] == "error"
+    judge.write_text(JUDGE)
+    assert _run(root) == (0, 0, 4)  # fixed: every grade is judged, no run repeated
+
+
 def test_parse_judge_response_strict():
     ok = json.dumps({"verdicts": [{"id": "r1", "passed": True, "evidence": "x"}], "usage": {"t": 1}})
     assert parse_judge_response(ok.encode(), ["r1"]) == ({"r1": {"passed": True, "evidence": "x"}}, {"t": 1})

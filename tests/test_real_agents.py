@@ -1,90 +1,25 @@
 """The builtin claude-code and codex adapters against the REAL CLIs from npm, pointed at a
-scripted model server on 127.0.0.1 (tests/fakemodel.py). No network, no model.
-
-The CLIs are looked up under $SKILL_EVAL_NPM_PREFIX, else .ci/npm in the checkout (where .ci/run
-installs the pinned versions), else ~/.cache/skill-eval-npm: ``<prefix>/node_modules/.bin/``.
-Where they are not installed, every test here is skipped with the reason.
+scripted model server on 127.0.0.1 (tests/fakemodel.py). No network, no model. Where the CLIs
+are not installed (see tests/realcli.py), every test here is skipped with the reason.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
-from pathlib import Path
+import sys
 
 import pytest
 from fakemodel import FakeModel, Script, free_port
-
-from skill_eval.cli.main import main
-
-REPO = Path(__file__).resolve().parents[1]
-SKILL = "csv-summary"
-# The versions .ci/run installs (and README names as tested).
-CLAUDE_VERSION = "2.1.332"
-CODEX_VERSION = "0.171.0"
-
-
-def _prefixes() -> list[Path]:
-    env = os.environ.get("SKILL_EVAL_NPM_PREFIX")
-    return [Path(env)] if env else [REPO / ".ci" / "npm", Path.home() / ".cache" / "skill-eval-npm"]
-
-
-def cli(name: str) -> Path:
-    for prefix in _prefixes():
-        exe = prefix / "node_modules" / ".bin" / name
-        if exe.exists() and os.access(exe, os.X_OK):
-            return exe
-    where = " or ".join(str(p) for p in _prefixes())
-    pytest.skip(f"the real {name} CLI is not installed under {where} (.ci/run installs it with npm "
-                "when npm and the registry are reachable; or set SKILL_EVAL_NPM_PREFIX)")
-
-
-EVALS = {
-    "skill_name": SKILL,
-    "evals": [
-        {"id": "sum-sales", "prompt": "Summarise inputs/sales.csv: what are total sales?",
-         "files": ["evals/files/sales.csv"],
-         "checks": [{"id": "used-skill", "type": "loaded_skill"},
-                    {"id": "total", "type": "contains", "value": "42"}]},
-    ],
-}
-
-
-class Project:
-    def __init__(self, root: Path, adapter_yaml: str, iterations: int = 1, timeout: int = 60):
-        self.root = root
-        skill = root / "skills" / SKILL
-        (skill / "evals" / "files").mkdir(parents=True)
-        (skill / "SKILL.md").write_text(
-            f"---\nname: {SKILL}\ndescription: Summarise CSV files, with totals per column.\n---\n"
-            "Sum the amount column and state the total.\n")
-        (skill / "evals" / "evals.json").write_text(json.dumps(EVALS))
-        (skill / "evals" / "files" / "sales.csv").write_text("region,amount\nnorth,10\nsouth,32\n")
-        self.suite = root / "suite.yaml"
-        self.suite.write_text(
-            "suite: real\nskills_dir: skills\nskills: ['*']\n"
-            f"adapter:\n{adapter_yaml}"
-            f"iterations: {iterations}\njobs: 2\ntimeout_seconds: {timeout}\n"
-            "store: .store\nresults: results\n")
-
-    def run(self, capsys) -> tuple[int, str, float]:
-        start = time.monotonic()
-        code = main(["run", str(self.suite)])
-        out = capsys.readouterr()
-        return code, out.out + out.err, time.monotonic() - start
-
-    def responses(self) -> list[tuple[dict, dict]]:
-        """(meta, response) of every stored run."""
-        found = []
-        for resp in sorted((self.root / ".store").glob("**/runs/*/*/response.json")):
-            meta = json.loads((resp.parent / "meta.json").read_text())
-            found.append((meta, json.loads(resp.read_text())))
-        return found
-
-
-def skills_loaded(response: dict) -> list[str]:
-    return [e["name"] for e in response["events"] if e["type"] == "skill_loaded"]
+from realcli import (
+    CLAUDE_VERSION,
+    CODEX_VERSION,
+    SKILL,
+    Project,
+    claude_yaml,
+    cli,
+    codex_yaml,
+    skills_loaded,
+)
 
 
 @pytest.fixture
@@ -94,12 +29,6 @@ def model():
 
 
 # --------------------------------------------------------------------------- claude-code
-
-
-def claude_yaml(exe: Path, base_url: str, extra: str = "") -> str:
-    return (f"  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(exe))}, "
-            f"base_url: {json.dumps(base_url)}{extra}}}\n"
-            "  env: [CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC]\n")
 
 
 @pytest.fixture
@@ -148,15 +77,27 @@ def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, cl
     assert project.responses() == []
 
 
-def test_claude_code_server_down_names_the_cause_on_timeout(tmp_path, capsys, claude_env):
+def test_claude_code_server_down_gives_up_early_with_the_cause(tmp_path, capsys, claude_env):
     exe = cli("claude")
     url = f"http://127.0.0.1:{free_port()}"
-    project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=8)
+    project = Project(tmp_path, claude_yaml(exe, url), iterations=2, timeout=60)
     code, out, took = project.run(capsys)
     assert code == 2
-    assert "timed out after 8s" in out
-    assert "could not reach the model API" in out and "ANTHROPIC_BASE_URL" in out
-    assert took < 30
+    assert f"could not reach the model API at {url} (connection refused) after 3 retries" in out
+    assert "check ANTHROPIC_BASE_URL" in out and "stopped early" in out and "timed out" not in out
+    assert took < 30, took  # Claude alone retries ~3 minutes
+    print(f"claude server down: the cause after {took:.1f} s", file=sys.__stderr__)
+
+
+def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, claude_env, monkeypatch):
+    exe = cli("claude")
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "1")
+    url = f"http://127.0.0.1:{free_port()}"
+    project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=60)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert f"could not reach the model API at {url} (Connection refused" in out and "after 1 retry" in out
+    assert took < 30, took
 
 
 def test_claude_code_no_key(tmp_path, capsys, model, claude_env, monkeypatch):
@@ -178,11 +119,6 @@ def test_claude_code_missing_binary(tmp_path, capsys, model, claude_env):
 
 
 # --------------------------------------------------------------------------- codex
-
-
-def codex_yaml(exe: Path, base_url: str) -> str:
-    return (f"  builtin: codex\n  options: {{codex_bin: {json.dumps(str(exe))}, "
-            f"base_url: {json.dumps(base_url + '/v1')}}}\n")
 
 
 @pytest.fixture
@@ -229,14 +165,16 @@ def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_en
     assert took < 30
 
 
-def test_codex_server_down_names_the_cause_on_timeout(tmp_path, capsys, codex_env):
+def test_codex_server_down_gives_up_early_with_the_cause(tmp_path, capsys, codex_env):
     exe = cli("codex")
     url = f"http://127.0.0.1:{free_port()}"
-    project = Project(tmp_path, codex_yaml(exe, url), iterations=1, timeout=8)
+    project = Project(tmp_path, codex_yaml(exe, url), iterations=2, timeout=90)
     code, out, took = project.run(capsys)
     assert code == 2
-    assert "timed out after 8s" in out and "could not reach the model API" in out
-    assert took < 30
+    assert f"could not reach the model API at {url}/v1 (connection refused) after 2 reconnect waits" in out
+    assert "check adapter: options: base_url" in out and "stopped early" in out and "timed out" not in out
+    assert took < 45, took  # Codex alone waits for the network forever
+    print(f"codex server down: the cause after {took:.1f} s", file=sys.__stderr__)
 
 
 def test_codex_no_key(tmp_path, capsys, model, monkeypatch):

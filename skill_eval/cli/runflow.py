@@ -144,7 +144,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if len(run_errors) > _SHOWN_ERRORS:
         print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
               f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
-    for name, msg in engine.judge_errors[:20]:
+    for name, msg in [e for e in engine.judge_errors if e[1] != engine.judge_fatal][:20]:
         print(f"skill-eval: judge error in grade:{name}: {msg} (the run is kept; the next run retries "
               "the judge)", file=sys.stderr)
     benches = load_benches(engine)
@@ -162,6 +162,10 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         print(f"skill-eval: budget of ${engine.budget:g} spent (${engine.progress.cost_usd:.2f}): "
               f"{engine.budget_stopped} runs not started; the suite is incomplete. Raise --max-cost "
               "(or max_cost_usd) and run again to finish it.", file=sys.stderr)
+        code = 2
+    if engine.judge_fatal is not None:
+        print(f"skill-eval: judge stopped early: {engine.judge_fatal} ({engine.judge_stopped} more grades "
+              "not judged; fix this and run again: the runs are kept)", file=sys.stderr)
         code = 2
     if engine.fatal is not None:
         print(f"skill-eval: stopped early: {engine.fatal} ({engine.fatal_stopped} more runs not started; "

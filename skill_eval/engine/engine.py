@@ -17,7 +17,7 @@ from skill_eval.engine.reasons import grade_reason, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
 from skill_eval.grade.judge import JudgePort
 from skill_eval.grade.judging import grade_with_judge
-from skill_eval.model.errors import JudgeError
+from skill_eval.model.errors import JudgeError, JudgeFatal
 from skill_eval.model.hashing import HashCache
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunError, RunResult
@@ -88,6 +88,8 @@ class Engine:
         self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
         # (task slot, message) of grades a judge could not finish: not stored, retried next run.
         self.judge_errors: list[tuple[str, str]] = []
+        self.judge_fatal: str | None = None  # the judge said every call would fail (bad key)
+        self.judge_stopped = 0  # grades not judged because of it
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -238,7 +240,12 @@ class Engine:
             self.store.put_json("judge_errors", self.grade_key(spec), {"task": self.slot(spec),
                                                                       "message": message})
             with self.progress.lock:
-                self.judge_errors.append((self.slot(spec), message))
+                if isinstance(exc, JudgeFatal) and not exc.started:
+                    self.judge_stopped += 1
+                else:
+                    self.judge_errors.append((self.slot(spec), message))
+                    if isinstance(exc, JudgeFatal) and self.judge_fatal is None:
+                        self.judge_fatal = message
             self.touched_slots.add(self.slot(spec))
             return None
         if grade.get("judge_cached") is False:

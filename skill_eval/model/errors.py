@@ -70,3 +70,13 @@ def raise_if_errors(problems: Iterable[Problem]) -> None:
 
 class JudgeError(SkillEvalError):
     """The judge could not grade a run: it failed, timed out, or answered outside the protocol."""
+
+
+class JudgeFatal(JudgeError):
+    """The judge cannot work at all (bad key, endpoint down: it exited with the adapters' fatal
+    status 77): every judge call would fail the same way. ``started`` is False for a call that
+    was not made because an earlier one was fatal."""
+
+    def __init__(self, message: str, started: bool = True) -> None:
+        super().__init__(message)
+        self.started = started

@@ -19,9 +19,10 @@ from typing import Any
 
 from skill_eval.model.builtins import judge_builtin, judge_problems
 from skill_eval.model.config import AdapterConfig, Suite, describe_judge
-from skill_eval.model.errors import AdapterError, InvalidInput, JudgeError, SkillEvalError
+from skill_eval.model.errors import AdapterError, InvalidInput, JudgeError, JudgeFatal, SkillEvalError
 from skill_eval.model.schemas_io import validator
 from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION
 from skill_eval.run.process import run_process
 from skill_eval.run.resolve import resolve_adapter
@@ -66,6 +67,7 @@ class JudgeProcess:
         self.name = describe_judge(suite)
         self._identity: dict[str, Any] | None = None
         self._process: ResolvedAdapter | None = None
+        self.fatal: str | None = None  # a judge call said every call would fail the same way
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -74,12 +76,19 @@ class JudgeProcess:
         return self._identity
 
     def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+        if self.fatal is not None:
+            # Not started: it would fail the same way (and could take as long).
+            raise JudgeFatal(f"not judged: {self.fatal}", started=False)
         if self._process is None:
             self._process = resolve_judge(self.suite)
             # A builtin judge's own keys are secrets too.
             register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
                                           self._process.env_names))
-        return call_judge(self._process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
+        try:
+            return call_judge(self._process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
+        except JudgeFatal as exc:
+            self.fatal = self.fatal or str(exc)
+            raise
 
 
 def call_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite
@@ -105,6 +114,10 @@ def call_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite
                          + _tail(proc.stderr))
     if proc.capped:
         raise JudgeError(f"{who} wrote more than {suite.max_output_bytes} bytes and was stopped")
+    if proc.returncode == FATAL_EXIT:
+        # The adapters' "every call would fail the same way" (bad or missing key, endpoint down).
+        cause = _last_line(proc.stderr) or f"exit status {FATAL_EXIT}, no message"
+        raise JudgeFatal(f"{who} cannot judge: {cause}")
     if proc.returncode != 0:
         raise JudgeError(f"{who} exited with status {proc.returncode}" + _tail(proc.stderr))
     return parse_judge_response(proc.stdout, [r["id"] for r in request["rubric"]], who)
@@ -144,3 +157,8 @@ def _tail(stderr: bytes) -> str:
         return ""
     return " | stderr: " + (text if len(text) <= _STDERR_TAIL else "..." + text[-_STDERR_TAIL:]).replace(
         "\n", " \\n ")
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = [ln.strip() for ln in redact(stderr.decode("utf-8", "replace")).splitlines() if ln.strip()]
+    return lines[-1][-_STDERR_TAIL * 2:] if lines else ""

@@ -23,7 +23,8 @@ class AdapterFatal(AdapterFailure):
     status FATAL_EXIT, so the engine stops the suite's remaining runs of the adapter."""
 
 
-# Protocol v1: an adapter exiting with this status says "every run would fail the same way".
+# Protocol v1: an adapter exiting with this status says "every run would fail the same way"
+# (in --judge mode: every judge call; see run/judge_process.py).
 FATAL_EXIT = 77  # EX_NOPERM of sysexits.h
 
 

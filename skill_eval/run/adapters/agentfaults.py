@@ -8,6 +8,11 @@ waiting for network"). A watcher sees each stream event while the CLI runs:
 - an authentication or permission failure (HTTP 401/403, a missing key) is *fatal*: the run is
   stopped at once and reported with exit status 77 (EX_NOPERM), so the engine stops the suite's other runs of
   this adapter (they would all fail the same way);
+- an endpoint that cannot be reached is fatal too, once the CLI has tried a few times
+  (Claude Code: 3 connection failures, or its own ``CLAUDE_CODE_MAX_RETRIES`` when set; Codex:
+  its "waiting for network" notice twice): Claude Code alone would retry for ~3 minutes and Codex
+  forever. The message names the endpoint and why a connection to it fails now (refused, host
+  not found, timed out), probed once when giving up;
 - any other error is remembered as the *last cause*, and reported when the run ends by timeout,
   by a stop from outside (the suite's timeout) or by a non-zero exit.
 """
@@ -15,10 +20,18 @@ waiting for network"). A watcher sees each stream event while the CLI runs:
 from __future__ import annotations
 
 import re
+import socket
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
 _AUTH_STATUS = (401, 403)
+# Connection failures Claude Code may retry before we give up (unless CLAUDE_CODE_MAX_RETRIES
+# is set: then the CLI's own limit holds), and Codex "waiting for network" notices.
+CLAUDE_CONNECT_RETRIES = 3
+CODEX_NETWORK_WAITS = 2
+CLAUDE_DEFAULT_URL = "https://api.anthropic.com"
+CODEX_DEFAULT_URL = "https://api.openai.com/v1"
 
 
 @dataclass(frozen=True)
@@ -38,20 +51,63 @@ class Watch:
         return None
 
 
+def probe(url: str, timeout: float = 3.0) -> str:
+    """Why a TCP connection to ``url``'s host fails right now, in a few words."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return "the URL has no valid port"
+    if not host:
+        return "the URL names no host"
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return "it accepts connections now: a proxy, TLS or an intermittent failure?"
+    except ConnectionRefusedError:
+        return "connection refused"
+    except socket.gaierror:
+        return f"host {host} not found"
+    except TimeoutError:
+        return f"no answer within {timeout:g} s"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def unreachable(url: str | None, detail: str | None, tries: str, hint: str) -> Cause:
+    """The fatal cause for an endpoint the CLI gave up on (or we gave up on for it)."""
+    where = f" at {url}" if url else ""
+    why = detail if detail is not None else (probe(url) if url else "connection failed")
+    return Cause(f"could not reach the model API{where} ({why}) after {tries}: {hint}", fatal=True)
+
+
 def _auth_hint(status: int | None) -> str:
     what = "permission denied" if status == 403 else "authentication failed"
     return f"{what} (HTTP {status})" if status else what
 
 
 class ClaudeWatch(Watch):
-    """Claude Code's ``api_retry`` events and its synthetic API-error messages."""
+    """Claude Code's ``api_retry`` events and its synthetic API-error messages.
+
+    ``base_url`` is the endpoint the CLI talks to (named in the message when it cannot be
+    reached); ``connect_limit`` the connection failures to accept before giving up (None: the
+    CLI's own retry limit, i.e. CLAUDE_CODE_MAX_RETRIES is set).
+    """
 
     def __init__(
         self,
-        key_hint: str = "check ANTHROPIC_API_KEY (allow-list it in the suite's env) and ANTHROPIC_BASE_URL",
+        base_url: str | None = None,
+        connect_limit: int | None = CLAUDE_CONNECT_RETRIES,
+        part: str = "adapter",
     ) -> None:
         super().__init__()
-        self.key_hint = key_hint
+        # part: the suite block the CLI was set up by ("adapter" or "judge"), named in the hints.
+        self.key_hint = f"check ANTHROPIC_API_KEY (allow-list it in {part}: env) and ANTHROPIC_BASE_URL"
+        self.net_hint = (f"check ANTHROPIC_BASE_URL ({part}: options: base_url) and that the endpoint "
+                         "is up")
+        self.base_url = base_url
+        self.connect_limit = connect_limit
+        self.connect_failures = 0
 
     def see(self, ev: dict[str, Any]) -> Cause | None:
         kind = ev.get("type")
@@ -63,6 +119,11 @@ class ClaudeWatch(Watch):
             if status in _AUTH_STATUS or error == "authentication_failed":
                 return self._fatal(f"{_auth_hint(status)} ({tries}): {self.key_hint}")
             if status is None:
+                # No HTTP answer at all: the endpoint is down, unreachable or refusing.
+                self.connect_failures += 1
+                if self.connect_limit is not None and self.connect_failures >= self.connect_limit:
+                    self.last = unreachable(self.base_url, None, self._retries(), self.net_hint)
+                    return self.last
                 self.last = Cause(
                     f"could not reach the model API ({error}; {tries}): check "
                     "ANTHROPIC_BASE_URL and that the endpoint is up"
@@ -73,13 +134,23 @@ class ClaudeWatch(Watch):
                     "CLAUDE_CODE_MAX_RETRIES limits the retries"
                 )
             return None
-        if ev.get("is_api_error_message") or (kind == "result" and ev.get("api_error_status")):
+        if ev.get("is_api_error_message") or (kind == "result" and (ev.get("api_error_status")
+                                                                    or ev.get("api_error"))):
             status = ev.get("api_error_status") if isinstance(ev.get("api_error_status"), int) else None
             text = _message_text(ev)
             if status in _AUTH_STATUS or ev.get("error") == "authentication_failed":
                 return self._fatal(f"{_auth_hint(status)}: {text}: {self.key_hint}")
+            if ev.get("api_error") == "connection_failed":
+                # The CLI gave up itself (CLAUDE_CODE_MAX_RETRIES): its text names the reason.
+                self.last = unreachable(self.base_url, text.removeprefix("API Error: "), self._retries(),
+                                        self.net_hint)
+                return self.last
             self.last = Cause(f"model API error{f' (HTTP {status})' if status else ''}: {text}")
         return None
+
+    def _retries(self) -> str:
+        n = self.connect_failures
+        return f"{n} {'retry' if n == 1 else 'retries'}"
 
     def _fatal(self, message: str) -> Cause:
         self.last = Cause(message, fatal=True)
@@ -103,9 +174,14 @@ _MISSING_ENV = re.compile(r"Missing environment variable: `?([A-Za-z_][A-Za-z0-9
 class CodexWatch(Watch):
     """Codex's ``error`` events (its retry notices) and ``turn.failed``."""
 
-    def __init__(self, key_name: str = "CODEX_API_KEY") -> None:
+    def __init__(self, key_name: str = "CODEX_API_KEY", base_url: str | None = None,
+                 wait_limit: int = CODEX_NETWORK_WAITS, part: str = "adapter") -> None:
         super().__init__()
+        self.part = part
         self.key_name = key_name
+        self.base_url = base_url
+        self.wait_limit = wait_limit
+        self.network_waits = 0
 
     def see(self, ev: dict[str, Any]) -> Cause | None:
         kind = ev.get("type")
@@ -120,7 +196,7 @@ class CodexWatch(Watch):
         if missing:
             self.last = Cause(
                 f"no API key: environment variable {missing.group(1)} is not set "
-                "(set it and allow-list it in the suite's env)",
+                f"(set it and allow-list it in {self.part}: env)",
                 fatal=True,
             )
             return self.last
@@ -129,13 +205,22 @@ class CodexWatch(Watch):
         if code in _AUTH_STATUS:
             self.last = Cause(
                 f"{_auth_hint(code)}: {text.removeprefix('Reconnecting... ')}: check "
-                f"{self.key_name} (allow-list it in the suite's env) and base_url",
+                f"{self.key_name} (allow-list it in {self.part}: env) and {self.part}: options: base_url",
                 fatal=True,
             )
             return self.last
+        if "waiting for network" in text:
+            # Codex waits for the network forever; its notice comes after its own retries.
+            self.network_waits += 1
+            if self.network_waits >= self.wait_limit:
+                n = self.network_waits
+                self.last = unreachable(
+                    self.base_url, None, f"{n} reconnect {'wait' if n == 1 else 'waits'} (\"{text}\")",
+                    f"check {self.part}: options: base_url and that the endpoint is up")
+                return self.last
         if "waiting for network" in text or "Connection failed" in text or "error sending request" in text:
             self.last = Cause(
-                f"could not reach the model API ({text}): check the adapter's base_url "
+                f"could not reach the model API ({text}): check {self.part}: options: base_url "
                 "and that the endpoint is up"
             )
         else:

@@ -46,7 +46,12 @@ from skill_eval.run.adapters.agentcli import (
     skills_read_in,
     workspace_of,
 )
-from skill_eval.run.adapters.agentfaults import ClaudeWatch, explain
+from skill_eval.run.adapters.agentfaults import (
+    CLAUDE_CONNECT_RETRIES,
+    CLAUDE_DEFAULT_URL,
+    ClaudeWatch,
+    explain,
+)
 from skill_eval.run.adapters.judge_prompt import judge_main
 
 # --------------------------------------------------------------------------- Claude Code
@@ -159,7 +164,8 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     # (e.g. --allowedTools A B) can swallow or misread the prompt.
     argv += ["--", prompt]
     with tempfile.TemporaryDirectory(prefix="skill-eval-claude-") as tmp:
-        done = run_cli(argv, workspace, env, args.timeout, Path(tmp), ClaudeWatch())
+        watch = claude_watch(env, "judge" if args.judge else "adapter")
+        done = run_cli(argv, workspace, env, args.timeout, Path(tmp), watch)
         explain("claude", done, args.timeout)
         if done.returncode != 0:
             detail = done.cause.message if done.cause is not None else last_line(done.stderr)
@@ -185,6 +191,14 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     if served:
         got.model = served
     return got
+
+
+def claude_watch(env: dict[str, str], part: str = "adapter") -> ClaudeWatch:
+    """The watcher for one run: the endpoint the CLI uses, and how many connection failures to
+    accept (CLAUDE_CODE_MAX_RETRIES set: the CLI's own limit holds)."""
+    own_limit = env.get("CLAUDE_CODE_MAX_RETRIES", "").strip()
+    return ClaudeWatch(base_url=env.get("ANTHROPIC_BASE_URL") or CLAUDE_DEFAULT_URL,
+                       connect_limit=None if own_limit.isdigit() else CLAUDE_CONNECT_RETRIES, part=part)
 
 
 def _served_model(result: dict[str, Any]) -> str | None:

@@ -54,7 +54,7 @@ from skill_eval.run.adapters.agentcli import (
     skills_read_in,
     workspace_of,
 )
-from skill_eval.run.adapters.agentfaults import CodexWatch, explain
+from skill_eval.run.adapters.agentfaults import CODEX_DEFAULT_URL, CodexWatch, explain
 from skill_eval.run.adapters.judge_prompt import judge_main
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
@@ -227,7 +227,9 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
     argv += list(args.extra_arg or [])
     argv += ["--", prompt]
     with tempfile.TemporaryDirectory(prefix="skill-eval-codex-") as tmp:
-        done = run_cli(argv, workspace, env, args.timeout, Path(tmp), CodexWatch(args.env_key or ENV[0]))
+        watch = CodexWatch(args.env_key or ENV[0], args.base_url or CODEX_DEFAULT_URL,
+                           part="judge" if args.judge else "adapter")
+        done = run_cli(argv, workspace, env, args.timeout, Path(tmp), watch)
         explain("codex", done, args.timeout)
         if done.returncode != 0:
             detail = done.cause.message if done.cause is not None else last_line(done.stderr)

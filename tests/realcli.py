@@ -1,0 +1,110 @@
+"""Shared by the real-CLI tiers (tests/test_real_agents.py, tests/test_real_judges.py): where
+the npm-installed CLIs are, and a throw-away project with one skill and one eval case.
+
+The CLIs are looked up under $SKILL_EVAL_NPM_PREFIX, else .ci/npm in the checkout (where .ci/run
+installs the pinned versions), else ~/.cache/skill-eval-npm: ``<prefix>/node_modules/.bin/``.
+Where they are not installed, the calling test is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skill_eval.cli.main import main
+
+REPO = Path(__file__).resolve().parents[1]
+SKILL = "csv-summary"
+# The versions .ci/run installs (and README names as tested).
+CLAUDE_VERSION = "2.1.332"
+CODEX_VERSION = "0.171.0"
+
+
+def _prefixes() -> list[Path]:
+    env = os.environ.get("SKILL_EVAL_NPM_PREFIX")
+    return [Path(env)] if env else [REPO / ".ci" / "npm", Path.home() / ".cache" / "skill-eval-npm"]
+
+
+def cli(name: str) -> Path:
+    for prefix in _prefixes():
+        exe = prefix / "node_modules" / ".bin" / name
+        if exe.exists() and os.access(exe, os.X_OK):
+            return exe
+    where = " or ".join(str(p) for p in _prefixes())
+    pytest.skip(f"the real {name} CLI is not installed under {where} (.ci/run installs it with npm "
+                "when npm and the registry are reachable; or set SKILL_EVAL_NPM_PREFIX)")
+
+
+EVALS = {
+    "skill_name": SKILL,
+    "evals": [
+        {"id": "sum-sales", "prompt": "Summarise inputs/sales.csv: what are total sales?",
+         "files": ["evals/files/sales.csv"],
+         "checks": [{"id": "used-skill", "type": "loaded_skill"},
+                    {"id": "total", "type": "contains", "value": "42"}]},
+    ],
+}
+
+
+class Project:
+    def __init__(self, root: Path, adapter_yaml: str, iterations: int = 1, timeout: int = 60,
+                 evals: dict[str, Any] | None = None, judge_yaml: str = "", jobs: int = 2):
+        self.root = root
+        skill = root / "skills" / SKILL
+        (skill / "evals" / "files").mkdir(parents=True)
+        (skill / "SKILL.md").write_text(
+            f"---\nname: {SKILL}\ndescription: Summarise CSV files, with totals per column.\n---\n"
+            "Sum the amount column and state the total.\n")
+        self.evals = skill / "evals" / "evals.json"
+        self.evals.write_text(json.dumps(evals or EVALS))
+        (skill / "evals" / "files" / "sales.csv").write_text("region,amount\nnorth,10\nsouth,32\n")
+        self.suite = root / "suite.yaml"
+        self.suite.write_text(
+            "suite: real\nskills_dir: skills\nskills: ['*']\n"
+            f"adapter:\n{adapter_yaml}"
+            + (f"judge:\n{judge_yaml}" if judge_yaml else "")
+            + f"iterations: {iterations}\njobs: {jobs}\ntimeout_seconds: {timeout}\n"
+            "store: .store\nresults: results\n")
+
+    def run(self, capsys) -> tuple[int, str, float]:
+        start = time.monotonic()
+        code = main(["run", str(self.suite)])
+        out = capsys.readouterr()
+        return code, out.out + out.err, time.monotonic() - start
+
+    def responses(self) -> list[tuple[dict, dict]]:
+        """(meta, response) of every stored run."""
+        found = []
+        for resp in sorted((self.root / ".store").glob("**/runs/*/*/response.json")):
+            meta = json.loads((resp.parent / "meta.json").read_text())
+            found.append((meta, json.loads(resp.read_text())))
+        return found
+
+
+    def grades(self) -> dict[str, dict[str, Any]]:
+        """variant/iteration -> the grading.json written to results/."""
+        found = {}
+        for path in sorted((self.root / "results" / SKILL).rglob("grading.json")):
+            found[path.parent.relative_to(self.root / "results" / SKILL).as_posix()] = json.loads(
+                path.read_text())
+        return found
+
+
+def skills_loaded(response: dict) -> list[str]:
+    return [e["name"] for e in response["events"] if e["type"] == "skill_loaded"]
+
+
+def claude_yaml(exe: Path, base_url: str, extra: str = "") -> str:
+    return (f"  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(exe))}, "
+            f"base_url: {json.dumps(base_url)}{extra}}}\n"
+            "  env: [CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC]\n")
+
+
+def codex_yaml(exe: Path, base_url: str) -> str:
+    return (f"  builtin: codex\n  options: {{codex_bin: {json.dumps(str(exe))}, "
+            f"base_url: {json.dumps(base_url + '/v1')}}}\n")

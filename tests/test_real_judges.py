@@ -1,0 +1,164 @@
+"""The builtin claude-code and codex JUDGES against the REAL CLIs from npm (``python -m
+skill_eval.run.adapters.<x> --judge``), pointed at the scripted model server (tests/fakemodel.py),
+which answers the judge prompt with a verdict JSON. The runs themselves come from a tiny command
+adapter, so only the judge is the real CLI. Where the CLIs are not installed (tests/realcli.py),
+every test here is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from fakemodel import FakeModel, Script, free_port
+from realcli import REPO, SKILL, Project, claude_yaml, cli
+
+# Answers like an agent that needs the skill to find the total.
+ADAPTER = """\
+import json, sys
+req = json.load(sys.stdin)
+out = "Total sales: 42" if req["mode"] == "with_skill" else "I cannot tell the total."
+events = [{"type": "skill_loaded", "name": req["skill"]["name"]}] if req.get("skill") else []
+print(json.dumps({"output": out, "events": events, "usage": {"input_tokens": 1, "output_tokens": 1}}))
+"""
+
+RUBRIC = ["It states the total of the amount column", "It gives the total as a number"]
+
+
+def judged_evals(check_value: str = "sales") -> dict:
+    return {"skill_name": SKILL, "evals": [
+        {"id": "sum-sales", "prompt": "Summarise inputs/sales.csv: what are total sales?",
+         "files": ["evals/files/sales.csv"], "assertions": RUBRIC,
+         "checks": [{"id": "mentions", "type": "contains", "value": check_value}]},
+    ]}
+
+
+def judged_project(root: Path, judge_yaml: str, iterations: int = 1, timeout: int = 60) -> Project:
+    adapter = root / "adapter.py"
+    root.mkdir(parents=True, exist_ok=True)
+    adapter.write_text(ADAPTER)
+    return Project(root, f"  command: [{json.dumps(sys.executable)}, {json.dumps(str(adapter))}]\n",
+                   iterations=iterations, timeout=timeout, evals=judged_evals(), judge_yaml=judge_yaml,
+                   jobs=1)
+
+
+@pytest.fixture
+def model():
+    with FakeModel(Script(), lifetime=300) as m:
+        yield m
+
+
+@pytest.fixture
+def keys(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    monkeypatch.delenv("CLAUDE_CODE_MAX_RETRIES", raising=False)
+    monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
+
+
+DOCS = REPO / "docs" / "adapters.md"
+DOC_URL = "http://127.0.0.1:8080"
+SECTIONS = {"claude": "### Claude Code as a judge", "codex": "### Codex as a judge"}
+
+
+def judge_of(name: str, url: str, monkeypatch) -> str:
+    """The ``judge:`` block of docs/adapters.md for the real CLI ``name``, as written there but
+    for its URL (the scripted server's); the CLI found on PATH, as a user's would be."""
+    exe = cli(name)
+    monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    section = DOCS.read_text().split(SECTIONS[name] + "\n", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert block.startswith("judge:\n") and DOC_URL in block, block
+    return block.removeprefix("judge:\n").replace(DOC_URL, url)
+
+
+def rubric_status(grade: dict) -> set[str]:
+    return {r["status"] for r in grade["rubric"]}
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agent, monkeypatch):
+    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch))
+    code, out, took = project.run(capsys)
+    assert code == 0, out
+    grades = project.grades()
+    assert len(grades) == 2
+    for where, grade in grades.items():
+        # the scripted judge passes an answer with the total, fails one without
+        assert rubric_status(grade) == ({"passed"} if "with_skill" in where else {"failed"}), grade
+        assert grade["judge_cached"] is False
+        usage = grade["judge_usage"]
+        assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+        if agent == "claude":
+            assert usage["cost_usd"] > 0  # Codex reports tokens only
+    judged = len(model.judge_calls())
+    assert judged == 2  # one judge call per run: one model request each
+    print(f"{agent} judge: 2 grades judged in {took:.1f} s", file=sys.__stderr__)
+
+    assert project.run(capsys)[0] == 0  # unchanged: a no-op
+    project.evals.write_text(json.dumps(judged_evals(check_value="Total")))  # a check edit: re-grade
+    code, out, _ = project.run(capsys)
+    assert code == 0, out
+    assert len(model.judge_calls()) == judged  # the verdicts came from the store
+    grades = project.grades()
+    assert all(g["judge_cached"] is True for g in grades.values())
+    assert {w: rubric_status(g) for w, g in grades.items()} == {
+        w: ({"passed"} if "with_skill" in w else {"failed"}) for w in grades}
+
+
+@pytest.mark.parametrize("agent, key_name", [("claude", "ANTHROPIC_API_KEY"), ("codex", "CODEX_API_KEY")])
+def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, key_name, monkeypatch):
+    with FakeModel(Script(fault="401"), lifetime=120) as bad:
+        project = judged_project(tmp_path, judge_of(agent, bad.url, monkeypatch), iterations=2, timeout=60)
+        code, out, took = project.run(capsys)
+    assert code == 2
+    assert "judge stopped early: judge" in out and "cannot judge" in out
+    assert "authentication failed (HTTP 401)" in out
+    assert f"check {key_name} (allow-list it in judge: env)" in out
+    assert "(3 more grades not judged" in out  # the first fatal call stopped the other three
+    assert "timed out" not in out and "exited with status" not in out
+    assert took < 30, took
+    assert project.responses() != [] and project.grades() == {}  # runs kept, nothing graded
+    print(f"{agent} judge bad key: the cause after {took:.1f} s", file=sys.__stderr__)
+
+
+@pytest.mark.parametrize("agent, cause", [
+    ("claude", "after 3 retries: check ANTHROPIC_BASE_URL (judge: options: base_url)"),
+    ("codex", "check judge: options: base_url"),
+])
+def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent, cause, monkeypatch):
+    url = f"http://127.0.0.1:{free_port()}"
+    project = judged_project(tmp_path, judge_of(agent, url, monkeypatch), iterations=2, timeout=90)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert "judge stopped early" in out and f"could not reach the model API at {url}" in out
+    assert "(connection refused)" in out and cause in out and "(3 more grades not judged" in out
+    assert "timed out" not in out
+    assert took < 45, took
+    print(f"{agent} judge server down: the cause after {took:.1f} s", file=sys.__stderr__)
+
+
+@pytest.mark.parametrize("agent, cause", [
+    ("claude", "claude: authentication failed: Not logged in"),
+    ("codex", "codex: no API key: environment variable CODEX_API_KEY is not set"),
+])
+def test_real_judge_no_key_is_one_clear_error(tmp_path, capsys, model, keys, agent, cause, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("CODEX_API_KEY")
+    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch), iterations=2)
+    code, out, took = project.run(capsys)
+    assert code == 2
+    assert f"judge stopped early: judge {'claude-code' if agent == 'claude' else 'codex'} cannot judge: " \
+           f"{cause}" in out and "(3 more grades not judged" in out
+    assert model.judge_calls() == []
+    print(f"{agent} judge no key: the cause after {took:.1f} s", file=sys.__stderr__)
+
+
+def test_real_judge_missing_binary(tmp_path, capsys, model, keys):
+    project = judged_project(tmp_path, claude_yaml(tmp_path / "nowhere" / "claude", model.url))
+    code, out, _ = project.run(capsys)
+    assert code == 2
+    assert "claude CLI not found" in out and "judge error in grade:" in out
