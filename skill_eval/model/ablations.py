@@ -1,0 +1,159 @@
+"""Ablations: a skill with one part removed, run as an arm of its own (``ablation:<name>``).
+
+A part is a file or folder of the skill (a path relative to the skill folder) or a section of
+its SKILL.md, named by its Markdown heading (``## Severity rules``): the heading and everything
+under it up to the next heading of the same or a higher level. Headings inside fenced code are
+code, not headings. The ablated tree is resolved here, once, against the skill as loaded: the
+planner hashes it (so an ablation arm's key covers exactly what it is given) and the workspace
+installs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from skill_eval.model.hashing import key_of
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+_NAME = re.compile(NAME_PATTERN)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One declared ablation: what to remove, from which skill (None: every skill of the suite)."""
+
+    name: str
+    remove: tuple[str, ...]
+    skill: str | None = None
+    source: str = ""  # the file that declares it, for messages
+    line: int | None = None
+
+    @property
+    def variant(self) -> str:
+        return f"ablation:{self.name}"
+
+
+@dataclass(frozen=True)
+class AblatedSkill:
+    """An ablation resolved against one skill folder: the files it drops and the new SKILL.md."""
+
+    name: str
+    remove: tuple[str, ...]
+    removed_files: frozenset[str]  # posix paths relative to the skill folder
+    skill_md: bytes | None  # SKILL.md with its sections removed; None: SKILL.md unchanged
+
+    @property
+    def variant(self) -> str:
+        return f"ablation:{self.name}"
+
+    def digest(self, items: list[list[str]]) -> str:
+        """The ablated tree's digest, from the full tree's (path, sha256) items: the same
+        derivation as hashing.tree_digest, so it covers exactly what the arm is given."""
+        out = []
+        for rel, sha in items:
+            if rel in self.removed_files:
+                continue
+            if rel == "SKILL.md" and self.skill_md is not None:
+                sha = hashlib.sha256(self.skill_md).hexdigest()
+            out.append([rel, sha])
+        return key_of(out)
+
+
+def default_name(remove: list[str] | tuple[str, ...]) -> str:
+    """``no-<first part>`` as a name: ``## Severity rules`` -> ``no-severity-rules``."""
+    first = str(remove[0]) if remove else "part"
+    slug = re.sub(r"[^a-z0-9]+", "-", first.lower()).strip("-") or "part"
+    return f"no-{slug}"
+
+
+def valid_name(name: str) -> bool:
+    return bool(_NAME.match(name))
+
+
+def is_heading(item: str) -> bool:
+    return item.lstrip().startswith("#")
+
+
+def _parse_heading(line: str) -> tuple[int, str] | None:
+    found = _HEADING.match(line.rstrip("\r\n"))
+    return (len(found.group(1)), found.group(2).strip()) if found else None
+
+
+def remove_section(text: str, heading: str) -> str | None:
+    """``text`` without the section under ``heading`` (level and title as written, e.g.
+    ``## Severity rules``), or None when no such heading exists outside fenced code."""
+    wanted = _parse_heading(heading.strip())
+    if wanted is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    fence: str | None = None
+    start = end = None
+    for i, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        parsed = _parse_heading(line)
+        if parsed is None:
+            continue
+        if start is None and parsed == wanted:
+            start = i
+        elif start is not None and parsed[0] <= wanted[0]:
+            end = i
+            break
+    if start is None:
+        return None
+    return "".join(lines[:start] + lines[end if end is not None else len(lines):])
+
+
+def resolve(ablation: Ablation, skill_path: Path, tree: list[Path]) -> tuple[AblatedSkill | None, list[str]]:
+    """The ablation applied to one skill folder whose files (hashing.tree_files) are ``tree``;
+    or None and one message per part that cannot be removed (a stale target is an error, never
+    an arm that silently removes nothing)."""
+    files = {p.relative_to(skill_path).as_posix() for p in tree}
+    removed: set[str] = set()
+    problems: list[str] = []
+    skill_md: str | None = None
+    for item in ablation.remove:
+        if is_heading(item):
+            if skill_md is None:
+                try:
+                    # bytes, then decode: line endings stay as the author wrote them
+                    skill_md = (skill_path / "SKILL.md").read_bytes().decode("utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    problems.append(f"cannot read SKILL.md to remove '{item}': {exc}")
+                    continue
+            cut = remove_section(skill_md, item)
+            if cut is None:
+                problems.append(f"heading '{item.strip()}' not found in SKILL.md (outside code blocks); "
+                                "write it as it appears there, with its '#' marks")
+                continue
+            skill_md = cut
+            continue
+        rel = PurePosixPath(item.strip().rstrip("/"))
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts or str(rel) in (".", ""):
+            problems.append(f"'{item}' must be a path inside the skill folder (no absolute path, no '..')")
+            continue
+        name = rel.as_posix()
+        if name == "SKILL.md":
+            problems.append("removing SKILL.md leaves no skill; remove one of its sections by heading "
+                            "instead")
+            continue
+        matched = {f for f in files if f == name or f.startswith(name + "/")}
+        if not matched:
+            problems.append(f"'{name}' is not a file or folder of the skill (evals/ is never part of it)")
+            continue
+        removed |= matched
+    if problems:
+        return None, problems
+    data = skill_md.encode("utf-8") if skill_md is not None else None
+    return AblatedSkill(ablation.name, ablation.remove, frozenset(removed), data), []
