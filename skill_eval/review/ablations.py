@@ -25,12 +25,6 @@ from skill_eval.review.benchmark import MIN_NONZERO_CASES, SIGNIFICANCE, RunReco
 from skill_eval.stats import measures as stats
 
 _EPS = 1e-12
-VERDICT_TEXT = {
-    "matters": "the removed part matters",
-    "removal-helps": "removing it helped",
-    "no-measurable-effect": "no measurable effect",
-    "indeterminate": "indeterminate (too few paired cases)",
-}
 
 
 def _case_rate(records: Sequence[RunRecord]) -> float | None:
