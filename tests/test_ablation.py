@@ -229,6 +229,7 @@ def test_remove_section_ignores_fenced_headings_and_keeps_line_endings():
     ("ablations:\n  - {name: x, remove: [scripts]}\n  - {name: x, remove: [references]}\n",
      "ablation 'x' is declared twice"),
     ("ablations:\n  - {remove: [scripts], skip: true}\n", "unknown key 'skip'"),
+    ("ablations:\n  - {remove: [scripts], cases: [c9]}\n", "names case(s) c9 that skill rev has no task case of"),
 ])
 def test_an_ablation_that_cannot_be_made_is_invalid_input(tmp_path: Path, capsys, ablations: str,
                                                            expected: str):
@@ -271,6 +272,10 @@ def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
         {"id": "simulated", "removed_component": "evidence rule"},
         {"id": "no-allowed-tools", "removed_component": "tools", "mechanism": "frontmatter_field",
          "class": "runtime", "target": {"skill_root": "skills/demo/SKILL.md", "field": "allowed-tools"}},
+        {"id": "no-guide", "removed_component": "guide", "mechanism": "asset", "class": "resource",
+         "target": {"skill_root": "skills/demo/SKILL.md", "path": "references/guide.md"}},
+        {"id": "no-evidence", "removed_component": "evidence", "mechanism": "section",
+         "applies_to_cases": ["c-missing"], "target": {"heading": "## Evidence"}},
     ]}
     suite = _repo(tmp_path, manifest)
     (tmp_path / "adapter.py").write_text(HARNESS_ADAPTER)
@@ -279,6 +284,9 @@ def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
     err = captured.out + captured.err
     assert "ablation 'simulated' declares no removal" in err
     assert "ablation 'no-allowed-tools' is left out: mechanism 'frontmatter_field' is not supported" in err
+    # A manifest's ablation the skill cannot take is left out with a warning, not a failed suite.
+    assert "warning: ablation 'no-guide' of skill demo (left out): 'references/guide.md' is not a file" in err
+    assert "warning: ablation 'no-evidence' (left out) names case(s) c-missing that skill demo has no" in err
     assert main(["run", str(suite)]) == 0
     bench = json.loads((tmp_path / "results" / "demo" / "benchmark.json").read_text())
     assert [a["name"] for a in bench["ablations"]] == ["no-severity"]
@@ -289,3 +297,12 @@ def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
     run_dir = tmp_path / "results" / "demo" / "iteration-1" / "eval-c-review" / "ablation:no-severity"
     grade = json.loads((run_dir / "grading.json").read_text())
     assert grade["passed"] is False
+
+
+def test_an_ablation_can_be_limited_to_some_cases(tmp_path: Path):
+    suite = _suite(tmp_path, n_cases=3,
+                   ablations="ablations:\n  - {name: some, remove: [scripts], cases: [c0, c2]}\n")
+    assert main(["run", str(suite)]) == 0
+    assert _calls(tmp_path) == {"with_skill": 3, "without_skill": 3, "ablation:some": 2}
+    abl = _bench(tmp_path)["ablations"][0]
+    assert [c["id"] for c in abl["per_case"]] == ["c0", "c2"] and abl["cases"] == 2

@@ -32,6 +32,10 @@ class Ablation:
     skill: str | None = None
     source: str = ""  # the file that declares it, for messages
     line: int | None = None
+    cases: tuple[str, ...] = ()  # the task cases it runs on; empty: every task case
+    # A suite's own ablation that cannot be made is an error; a harness manifest's is left out
+    # with a warning, as the manifest's other parts skill-eval cannot run are.
+    strict: bool = True
 
     @property
     def variant(self) -> str:
@@ -46,14 +50,17 @@ class AblatedSkill:
     remove: tuple[str, ...]
     removed_files: frozenset[str]  # posix paths relative to the skill folder
     skill_md: bytes | None  # SKILL.md with its sections removed; None: SKILL.md unchanged
+    cases: tuple[str, ...] = ()  # empty: every task case
+
+    def runs_on(self, case_id: str) -> bool:
+        return not self.cases or case_id in self.cases
 
     @property
     def variant(self) -> str:
         return f"ablation:{self.name}"
 
-    def digest(self, items: list[list[str]]) -> str:
-        """The ablated tree's digest, from the full tree's (path, sha256) items: the same
-        derivation as hashing.tree_digest, so it covers exactly what the arm is given."""
+    def items(self, items: list[list[str]]) -> list[list[str]]:
+        """The ablated tree's (path, sha256) items, from the full tree's."""
         out = []
         for rel, sha in items:
             if rel in self.removed_files:
@@ -61,7 +68,12 @@ class AblatedSkill:
             if rel == "SKILL.md" and self.skill_md is not None:
                 sha = hashlib.sha256(self.skill_md).hexdigest()
             out.append([rel, sha])
-        return key_of(out)
+        return out
+
+    def digest(self, items: list[list[str]]) -> str:
+        """The ablated tree's digest: the same derivation as hashing.tree_digest, so it covers
+        exactly what the arm is given."""
+        return key_of(self.items(items))
 
 
 def default_name(remove: list[str] | tuple[str, ...]) -> str:
@@ -156,4 +168,4 @@ def resolve(ablation: Ablation, skill_path: Path, tree: list[Path]) -> tuple[Abl
     if problems:
         return None, problems
     data = skill_md.encode("utf-8") if skill_md is not None else None
-    return AblatedSkill(ablation.name, ablation.remove, frozenset(removed), data), []
+    return AblatedSkill(ablation.name, ablation.remove, frozenset(removed), data, ablation.cases), []

@@ -287,5 +287,5 @@ def _ablations(raw: list[dict[str, Any]], file: str, where: Any) -> tuple[Ablati
     for i, entry in enumerate(raw):
         remove = tuple(str(r) for r in entry["remove"])
         out.append(Ablation(entry.get("name") or default_name(remove), remove, entry.get("skill"), file,
-                            where(("ablations", i))[0]))
+                            where(("ablations", i))[0], tuple(entry.get("cases", ()))))
     return tuple(out)

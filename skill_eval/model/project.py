@@ -118,13 +118,14 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
         problems.extend(skill.problems)
         sets, set_problems = load_evalsets(skill, cache)
         problems.extend(set_problems)
+        # Before the split selection: an ablation may name a case another split holds.
+        declared = [a for a in suite.ablations if a.skill in (None, skill.name)]
+        declared += [a for es in sets for a in es.ablations]
+        ablated, ablation_problems = resolve_ablations(skill, declared, [c for es in sets for c in es.cases])
+        problems.extend(ablation_problems)
         if split != "all":
             sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems,
                             es.ablations)
                     for es in sets]
-        declared = [a for a in suite.ablations if a.skill in (None, skill.name)]
-        ablated, ablation_problems = resolve_ablations(skill, [*declared,
-                                                               *(a for es in sets for a in es.ablations)])
-        problems.extend(ablation_problems)
         loaded.append(SkillEvals(skill, tuple(sets), ablated))
     return Project(suite, tuple(loaded), tuple(problems), hashes)

@@ -97,6 +97,8 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
 def _ablation_runs(plan: Plan, ablations: tuple[AblatedSkill, ...], skill: Skill, case: Case,
                    fixtures: list[list[str]], items: list[list[str]], n_iter: int, only: str | None) -> None:
     for ablated in ablations:
+        if not ablated.runs_on(case.id):
+            continue
         digest = ablated.digest(items)
         for model in plan.suite.models:
             for it in range(1, n_iter + 1):

@@ -48,7 +48,7 @@ def ablation_block(cases: Sequence[Case], runs: Sequence[RunRecord], ablations: 
     for ablated in ablations:
         arm = [r for r in runs if r.variant == ablated.variant]
         rows, losses, rates, full_rates = [], [], [], []
-        for case in cases:
+        for case in (c for c in cases if ablated.runs_on(c.id)):
             w = _case_rate(full[case.id])
             a = _case_rate([r for r in arm if r.case_id == case.id])
             loss = w - a if w is not None and a is not None else None

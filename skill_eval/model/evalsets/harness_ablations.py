@@ -6,7 +6,10 @@ of them. The mechanisms that remove a whole part run here: ``section`` (``target
 referenced file is deleted). Entries that declare no removal (the harness simulates those with
 an instruction) and the finer mechanisms (``frontmatter_field``, ``list_item``, ``patch``,
 ``preprocess``, reference pointers) are left out with a warning naming why, never run as
-something they are not. ``removed_component`` and ``expected_regressions`` are labels.
+something they are not. ``applies_to_cases`` limits the cases the arm runs on (empty: all).
+``removed_component`` and ``expected_regressions`` are labels. A target the skill does not have
+leaves the ablation out with a warning (model.ablations_load), like any part of a manifest
+skill-eval cannot run.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from skill_eval.model.ablations import Ablation, valid_name
 from skill_eval.model.evalsets.validate import At, Collector
 
 ENTRY_FIELDS = ("id", "removed_component", "mechanism", "class", "target", "components",
-                "expected_regressions", "invalid_skill", "notes", "description")
+                "expected_regressions", "applies_to_cases", "invalid_skill", "notes", "description")
 _PATH_MECHANISMS = ("script", "asset", "reference")
 
 
@@ -68,8 +71,10 @@ def harness_ablations(col: Collector, items: Any, repo: Path, skill_root: Path, 
                 col.warn(f"ablation '{name}' is left out: {why}", where)
                 break
             remove.append(part)  # type: ignore[arg-type]
+        cases = col.string_list(raw.get("applies_to_cases"), (*at, "applies_to_cases"), "applies_to_cases")
         if why is None and remove:
-            out.append(Ablation(name, tuple(remove), None, display, col.doc.where(at)[0]))
+            out.append(Ablation(name, tuple(remove), None, display, col.doc.where(at)[0], tuple(cases),
+                                strict=False))
     return tuple(out)
 
 
