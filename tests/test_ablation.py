@@ -229,7 +229,8 @@ def test_remove_section_ignores_fenced_headings_and_keeps_line_endings():
     ("ablations:\n  - {name: x, remove: [scripts]}\n  - {name: x, remove: [references]}\n",
      "ablation 'x' is declared twice"),
     ("ablations:\n  - {remove: [scripts], skip: true}\n", "unknown key 'skip'"),
-    ("ablations:\n  - {remove: [scripts], cases: [c9]}\n", "names case(s) c9 that skill rev has no task case of"),
+    ("ablations:\n  - {remove: [scripts], cases: [c9]}\n",
+     "names case(s) c9 that skill rev has no task case of"),
 ])
 def test_an_ablation_that_cannot_be_made_is_invalid_input(tmp_path: Path, capsys, ablations: str,
                                                            expected: str):
