@@ -216,6 +216,9 @@ def test_remove_section_ignores_fenced_headings_and_keeps_line_endings():
     assert remove_section(text, "## A") == "# T\r\n\r\n## C\r\nc\r\n"
     assert remove_section(text, "## B") is None  # only inside a code block
     assert remove_section(text, "### A") is None  # the level is part of the heading
+    front = "---\nname: x\n# Notes\n---\n# Notes\nbody\n"
+    # A '# comment' in the frontmatter is YAML, not a heading.
+    assert remove_section(front, "# Notes") == "---\nname: x\n# Notes\n---\n"
 
 
 @pytest.mark.parametrize("ablations, expected", [

@@ -105,7 +105,10 @@ def remove_section(text: str, heading: str) -> str | None:
     lines = text.splitlines(keepends=True)
     fence: str | None = None
     start = end = None
+    body = _body_start(lines)
     for i, line in enumerate(lines):
+        if i < body:
+            continue
         opened = _FENCE.match(line)
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
@@ -125,6 +128,16 @@ def remove_section(text: str, heading: str) -> str | None:
     if start is None:
         return None
     return "".join(lines[:start] + lines[end if end is not None else len(lines):])
+
+
+def _body_start(lines: list[str]) -> int:
+    """The first line after the frontmatter: a '# comment' there is YAML, not a heading."""
+    if not lines or lines[0].lstrip("\ufeff").rstrip() != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            return i + 1
+    return 0
 
 
 def resolve(ablation: Ablation, skill_path: Path, tree: list[Path]) -> tuple[AblatedSkill | None, list[str]]:
