@@ -253,7 +253,7 @@ def test_a_folder_can_be_removed(tmp_path: Path):
 
 
 # The harness demo's adapter, but answering from the installed SKILL.md, so removing its
-# "Severity rules" section shows.
+# labelling rule (the "Severity rules" section, or only its sentence) shows.
 HARNESS_ADAPTER = """\
 import json, sys
 from pathlib import Path
@@ -263,7 +263,7 @@ if req.get("trigger"):
     print(json.dumps({"output": "ok", "events": events}))
     sys.exit(0)
 text = (Path(req["workspace"]) / req["skill"]["path"] / "SKILL.md").read_text() if req["skill"] else ""
-out = "Severity: Blocking, see the file and line 3." if "## Severity rules" in text else "LGTM"
+out = "Severity: Blocking, see the file and line 3." if "Label every finding" in text else "LGTM"
 print(json.dumps({"output": out, "events": []}))
 """
 
@@ -280,9 +280,18 @@ def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
          "target": {"skill_root": "skills/demo/SKILL.md", "path": "references/guide.md"}},
         {"id": "no-evidence", "removed_component": "evidence", "mechanism": "section",
          "applies_to_cases": ["c-missing"], "target": {"heading": "## Evidence"}},
+        {"id": "no-label-line", "removed_component": "label sentence", "mechanism": "patch",
+         "class": "instructions", "applies_to_cases": ["c-review"],
+         "target": {"skill_root": "skills/demo/SKILL.md",
+                    "patch": "evals/ablations/no-label-line.patch"}},
     ]}
     suite = _repo(tmp_path, manifest)
     (tmp_path / "adapter.py").write_text(HARNESS_ADAPTER)
+    patches = tmp_path / "repo" / "evals" / "ablations"
+    patches.mkdir()
+    (patches / "no-label-line.patch").write_text(
+        "--- a/SKILL.md\n+++ b/SKILL.md\n@@ -9,3 +9,2 @@\n"
+        " \n-Label every finding Blocking, Minor or Clean.\n \n")
     assert main(["validate", str(suite)]) == 0
     captured = capsys.readouterr()
     err = captured.out + captured.err
@@ -293,7 +302,10 @@ def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
     assert "warning: ablation 'no-evidence' (left out) names case(s) c-missing that skill demo has no" in err
     assert main(["run", str(suite)]) == 0
     bench = json.loads((tmp_path / "results" / "demo" / "benchmark.json").read_text())
-    assert [a["name"] for a in bench["ablations"]] == ["no-severity"]
+    assert [a["name"] for a in bench["ablations"]] == ["no-severity", "no-label-line"]
+    patched = bench["ablations"][1]
+    assert patched["remove"] == ["evals/ablations/no-label-line.patch"]
+    assert patched["per_case"] == [{"id": "c-review", "with_skill": 1.0, "ablation": 0.0, "loss": 1.0}]
     abl = bench["ablations"][0]
     assert abl["remove"] == ["## Severity rules"] and abl["runs"] == 1
     assert abl["per_case"] == [{"id": "c-review", "with_skill": 1.0, "ablation": 0.0, "loss": 1.0}]

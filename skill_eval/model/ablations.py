@@ -14,7 +14,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+from skill_eval.model import ablation_patch
 from skill_eval.model.hashing import key_of
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -33,6 +35,7 @@ class Ablation:
     source: str = ""  # the file that declares it, for messages
     line: int | None = None
     cases: tuple[str, ...] = ()  # the task cases it runs on; empty: every task case
+    patches: tuple[tuple[str, str], ...] = ()  # (where from, deletion-only unified diff text)
     # A suite's own ablation that cannot be made is an error; a harness manifest's is left out
     # with a warning, as the manifest's other parts skill-eval cannot run are.
     strict: bool = True
@@ -49,7 +52,7 @@ class AblatedSkill:
     name: str
     remove: tuple[str, ...]
     removed_files: frozenset[str]  # posix paths relative to the skill folder
-    skill_md: bytes | None  # SKILL.md with its sections removed; None: SKILL.md unchanged
+    rewritten: tuple[tuple[str, bytes], ...]  # (path, new content): SKILL.md cut, patched files
     cases: tuple[str, ...] = ()  # empty: every task case
 
     def runs_on(self, case_id: str) -> bool:
@@ -61,12 +64,13 @@ class AblatedSkill:
 
     def items(self, items: list[list[str]]) -> list[list[str]]:
         """The ablated tree's (path, sha256) items, from the full tree's."""
+        rewritten = dict(self.rewritten)
         out = []
         for rel, sha in items:
             if rel in self.removed_files:
                 continue
-            if rel == "SKILL.md" and self.skill_md is not None:
-                sha = hashlib.sha256(self.skill_md).hexdigest()
+            if rel in rewritten:
+                sha = hashlib.sha256(rewritten[rel]).hexdigest()
             out.append([rel, sha])
         return out
 
@@ -147,22 +151,29 @@ def resolve(ablation: Ablation, skill_path: Path, tree: list[Path]) -> tuple[Abl
     files = {p.relative_to(skill_path).as_posix() for p in tree}
     removed: set[str] = set()
     problems: list[str] = []
-    skill_md: str | None = None
+    texts: dict[str, str] = {}
+
+    def text_of(rel: str) -> str | None:
+        if rel not in texts:
+            try:
+                # bytes, then decode: line endings stay as the author wrote them
+                texts[rel] = (skill_path / rel).read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                problems.append(f"cannot read {rel}: {exc}")
+                return None
+        return texts[rel]
+
     for item in ablation.remove:
         if is_heading(item):
+            skill_md = text_of("SKILL.md")
             if skill_md is None:
-                try:
-                    # bytes, then decode: line endings stay as the author wrote them
-                    skill_md = (skill_path / "SKILL.md").read_bytes().decode("utf-8")
-                except (OSError, UnicodeDecodeError) as exc:
-                    problems.append(f"cannot read SKILL.md to remove '{item}': {exc}")
-                    continue
+                continue
             cut = remove_section(skill_md, item)
             if cut is None:
                 problems.append(f"heading '{item.strip()}' not found in SKILL.md (outside code blocks); "
                                 "write it as it appears there, with its '#' marks")
                 continue
-            skill_md = cut
+            texts["SKILL.md"] = cut
             continue
         rel = PurePosixPath(item.strip().rstrip("/"))
         if rel.is_absolute() or ".." in rel.parts or not rel.parts or str(rel) in (".", ""):
@@ -178,7 +189,28 @@ def resolve(ablation: Ablation, skill_path: Path, tree: list[Path]) -> tuple[Abl
             problems.append(f"'{name}' is not a file or folder of the skill (evals/ is never part of it)")
             continue
         removed |= matched
+    for label, diff in ablation.patches:
+        _patch(label, diff, files - removed, text_of, texts, problems)
     if problems:
         return None, problems
-    data = skill_md.encode("utf-8") if skill_md is not None else None
-    return AblatedSkill(ablation.name, ablation.remove, frozenset(removed), data, ablation.cases), []
+    rewritten = tuple(sorted((rel, text.encode("utf-8")) for rel, text in texts.items()))
+    return AblatedSkill(ablation.name, ablation.remove + tuple(label for label, _ in ablation.patches),
+                        frozenset(removed), rewritten, ablation.cases), []
+
+
+def _patch(label: str, diff: str, files: set[str], text_of: Any, texts: dict[str, str],
+           problems: list[str]) -> None:
+    by_file, why = ablation_patch.parse(diff)
+    problems += [f"patch {label}: {m}" for m in why]
+    for rel, hunks in by_file.items():
+        if rel not in files:
+            problems.append(f"patch {label} edits '{rel}', which is not a file of the skill")
+            continue
+        text = text_of(rel)
+        if text is None:
+            continue
+        patched, error = ablation_patch.apply(text, hunks)
+        if patched is None:
+            problems.append(f"patch {label}, {rel}: {error}")
+            continue
+        texts[rel] = patched

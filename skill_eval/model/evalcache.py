@@ -48,15 +48,15 @@ def to_json(es: EvalSet) -> dict[str, Any]:
     return {"path": str(es.path), "format": es.format, "skill_name": es.skill_name,
             "cases": [_case_json(c) for c in es.cases],
             "problems": [[p.file, p.message, p.line, p.column, p.severity] for p in es.problems],
-            "ablations": [[a.name, list(a.remove), a.skill, a.source, a.line, list(a.cases), a.strict]
-                          for a in es.ablations]}
+            "ablations": [[a.name, list(a.remove), a.skill, a.source, a.line, list(a.cases), a.strict,
+                           [list(p) for p in a.patches]] for a in es.ablations]}
 
 
 def from_json(d: dict[str, Any]) -> EvalSet:
     return EvalSet(Path(d["path"]), d["format"], d["skill_name"], tuple(_case(c) for c in d["cases"]),
                    tuple(Problem(*p) for p in d["problems"]),
-                   tuple(Ablation(n, tuple(r), sk, src, ln, tuple(cs), st)
-                         for n, r, sk, src, ln, cs, st in d.get("ablations", [])))
+                   tuple(Ablation(n, tuple(r), sk, src, ln, tuple(cs), tuple(tuple(p) for p in pt), st)
+                         for n, r, sk, src, ln, cs, st, pt in d.get("ablations", [])))
 
 
 class EvalSetCache:

@@ -82,7 +82,8 @@ def copy_skill(src: Path, dst: Path) -> None:
 
 def ablate_copy(dst: Path, ablated: AblatedSkill) -> None:
     """Materialize an ablation in a fresh copy of the skill: exactly the tree its key's digest
-    covers (the removed files gone, SKILL.md as resolved when the suite was loaded)."""
+    covers (the removed files gone, SKILL.md and patched files as resolved when the suite was
+    loaded)."""
     for rel in sorted(ablated.removed_files):
         (dst / rel).unlink(missing_ok=True)
     for rel in sorted({str(PurePosixPath(r).parent) for r in ablated.removed_files}, key=len, reverse=True):
@@ -90,8 +91,8 @@ def ablate_copy(dst: Path, ablated: AblatedSkill) -> None:
         while folder != dst and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()  # a removed folder leaves no empty shell that names it
             folder = folder.parent
-    if ablated.skill_md is not None:
-        (dst / "SKILL.md").write_bytes(ablated.skill_md)
+    for rel, content in ablated.rewritten:
+        (dst / rel).write_bytes(content)
 
 
 def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:

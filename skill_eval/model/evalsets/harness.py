@@ -57,7 +57,7 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
     col.unknown_fields(data, TOP_FIELDS, ())
     base = path.parent
     _check_skill_paths(col, data.get("skill_paths"), base.parent)
-    ablations = harness_ablations(col, data.get("ablations"), base.parent, skill_root, display)
+    ablations = harness_ablations(col, data.get("ablations"), base, skill_root, display)
     kinds = [c.get("kind") for c in data["cases"] if isinstance(c, dict)]
     graded_triggers = sum(1 for c in data["cases"] if isinstance(c, dict) and c.get("kind") == "trigger"
                           and c.get("assertions"))

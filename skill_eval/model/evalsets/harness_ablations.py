@@ -1,15 +1,15 @@
 """The ``ablations`` block of a skill-eval-harness manifest, as skill-eval ablations.
 
 An entry has an ``id`` and either one ``mechanism`` with its ``target`` or a ``components`` list
-of them. The mechanisms that remove a whole part run here: ``section`` (``target.heading``),
-``script`` and ``asset`` (``target.path``), and ``reference`` with ``remove: content`` (the
-referenced file is deleted). Entries that declare no removal (the harness simulates those with
-an instruction) and the finer mechanisms (``frontmatter_field``, ``list_item``, ``patch``,
-``preprocess``, reference pointers) are left out with a warning naming why, never run as
-something they are not. ``applies_to_cases`` limits the cases the arm runs on (empty: all).
-``removed_component`` and ``expected_regressions`` are labels. A target the skill does not have
-leaves the ablation out with a warning (model.ablations_load), like any part of a manifest
-skill-eval cannot run.
+of them. These mechanisms run here: ``section`` (``target.heading``), ``script`` and ``asset``
+(``target.path``), ``reference`` with ``remove: content`` (the referenced file is deleted) and
+``patch`` (``target.patch``: a deletion-only unified diff, a path relative to the repository
+inside the manifest's folder). Entries that declare no removal (the harness simulates those with
+an instruction) and the other mechanisms (``frontmatter_field``, ``list_item``, ``preprocess``,
+reference pointers) are left out with a warning naming why, never run as something they are
+not. ``applies_to_cases`` limits the cases the arm runs on (empty: all). ``removed_component``
+and ``expected_regressions`` are labels. A target the skill does not have leaves the ablation
+out with a warning (model.ablations_load), like any part of a manifest skill-eval cannot run.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ ENTRY_FIELDS = ("id", "removed_component", "mechanism", "class", "target", "comp
 _PATH_MECHANISMS = ("script", "asset", "reference")
 
 
-def harness_ablations(col: Collector, items: Any, repo: Path, skill_root: Path, display: str
+def harness_ablations(col: Collector, items: Any, manifest_dir: Path, skill_root: Path, display: str
                       ) -> tuple[Ablation, ...]:
+    repo = manifest_dir.parent  # skill_paths and patch paths are relative to the repository
     if items is None:
         return ()
     if not isinstance(items, list):
@@ -64,22 +65,28 @@ def harness_ablations(col: Collector, items: Any, repo: Path, skill_root: Path, 
             col.error("components must be a list of {mechanism, target} objects", (*at, "components"))
             continue
         remove: list[str] = []
+        patches: list[tuple[str, str]] = []
         why: str | None = None
         for comp, where in zip(components, comp_at, strict=True):
-            part, why = _component(comp, repo, skill_root)
+            part, why = _component(comp, repo, manifest_dir, skill_root)
             if why is not None:
                 col.warn(f"ablation '{name}' is left out: {why}", where)
                 break
-            remove.append(part)  # type: ignore[arg-type]
+            if isinstance(part, tuple):
+                patches.append(part)
+            else:
+                remove.append(part)  # type: ignore[arg-type]
         cases = col.string_list(raw.get("applies_to_cases"), (*at, "applies_to_cases"), "applies_to_cases")
-        if why is None and remove:
+        if why is None and (remove or patches):
             out.append(Ablation(name, tuple(remove), None, display, col.doc.where(at)[0], tuple(cases),
-                                strict=False))
+                                tuple(patches), strict=False))
     return tuple(out)
 
 
-def _component(comp: Any, repo: Path, skill_root: Path) -> tuple[str | None, str | None]:
-    """(what to remove, None) or (None, why it cannot run here)."""
+def _component(comp: Any, repo: Path, manifest_dir: Path, skill_root: Path
+               ) -> tuple[str | tuple[str, str] | None, str | None]:
+    """(what to remove: a path, a heading or a (patch file, its text), None), or (None, why it
+    cannot run here)."""
     if not isinstance(comp, dict):
         return None, "a component must be an object with mechanism and target"
     mechanism = comp.get("mechanism")
@@ -103,5 +110,24 @@ def _component(comp: Any, repo: Path, skill_root: Path) -> tuple[str | None, str
             return None, (f"reference remove: {target.get('remove')} unlinks the pointer in the text; "
                           "skill-eval removes whole files only (remove: content)")
         return path.strip(), None
+    if mechanism == "patch":
+        return _patch(target.get("patch"), repo, manifest_dir)
     return None, (f"mechanism {mechanism!r} is not supported by skill-eval (it runs section, script, "
-                  "asset and reference removals)")
+                  "asset, reference and deletion-only patch removals)")
+
+
+def _patch(rel: Any, repo: Path, manifest_dir: Path) -> tuple[tuple[str, str] | None, str | None]:
+    if not isinstance(rel, str) or not rel.strip():
+        return None, "a patch component needs target.patch (a diff file, relative to the repository)"
+    path = PurePosixPath(rel.strip())
+    if path.is_absolute() or ".." in path.parts:
+        return None, f"target.patch '{rel}' must be a path inside the repository (no absolute path, no '..')"
+    full = repo / path
+    # Beside the manifest (the harness keeps them in evals/ablations/): the parsed-manifest cache
+    # watches that folder, so an edited patch is never served stale.
+    if not full.resolve().is_relative_to(manifest_dir.resolve()):
+        return None, f"patch file '{rel}' must be inside the manifest's folder ({manifest_dir.name}/...)"
+    try:
+        return (path.as_posix(), full.read_bytes().decode("utf-8")), None
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"patch file '{rel}' cannot be read ({getattr(exc, 'strerror', None) or exc})"
