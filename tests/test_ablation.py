@@ -322,3 +322,31 @@ def test_an_ablation_can_be_limited_to_some_cases(tmp_path: Path):
     assert _calls(tmp_path) == {"with_skill": 3, "without_skill": 3, "ablation:some": 2}
     abl = _bench(tmp_path)["ablations"][0]
     assert [c["id"] for c in abl["per_case"]] == ["c0", "c2"] and abl["cases"] == 2
+
+
+def test_the_review_page_shows_the_ablations_and_their_runs(tmp_path: Path):
+    from test_review_page import ARGS, CHROMIUM, Watch
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
+    suite = _suite(tmp_path)
+    assert main(["run", str(suite)]) == 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        watch = Watch(page)
+        page.goto((tmp_path / "results" / "index.html").as_uri())
+        rows = page.locator("table.ablations tbody tr")
+        assert rows.count() == 2
+        assert "the removed part matters" in rows.nth(0).inner_text()
+        assert "no measurable effect" in rows.nth(1).inner_text()
+        page.locator("tr.case", has_text="c0").first.click()
+        body = page.inner_text("body")
+        # Opening a case shows each ablation arm's run beside the full and the bare arm.
+        assert "ablation:no-severity-rules, iteration 1" in body and "ablation:no-guide, iteration 1" in body
+        watch.clean(page)
+        browser.close()
