@@ -16,6 +16,7 @@ Ablation arms never change the skill's own verdict or lift.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,14 +44,17 @@ def verdict(loss: float | None, p: float | None, paired: int) -> str:
 def ablation_block(cases: Sequence[Case], runs: Sequence[RunRecord], ablations: Sequence[AblatedSkill]
                    ) -> list[dict[str, Any]]:
     """One entry per ablation, in declaration order (schemas/benchmark.schema.json ``ablations``)."""
-    full = {c.id: [r for r in runs if r.case_id == c.id and r.variant == "with_skill"] for c in cases}
+    by_arm: dict[str, dict[str, list[RunRecord]]] = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        by_arm[r.variant][r.case_id].append(r)
+    full = by_arm["with_skill"]
     out = []
     for ablated in ablations:
-        arm = [r for r in runs if r.variant == ablated.variant]
+        arm = [r for recs in by_arm[ablated.variant].values() for r in recs]
         rows, losses, rates, full_rates = [], [], [], []
         for case in (c for c in cases if ablated.runs_on(c.id)):
             w = _case_rate(full[case.id])
-            a = _case_rate([r for r in arm if r.case_id == case.id])
+            a = _case_rate(by_arm[ablated.variant][case.id])
             loss = w - a if w is not None and a is not None else None
             if a is not None:
                 rates.append(a)
