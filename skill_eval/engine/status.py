@@ -11,6 +11,7 @@ from skill_eval.model.errors import SkillEvalError
 from skill_eval.model.hashing import key_of
 from skill_eval.model.project import Project
 from skill_eval.plan.planner import matches_any
+from skill_eval.plan.types import RunSpec
 from skill_eval.review.tables import stale_skills
 from skill_eval.store.store import Store
 
@@ -61,10 +62,18 @@ def explain(engine: Engine, task: str) -> dict[str, Any] | None:
             parts = {k: {"value": v, "sha256": key_of(v)} for k, v in sorted(material.items())}
             return {"task": task, "key": spec.key, "stored": engine.store.has_run(spec.key),
                     "inputs": parts,
-                    "skill_files": engine.plan.skills[spec.skill_name].files if spec.with_skill else {}}
+                    "skill_files": _skill_files(engine, spec)}
         if kind == "grade":
             gm = engine.grading_material(spec)
             return {"task": task, "key": engine.grade_key(spec), "run_key": spec.key,
                     "stored": engine.store.has_json("grades", engine.grade_key(spec)),
                     "inputs": {k: {"value": v, "sha256": key_of(v)} for k, v in sorted(gm.items())}}
     return None
+
+
+def _skill_files(engine: Engine, spec: RunSpec) -> dict[str, str]:
+    """The skill files the run was given: the full tree, an ablated copy's, or none."""
+    files = engine.plan.skills[spec.skill_name].files if spec.installs_skill else {}
+    if spec.ablation is not None:
+        return dict(spec.ablation.items([[rel, sha] for rel, sha in files.items()]))
+    return files

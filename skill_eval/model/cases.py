@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.ablations import Ablation
 from skill_eval.model.errors import Problem
 
 
@@ -39,6 +40,8 @@ class Check:
     def applies_to(self, variant: str | None) -> bool:
         if self.arms is None or variant is None:
             return True
+        if variant.startswith("ablation:") and not any(a.lstrip("!") == variant for a in self.arms):
+            variant = "with_skill"  # graded as the full-skill arm it is compared with
         if all(a.startswith("!") for a in self.arms):  # every arm but these
             return f"!{variant}" not in self.arms
         return variant in self.arms
@@ -101,6 +104,7 @@ class EvalSet:
     skill_name: str | None
     cases: tuple[Case, ...]
     problems: tuple[Problem, ...] = ()
+    ablations: tuple[Ablation, ...] = ()  # declared beside the cases (harness manifests)
 
     @property
     def tasks(self) -> tuple[Case, ...]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.ablations import Ablation, default_name
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.schemas_io import describe_value, schema_problems
@@ -73,6 +74,7 @@ class Suite:
     skill_name_check: str = "error"  # "warn": a name differing from its folder is a warning
     max_cost_usd: float | None = None
     split: str = "all"
+    ablations: tuple[Ablation, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -310,4 +312,14 @@ def load_suite(path: str | Path) -> Suite:
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
         split=raw.get("split", "all"),
+        ablations=_ablations(raw.get("ablations") or [], file, located.where),
     )
+
+
+def _ablations(raw: list[dict[str, Any]], file: str, where: Any) -> tuple[Ablation, ...]:
+    out = []
+    for i, entry in enumerate(raw):
+        remove = tuple(str(r) for r in entry["remove"])
+        out.append(Ablation(entry.get("name") or default_name(remove), remove, entry.get("skill"), file,
+                            where(("ablations", i))[0], tuple(entry.get("cases", ()))))
+    return tuple(out)

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.model.ablations import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.errors import Problem
 from skill_eval.model.hashing import HashCache, key_of
 
-CACHE_FORMAT = 2  # 2: checks carry critical/arms, rubric items critical
+CACHE_FORMAT = 3  # 2: checks carry critical/arms, rubric items critical; 3: ablations
 
 
 def _case_json(c: Case) -> dict[str, Any]:
@@ -46,12 +47,16 @@ def _case(d: dict[str, Any]) -> Case:
 def to_json(es: EvalSet) -> dict[str, Any]:
     return {"path": str(es.path), "format": es.format, "skill_name": es.skill_name,
             "cases": [_case_json(c) for c in es.cases],
-            "problems": [[p.file, p.message, p.line, p.column, p.severity] for p in es.problems]}
+            "problems": [[p.file, p.message, p.line, p.column, p.severity] for p in es.problems],
+            "ablations": [[a.name, list(a.remove), a.skill, a.source, a.line, list(a.cases), a.strict,
+                           [list(p) for p in a.patches]] for a in es.ablations]}
 
 
 def from_json(d: dict[str, Any]) -> EvalSet:
     return EvalSet(Path(d["path"]), d["format"], d["skill_name"], tuple(_case(c) for c in d["cases"]),
-                   tuple(Problem(*p) for p in d["problems"]))
+                   tuple(Problem(*p) for p in d["problems"]),
+                   tuple(Ablation(n, tuple(r), sk, src, ln, tuple(cs), tuple(tuple(p) for p in pt), st)
+                         for n, r, sk, src, ln, cs, st, pt in d.get("ablations", [])))
 
 
 class EvalSetCache:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skill_eval.model.ablations import AblatedSkill
+from skill_eval.model.ablations_load import resolve_ablations, unknown_ablation_skills
 from skill_eval.model.cases import Case, EvalSet
 from skill_eval.model.config import Suite, display_path, load_suite
 from skill_eval.model.errors import InvalidInput, Problem
@@ -17,6 +19,7 @@ from skill_eval.model.skills import Skill, discover_skills
 class SkillEvals:
     skill: Skill
     evalsets: tuple[EvalSet, ...]
+    ablations: tuple[AblatedSkill, ...] = ()  # the suite's and the eval sets', resolved
 
     @property
     def cases(self) -> tuple[Case, ...]:
@@ -106,17 +109,23 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
     cache = EvalSetCache(suite.store / "cache" / "evalsets", hashes) if hashes is not None else None
     skills = discover_skills(suite.skills_dir, suite.skills, suite.strict_skills, display_path(suite.path),
                              suite.skill_name_check)
+    problems: list[Problem] = unknown_ablation_skills(suite.ablations, {s.name for s in skills})
     if only_skills is not None:
         skills = [s for s in skills if s.name in only_skills]
     split = split or suite.split
-    problems: list[Problem] = []
     loaded: list[SkillEvals] = []
     for skill in skills:
         problems.extend(skill.problems)
         sets, set_problems = load_evalsets(skill, cache)
         problems.extend(set_problems)
+        # Before the split selection: an ablation may name a case another split holds.
+        declared = [a for a in suite.ablations if a.skill in (None, skill.name)]
+        declared += [a for es in sets for a in es.ablations]
+        ablated, ablation_problems = resolve_ablations(skill, declared, [c for es in sets for c in es.cases])
+        problems.extend(ablation_problems)
         if split != "all":
-            sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems)
+            sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems,
+                            es.ablations)
                     for es in sets]
-        loaded.append(SkillEvals(skill, tuple(sets)))
+        loaded.append(SkillEvals(skill, tuple(sets), ablated))
     return Project(suite, tuple(loaded), tuple(problems), hashes)

@@ -11,9 +11,11 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
+from skill_eval.model.ablations import AblatedSkill
 from skill_eval.model.cases import Case
 from skill_eval.model.hashing import HashCache, key_of, tree_digest
 from skill_eval.model.project import Project
+from skill_eval.model.skills import Skill
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
 
@@ -53,7 +55,7 @@ def run_material(case: Case, variant: str, model: str, iteration: int, adapter: 
         "trigger": case.kind == "trigger",
         "prompt": case.prompt,
         "files": fixtures,
-        "skill": skill_digest if variant == "with_skill" else None,
+        "skill": skill_digest if variant == "with_skill" or variant.startswith("ablation:") else None,
         "adapter": adapter.identity,
         "model": model,
         "iteration": iteration,
@@ -87,7 +89,27 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
                             continue
                         plan.runs.append(spec)
                         plan.materials[key] = material
+            if case.kind == "task":
+                _ablation_runs(plan, se.ablations, skill, case, fixtures, items, n_iter, only)
     return plan
+
+
+def _ablation_runs(plan: Plan, ablations: tuple[AblatedSkill, ...], skill: Skill, case: Case,
+                   fixtures: list[list[str]], items: list[list[str]], n_iter: int, only: str | None) -> None:
+    for ablated in ablations:
+        if not ablated.runs_on(case.id):
+            continue
+        digest = ablated.digest(items)
+        for model in plan.suite.models:
+            for it in range(1, n_iter + 1):
+                material = run_material(case, ablated.variant, model, it, plan.adapter, fixtures, digest)
+                key = key_of(material)
+                spec = RunSpec(key, skill.name, skill.path, case, ablated.variant, model, it, plan.adapter,
+                               skill.names, ablated)
+                if only and not matches_only(spec, only):
+                    continue
+                plan.runs.append(spec)
+                plan.materials[key] = material
 
 
 def matches_only(spec: RunSpec, pattern: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_eval.model.ablations import AblatedSkill
 from skill_eval.model.cases import Case
 from skill_eval.plan.adapter import ResolvedAdapter
 
@@ -17,11 +18,12 @@ class RunSpec:
     skill_name: str
     skill_path: Path
     case: Case
-    variant: str  # "with_skill" | "without_skill"
+    variant: str  # "with_skill" | "without_skill" | "ablation:<name>"
     model: str
     iteration: int  # 1-based
     adapter: ResolvedAdapter
     skill_names: tuple[str, ...] = ()  # what an agent may report loading it as (folder, SKILL.md name)
+    ablation: AblatedSkill | None = None  # an ablation arm: what it removes from the installed copy
 
     @property
     def task_name(self) -> str:
@@ -30,3 +32,8 @@ class RunSpec:
     @property
     def with_skill(self) -> bool:
         return self.variant == "with_skill"
+
+    @property
+    def installs_skill(self) -> bool:
+        """The full skill (with_skill) or an ablated copy of it (ablation arms)."""
+        return self.variant == "with_skill" or self.ablation is not None

@@ -78,7 +78,8 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
         cases = [c for c in se.cases if c.kind == "task"]
         for model in models:
             specs = [s for s in engine.plan.runs
-                     if s.skill_name == name and s.model == model and s.case.kind == "task"]
+                     if s.skill_name == name and s.model == model and s.case.kind == "task"
+                     and s.variant in CONFIGURATIONS]  # both formats know only these two arms
             records = [r for r in stored_records(engine, specs)
                        if not (isinstance(r[1], RunError) and r[1].kind == "missing")]
             if not records:

@@ -170,7 +170,8 @@ def stored_records(engine: ResultSource, specs: list[RunSpec]
 
 def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bool:
     """benchmark.json and benchmark.md of one skill (per model), and the per-run view."""
-    from skill_eval.review.benchmark import RunRecord, build_benchmark
+    from skill_eval.review.ablations import ablation_block
+    from skill_eval.review.benchmark import VARIANTS, RunRecord, build_benchmark
     from skill_eval.review.render.markdown import benchmark_md
     from skill_eval.review.triggers import trigger_block
 
@@ -185,7 +186,10 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         cache.save()
         runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
                 for spec, result, grade in records if spec.case.kind == "task"]
-        bench = build_benchmark(engine.suite.name, skill, model, task_cases, runs, engine.suite.minimum_lift)
+        bench = build_benchmark(engine.suite.name, skill, model, task_cases,
+                                [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift)
+        if se.ablations:
+            bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
         if triggers:
             bench["triggers"] = trigger_block(triggers)
@@ -203,7 +207,7 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
 def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
     """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
     case_dir = out / f"iteration-{spec.iteration}" / path_segment(f"eval-{spec.case.id}")
-    run_dir = case_dir / spec.variant
+    run_dir = case_dir / path_segment(spec.variant)
     case = spec.case
     case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
                  "files": [f"inputs/{f.rel}" for f in case.fixtures], "checks": case.checks_json(),

@@ -29,7 +29,8 @@ def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
     """The protocol-v1 request for one run. Never carries expected output, checks or rubric."""
     request: dict[str, Any] = {
         "protocol_version": PROTOCOL_VERSION,
-        "mode": spec.variant,
+        # An ablation arm is a with-skill run whose skill folder is the ablated copy.
+        "mode": "with_skill" if spec.ablation is not None else spec.variant,
         "skill": {"name": spec.skill_name, "path": skill_rel} if skill_rel else None,
         "prompt": spec.case.prompt,
         "files": files,
@@ -39,6 +40,8 @@ def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
     }
     if spec.case.kind == "trigger":
         request["trigger"] = True
+    if spec.ablation is not None:
+        request["ablation"] = spec.ablation.name
     return request
 
 
@@ -49,6 +52,8 @@ def replay_key(request: dict[str, Any]) -> str:
     through a different adapter (or on another machine) finds the same recording.
     """
     fields = {k: request.get(k) for k in _REPLAY_FIELDS}
+    if request.get("ablation"):  # only then: recordings of the other arms keep their keys
+        fields["ablation"] = request["ablation"]
     if isinstance(fields["skill"], dict):
         fields["skill"] = fields["skill"].get("name")
     fields["trigger"] = bool(fields["trigger"])

@@ -1,8 +1,9 @@
 """A fresh temporary folder per run: the only place an adapter is given to work in.
 
 Layout: ``inputs/<rel>`` (fixtures, identical bytes in both modes), ``skills/<name>/``
-(with_skill only, without the skill's ``evals/``), ``outputs/`` (the conventional place for
-results), ``home/`` and ``tmp/`` (so HOME and TMPDIR point inside the sandbox, not at the user's).
+(with_skill only, without the skill's ``evals/``; an ablation arm gets the copy with its part
+removed), ``outputs/`` (the conventional place for results), ``home/`` and ``tmp/`` (so HOME and
+TMPDIR point inside the sandbox, not at the user's).
 
 Every regular file the adapter leaves anywhere else (``outputs/x.json``, ``report.md``) is kept
 with the run: checks such as ``file_exists`` name files by their workspace-relative path.
@@ -17,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from skill_eval.model.ablations import AblatedSkill
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.hashing import tree_files
 from skill_eval.plan.adapter import ResolvedAdapter
@@ -111,6 +113,21 @@ def copy_skill(src: Path, dst: Path) -> None:
         shutil.copy(f, target)  # keeps the mode: bundled scripts stay executable
 
 
+def ablate_copy(dst: Path, ablated: AblatedSkill) -> None:
+    """Materialize an ablation in a fresh copy of the skill: exactly the tree its key's digest
+    covers (the removed files gone, SKILL.md and patched files as resolved when the suite was
+    loaded)."""
+    for rel in sorted(ablated.removed_files):
+        (dst / rel).unlink(missing_ok=True)
+    for rel in sorted({str(PurePosixPath(r).parent) for r in ablated.removed_files}, key=len, reverse=True):
+        folder = dst / rel
+        while folder != dst and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()  # a removed folder leaves no empty shell that names it
+            folder = folder.parent
+    for rel, content in ablated.rewritten:
+        (dst / rel).write_bytes(content)
+
+
 def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
     """Create the run's workspace; raise AdapterError (a 'workspace' error) when it cannot be built."""
     path = Path(tempfile.mkdtemp(prefix="skill-eval-ws-", dir=base)).resolve()
@@ -129,10 +146,12 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
                                    f"{exc.strerror or exc}") from None
             files.append({"path": f"inputs/{rel.as_posix()}", "sha256": sha})
         skill_rel = None
-        if spec.with_skill:
+        if spec.installs_skill:
             skill_rel = f"skills/{spec.skill_name}"
             try:
                 copy_skill(spec.skill_path, path / skill_rel)
+                if spec.ablation is not None:
+                    ablate_copy(path / skill_rel, spec.ablation)
             except (OSError, shutil.Error) as exc:
                 raise AdapterError(f"skill folder {spec.skill_path} could not be copied: {exc}") from None
         return Workspace(path, tuple(files), skill_rel)

@@ -6,7 +6,8 @@ manifest is in; ``skill_paths`` are relative to the repository root, the folder 
 its own for the user's request (the ``User prompt:`` part of a "Trigger decision eval" prompt)?
 ``should_trigger`` comes from the case, or else from its expected behaviour ("should not
 trigger", NO_TRIGGER). Their answer assertions are not graded (the harness leaves them out too).
-Assertions are read by harness_assertions; a case with a type nothing here can grade is left
+Ablations are read by harness_ablations;
+assertions by harness_assertions; a case with a type nothing here can grade is left
 out with a warning naming the type.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from skill_eval.model.cases import Case, Check, EvalSet, RubricItem
 from skill_eval.model.evalsets.assertions import unique_rubric
+from skill_eval.model.evalsets.harness_ablations import harness_ablations
 from skill_eval.model.evalsets.harness_assertions import harness_assertion
 from skill_eval.model.evalsets.source import document_for
 from skill_eval.model.evalsets.validate import At, Collector
@@ -55,9 +57,7 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
     col.unknown_fields(data, TOP_FIELDS, ())
     base = path.parent
     _check_skill_paths(col, data.get("skill_paths"), base.parent)
-    if data.get("ablations"):
-        col.warn(f"{len(data['ablations'])} ablation(s) are not run by skill-eval and are ignored",
-                 ("ablations",))
+    ablations = harness_ablations(col, data.get("ablations"), base, skill_root, display)
     kinds = [c.get("kind") for c in data["cases"] if isinstance(c, dict)]
     graded_triggers = sum(1 for c in data["cases"] if isinstance(c, dict) and c.get("kind") == "trigger"
                           and c.get("assertions"))
@@ -72,7 +72,7 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
         case = _case(col, raw, ("cases", i), base, cwd, seen, display)
         if case is not None:
             cases.append(case)
-    return EvalSet(path, FORMAT, skill_name, tuple(cases), tuple(col.problems))
+    return EvalSet(path, FORMAT, skill_name, tuple(cases), tuple(col.problems), ablations)
 
 
 def _check_skill_paths(col: Collector, paths: Any, repo: Path) -> None:

@@ -198,6 +198,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
         lines += ["", "Non-discriminating checks (pass in every run of both variants): "
                   + ", ".join(md_text(w) for w in weak)]
     lines += trigger_md(bench)
+    lines += ablation_md(bench)
     lines += ["", "## Cost and time", ""]
     # The usage counters not already a column (cost_usd is the cost column).
     keys = sorted((set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"})
@@ -285,6 +286,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
         rows = [[md_text(b["skill"]), md_text(b["model"]), str(len(b["triggers"]["queries"])),
                  *(_ratio(b["triggers"][k]) for k in ("precision", "recall", "accuracy"))] for b in triggered]
         lines.append(_table(rows, ["skill", "model", "queries", "precision", "recall", "accuracy"]))
+    lines += ablation_summary_md(benches)
     if moved:
         lines += ["", "## Moved since the previous benchmark", ""]
         rows = [[md_text(m["skill"]), md_text(m["id"]), m["status"],
@@ -313,3 +315,38 @@ def _num(value: float | None) -> str:
     if value is None:
         return "n/a"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4f}"
+
+
+ABLATION_VERDICTS = {
+    "matters": "the removed part matters",
+    "removal-helps": "removing it helped",
+    "no-measurable-effect": "no measurable effect",
+    "indeterminate": "indeterminate (too few paired cases)",
+}
+_ABLATION_HEADERS = ["ablation", "removes", "with skill", "ablated", "loss", "p", "95% CI", "verdict"]
+
+
+def _ablation_row(a: Mapping[str, Any]) -> list[str]:
+    errors = f", {a['errors']} errored" if a["errors"] else ""
+    return [md_text(a["name"]), _clip(", ".join(a["remove"]), 50), pct(a["with_skill_pass_rate"]),
+            pct(a["pass_rate"]) + errors, f"{signed(a['loss'])} (n={a['cases']})", pvalue(a["p_value"]),
+            ci(a["ci95"]), ABLATION_VERDICTS.get(a["verdict"], a["verdict"])]
+
+
+def ablation_md(bench: Mapping[str, Any]) -> list[str]:
+    """Ablations: what removing each part cost, paired per case against the full skill."""
+    if not bench.get("ablations"):
+        return []
+    return ["", "## Ablations", "",
+            "Loss: with-skill minus ablated pass rate, paired per case (positive: the part helped). "
+            "Not part of the verdict.", "",
+            _table([_ablation_row(a) for a in bench["ablations"]], _ABLATION_HEADERS)]
+
+
+def ablation_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
+    rows = [[md_text(b["skill"]), md_text(b["model"]), *_ablation_row(a)]
+            for b in benches for a in b.get("ablations") or []]
+    if not rows:
+        return []
+    return ["", "## Ablations (loss when the part is removed; not in the verdict)", "",
+            _table(rows, ["skill", "model", *_ABLATION_HEADERS])]

@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 from skill_eval.review.render.markdown import (
+    ABLATION_VERDICTS,
     ci,
     cost_note,
     lift_note,
@@ -87,11 +88,20 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}.",
+        "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "triggers": None if not trig else
         f"Trigger queries: precision {_r(trig.get('precision'))}, recall {_r(trig.get('recall'))}, "
         f"accuracy {_r(trig.get('accuracy'))} over "
         f"{plural(len(trig.get('queries', [])), 'query', 'queries')}.",
     }
+
+
+def _ablation_row(a: Mapping[str, Any]) -> dict[str, str]:
+    return {"name": str(a["name"]), "remove": ", ".join(str(r) for r in a["remove"]),
+            "with": pct(a["with_skill_pass_rate"]),
+            "ablated": pct(a["pass_rate"]) + (f", {a['errors']} errored" if a["errors"] else ""),
+            "loss": f"{signed(a['loss'])} (n={a['cases']})", "p": pvalue(a["p_value"]), "ci": ci(a["ci95"]),
+            "verdict": ABLATION_VERDICTS.get(a["verdict"], str(a["verdict"])), "v": str(a["verdict"])}
 
 
 def _r(value: float | None) -> str:

@@ -102,10 +102,11 @@ def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
     meta = next((_json(d / "case.json") for d in case_dir_by_it.values() if (d / "case.json").is_file()),
                 None) or {}
     runs = []
-    arms = VARIANTS if kind == "task" else ("with_skill",)
+    ablations = tuple(str(a["variant"]) for a in bench.get("ablations") or [])
+    arms = (*VARIANTS, *ablations) if kind == "task" else ("with_skill",)
     for i, case_dir in case_dir_by_it.items():
         for arm in arms:
-            run_dir = case_dir / arm
+            run_dir = case_dir / path_segment(arm)
             if run_dir.is_dir():
                 runs.append(run_entry(results, run_dir, arm, i, bench["skill"]))
     return {"id": cid, "kind": kind, "prompt": str(meta.get("prompt", "")),

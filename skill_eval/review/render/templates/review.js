@@ -142,6 +142,8 @@
       add(pair, w ? runBox(w) : el("div", "run muted", "no with-skill run"));
       if (c.kind === "task") add(pair, wo ? runBox(wo) : el("div", "run muted", "no without-skill run"));
       add(wrap, pair);
+      Object.keys(byIt[it]).filter(function (a) { return a.indexOf("ablation:") === 0; }).sort()
+        .forEach(function (a) { add(wrap, runBox(byIt[it][a])); });
       if (w && wo && w.st !== "error" && wo.st !== "error") {
         var d = diffLines(wo.out, w.out);
         var dt = el("details", "diff");
