@@ -130,6 +130,15 @@ def table_stamps(paths: list[str]) -> list[str]:
     return [_stat_line(p) for p in paths]
 
 
+def edited_tables(data: dict[str, Any] | None) -> set[str]:
+    """The tables (of those the last complete run recorded) whose stat moved since: deleted or
+    edited by hand. Their inputs did not change, so only this tells the next run to rewrite them."""
+    tables = data.get("tables") if isinstance(data, dict) else None
+    if not isinstance(tables, dict):
+        return set()
+    return {str(p) for p, stamp in tables.items() if _stat_line(str(p)) != stamp}
+
+
 class FastState:
     """``<store>/state/<suite>.fast.json``: the fingerprint and the keys it vouches for."""
 

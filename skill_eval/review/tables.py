@@ -71,7 +71,24 @@ def _stored_inputs_key(path: Path) -> str | None:
 
 def skill_is_stale(engine: ResultSource, skill: str) -> bool:
     return any(_stored_inputs_key(bench_dir(engine, skill, m) / "benchmark.json")
-               != bench_inputs_key(engine, skill, m) for m in models(engine))
+               != bench_inputs_key(engine, skill, m)
+               or not (bench_dir(engine, skill, m) / "benchmark.md").is_file() for m in models(engine))
+
+
+SUMMARY_FORMATS = ("md", "json", "junit")  # written by every run, with the review page
+
+
+def summary_files(engine: ResultSource) -> list[Path]:
+    """The suite-level files every run writes under results/ (the review page included)."""
+    from skill_eval.review.render import FORMATS
+
+    return [engine.suite.results / FORMATS[f].filename for f in (*SUMMARY_FORMATS, "html")]
+
+
+def skill_files(engine: ResultSource, skill: str) -> list[Path]:
+    """The tables one skill's rebuild writes (per model)."""
+    return [bench_dir(engine, skill, m) / name for m in models(engine)
+            for name in ("benchmark.json", "benchmark.md")]
 
 
 def stale_skills(engine: ResultSource) -> list[str]:
@@ -87,7 +104,7 @@ def summary_inputs_key(engine: ResultSource) -> str:
 
 def summary_is_stale(engine: ResultSource) -> bool:
     return (_stored_inputs_key(engine.suite.results / ".summary-inputs.json") != summary_inputs_key(engine)
-            or not (engine.suite.results / "summary.json").is_file())
+            or not all(p.is_file() for p in summary_files(engine)))
 
 
 class RecordCache:
@@ -238,7 +255,7 @@ def load_benches(engine: ResultSource) -> list[dict[str, Any]]:
     return benches
 
 
-def build_summary(engine: ResultSource, formats: tuple[str, ...] = ("md", "json", "junit")) -> bool:
+def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMATS) -> bool:
     from skill_eval.review.benchmark import diff_benchmarks
     from skill_eval.review.render import FORMATS
 
