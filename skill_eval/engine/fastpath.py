@@ -12,12 +12,12 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.model import sharedfiles
 from skill_eval.model.config import Suite
 
 FAST_VERSION = 2
@@ -194,7 +194,7 @@ class FastState:
         selected skill; ``tables``: the table files whose stat must stay as it is now."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         stamps = dict(zip(tables, table_stamps(tables), strict=True))
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".fast.")
+        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".fast.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,

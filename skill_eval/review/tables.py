@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.model import sharedfiles
 from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
 from skill_eval.model.names import path_segment
@@ -24,7 +24,7 @@ INPUTS_FIELD = "inputs_key"
 def write_text(path: Path, text: str) -> None:
     """Atomic: a reader (or a crash) never sees half a table."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = sharedfiles.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
