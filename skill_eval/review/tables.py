@@ -208,10 +208,24 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
         write_text(out / "benchmark.json", dump_json(bench))
         write_text(out / "benchmark.md", benchmark_md(bench))
-        for spec, result, grade in records:
-            if fresh or engine.slot(spec) in engine.touched_slots:
-                write_run_view(out, spec, result, grade)
+        rewrite = [(spec, result, grade) for spec, result, grade in records
+                   if fresh or engine.slot(spec) in engine.touched_slots]
+        _forget_pages(out, fresh, [spec for spec, _r, _g in rewrite])
+        for spec, result, grade in rewrite:
+            write_run_view(out, spec, result, grade)
     return True
+
+
+def _forget_pages(out: Path, everything: bool, specs: list[RunSpec]) -> None:
+    """Before views are rewritten, the review page's data of them is dropped (see pagecache)."""
+    from skill_eval.review.pagecache import PageCache, run_rel
+
+    if everything:
+        PageCache.clear(out)
+    elif specs:
+        cache = PageCache(out)
+        cache.drop(run_rel(s.iteration, s.case.id, s.variant) for s in specs)
+        cache.save()
 
 
 def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
@@ -280,11 +294,18 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
 
 def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
     """The review page, with every run's details read from the per-run views under results/."""
+    from skill_eval.review.pagecache import PageCache, run_rel
     from skill_eval.review.render.review import review_page
     from skill_eval.review.render.review_data import review_data
 
     dirs = [(b, bench_dir(engine, b["skill"], b["model"])) for b in benches]
-    return review_page(benches, moved, review_data(engine.suite.results, dirs, moved))
+    caches = {out: PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
+                                   for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
+              for b, out in dirs}
+    page = review_page(benches, moved, review_data(engine.suite.results, dirs, moved, caches))
+    for cache in caches.values():
+        cache.save()
+    return page
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
