@@ -25,7 +25,7 @@ from skill_eval.grade.grading import grade_run
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunResult
 from skill_eval.review.benchmark import RunRecord, build_benchmark
-from skill_eval.review.pagecache import FILENAME, PageCache, run_rel
+from skill_eval.review.pagecache import PageCache, run_rel
 from skill_eval.review.render.review import review_page
 from skill_eval.review.render.review_data import review_data
 
@@ -94,7 +94,7 @@ def main() -> None:
         path.write_text(page, "utf-8")
         rows = [["runs", f"{runs:,}"], ["page size", f"{len(page.encode()) / 1e6:.2f} MB"],
                 ["read run views, no cache (review_data)", median_ms(read)],
-                ["read run views, empty cache (+ write .review.json)", median_ms(cold)],
+                ["read run views, empty cache (+ write .review/)", median_ms(cold)],
                 ["read run views after one run changed (cache)", median_ms(warm)],
                 ["render page (review_page)", median_ms(render)]]
         rows += browser_rows(path, repeats)
@@ -108,7 +108,7 @@ def cache_timings(root: Path, bench: dict, out: Path, repeats: int) -> tuple[lis
            for v in ("with_skill", "without_skill") for it in range(1, c["with_skill"]["runs"] + 1)}
     cold, warm = [], []
     for _ in range(repeats):
-        (out / FILENAME).unlink(missing_ok=True)
+        PageCache.clear(out)
         t0 = time.perf_counter()
         cache = PageCache(out, ids)
         review_data(root, [(bench, out)], [], {out: cache})

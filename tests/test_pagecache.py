@@ -11,7 +11,7 @@ import pytest
 from suitekit import Kit
 
 import skill_eval.review.render.review_data as review_data_mod
-from skill_eval.review.pagecache import FILENAME, PageCache, run_rel
+from skill_eval.review.pagecache import FOLDER, PageCache, run_rel
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def page_runs(kit: Kit) -> dict[tuple[str, str, str, int], dict]:
 def test_a_rerun_under_the_same_key_reads_only_that_run_and_shows_it(tmp_path, reads):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0
-    assert len(reads) == 18 and (kit.results / "alpha" / FILENAME).is_file()
+    assert len(reads) == 18 and (kit.results / "alpha" / FOLDER).is_dir()
     assert page_runs(kit)[("alpha", "a1", "with_skill", 1)]["cost"] == 0
     reads.clear()
     kit.control(cost=0.25)  # same run key, a different answer
@@ -83,9 +83,28 @@ def test_entries_are_kept_by_grade_key_and_version(tmp_path):
     assert again.reads == 0
     changed = PageCache(folder, {"iteration-1/eval-x/with_skill": "g2"})
     assert changed.run("iteration-1/eval-x/with_skill", lambda: {"out": "two"}) == {"out": "two"}
-    data = json.loads((folder / FILENAME).read_text())
+    [shard] = (folder / FOLDER).iterdir()
+    data = json.loads(shard.read_text())
     data["version"] = [0, "old"]
-    (folder / FILENAME).write_text(json.dumps(data))
+    shard.write_text(json.dumps(data))
     assert PageCache(folder).runs == {}
-    (folder / FILENAME).write_text("{not json")
+    shard.write_text("{not json")
     assert PageCache(folder).runs == {}
+
+
+def test_one_changed_run_rewrites_one_shard(tmp_path):
+    folder = tmp_path / "sk"
+    cache = PageCache(folder)
+    for i in range(200):
+        cache.run(run_rel(1, f"c{i}", "with_skill"), lambda i=i: {"out": i})
+    cache.save()
+    before = {p.name: p.stat().st_mtime_ns for p in (folder / FOLDER).iterdir()}
+    assert len(before) > 10
+    again = PageCache(folder)
+    again.drop([run_rel(1, "c7", "with_skill")])
+    assert again.run(run_rel(1, "c7", "with_skill"), lambda: {"out": "new"}) == {"out": "new"}
+    again.save()
+    after = {p.name: p.stat().st_mtime_ns for p in (folder / FOLDER).iterdir()}
+    assert len([n for n in after if after[n] != before[n]]) == 1
+    assert PageCache(folder).runs[run_rel(1, "c7", "with_skill")][1] == {"out": "new"}
+    assert len(PageCache(folder).runs) == 200

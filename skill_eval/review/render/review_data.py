@@ -67,8 +67,12 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
     tokens = usage_tokens(usage) if isinstance(usage, dict) else None
     cost = usage.get("cost_usd") if isinstance(usage, dict) else None
     text = output or ""
+    credit = grade.get("partial_credit") if isinstance(grade, dict) else None
     entry: dict[str, Any] = {
+        # skill-creator's run_id: the run folder's path under the folder reviewed, '/' as '-'.
+        "rid": "-".join(run_dir.relative_to(results).parts),
         "arm": arm, "it": iteration, "st": _status(grade, error, output),
+        "credit": credit if isinstance(credit, int | float) and not isinstance(credit, bool) else None,
         "out": text[:MAX_OUTPUT_CHARS], "clipped": len(text) > MAX_OUTPUT_CHARS,
         "err": f"{error.get('kind')}: {error.get('message')}" if isinstance(error, dict) else None,
         "tok": int(tokens) if tokens is not None else None,
