@@ -99,11 +99,15 @@ class PageCache:
         if not self._dirty:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        for n in sorted(self._dirty):
-            runs = {k: v for k, v in self.runs.items() if _shard(_case_of(k)) == n}
-            cases = {k: v for k, v in self.cases.items() if _shard(k) == n}
+        shards: dict[int, dict[str, dict[str, Any]]] = {n: {"runs": {}, "cases": {}} for n in self._dirty}
+        for kind, entries, case_of in (("runs", self.runs, _case_of), ("cases", self.cases, str)):
+            for key, value in entries.items():
+                shard = shards.get(_shard(case_of(key)))
+                if shard is not None:
+                    shard[kind][key] = value
+        for n, shard in sorted(shards.items()):
             # One dumps, then one write: json.dump to a file goes through the slow chunked encoder.
-            text = json.dumps({"version": [CACHE_VERSION, __version__], "runs": runs, "cases": cases},
+            text = json.dumps({"version": [CACHE_VERSION, __version__], **shard},
                               separators=(",", ":"), ensure_ascii=False)
             fd, tmp = sharedfiles.mkstemp(dir=self.folder, prefix=f".{n:02d}.")
             try:
