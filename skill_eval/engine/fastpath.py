@@ -130,13 +130,32 @@ def table_stamps(paths: list[str]) -> list[str]:
     return [_stat_line(p) for p in paths]
 
 
+def _content(path: str) -> str | None:
+    from skill_eval.model.hashing import sha256_file
+
+    try:
+        return sha256_file(Path(path))
+    except OSError:
+        return None
+
+
 def edited_tables(data: dict[str, Any] | None) -> set[str]:
-    """The tables (of those the last complete run recorded) whose stat moved since: deleted or
-    edited by hand. Their inputs did not change, so only this tells the next run to rewrite them."""
+    """The tables (of those the last complete run recorded) deleted or edited by hand since:
+    their inputs did not change, so only this tells the next run to rewrite them. A stat change
+    alone (a touch, a copy) only means "look closer": the content decides."""
     tables = data.get("tables") if isinstance(data, dict) else None
     if not isinstance(tables, dict):
         return set()
-    return {str(p) for p, stamp in tables.items() if _stat_line(str(p)) != stamp}
+    sums = data.get("table_sums") if isinstance(data, dict) else None
+    sums = sums if isinstance(sums, dict) else {}
+    out = set()
+    for path, stamp in tables.items():
+        if _stat_line(str(path)) == stamp:
+            continue
+        now = _content(str(path))
+        if now is None or now != sums.get(path, now):
+            out.add(str(path))
+    return out
 
 
 class FastState:
@@ -194,11 +213,13 @@ class FastState:
         selected skill; ``tables``: the table files whose stat must stay as it is now."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         stamps = dict(zip(tables, table_stamps(tables), strict=True))
+        sums = {t: _content(t) for t in tables}
         fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".fast.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
-                           "by_skill": by_skill, "tables": stamps, "outcome": outcome, "watch": watch},
+                           "by_skill": by_skill, "tables": stamps, "table_sums": sums, "outcome": outcome,
+                           "watch": watch},
                           f, separators=(",", ":"))
             os.replace(tmp, self.path)
         except BaseException:
