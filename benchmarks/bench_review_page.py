@@ -25,6 +25,7 @@ from skill_eval.grade.grading import grade_run
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunResult
 from skill_eval.review.benchmark import RunRecord, build_benchmark
+from skill_eval.review.pagecache import PageCache, run_rel
 from skill_eval.review.render.review import review_page
 from skill_eval.review.render.review_data import review_data
 
@@ -88,13 +89,42 @@ def main() -> None:
             t2 = time.perf_counter()
             read.append(t1 - t0)
             render.append(t2 - t1)
+        cold, warm = cache_timings(root, bench, out, repeats)
         path = root / "index.html"
         path.write_text(page, "utf-8")
         rows = [["runs", f"{runs:,}"], ["page size", f"{len(page.encode()) / 1e6:.2f} MB"],
-                ["read run views (review_data)", median_ms(read)],
+                ["read run views, no cache (review_data)", median_ms(read)],
+                ["read run views, empty cache (+ write .review/)", median_ms(cold)],
+                ["read run views after one run changed (cache)", median_ms(warm)],
                 ["render page (review_page)", median_ms(render)]]
         rows += browser_rows(path, repeats)
         print(tabulate(rows, headers=["review page", f"median of {repeats}"], tablefmt="github"))
+
+
+def cache_timings(root: Path, bench: dict, out: Path, repeats: int) -> tuple[list[float], list[float]]:
+    """The page data through PageCache as `run` uses it: built from nothing, then rebuilt after
+    one run's view was rewritten (tables.build_skill drops that run's entry first)."""
+    ids = {run_rel(it, c["id"], v): f"{c['id']}-{v}-{it}" for c in bench["cases"]
+           for v in ("with_skill", "without_skill") for it in range(1, c["with_skill"]["runs"] + 1)}
+    cold, warm = [], []
+    for _ in range(repeats):
+        PageCache.clear(out)
+        t0 = time.perf_counter()
+        cache = PageCache(out, ids)
+        review_data(root, [(bench, out)], [], {out: cache})
+        cache.save()
+        cold.append(time.perf_counter() - t0)
+    for i in range(repeats):
+        changed = PageCache(out)
+        changed.drop([run_rel(1, bench["cases"][i]["id"], "with_skill")])
+        changed.save()
+        t0 = time.perf_counter()
+        cache = PageCache(out, ids)
+        review_data(root, [(bench, out)], [], {out: cache})
+        cache.save()
+        warm.append(time.perf_counter() - t0)
+        assert cache.reads == 1
+    return cold, warm
 
 
 def browser_rows(path: Path, repeats: int) -> list[list[str]]:

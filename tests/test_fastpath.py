@@ -68,6 +68,27 @@ def test_deleted_table_is_rebuilt(kit):
     assert kit.bench("beta").is_file()
 
 
+@pytest.mark.parametrize("name", ["index.html", "summary.md", "summary.json", "junit.xml",
+                                  "alpha/benchmark.md", "beta/benchmark.json"])
+def test_any_deleted_results_file_is_written_again(kit, name):
+    path = kit.results / name
+    good = path.read_text()
+    path.unlink()
+    code, out, err = kit.run()
+    assert code == 0 and not out.startswith("Up to date") and kit.calls() == 0
+    assert path.read_text() == good
+    assert kit.run()[1].startswith("Up to date")  # and the fast path vouches for it again
+
+
+@pytest.mark.parametrize("name", ["index.html", "summary.md", "junit.xml", "alpha/benchmark.md"])
+def test_a_results_file_edited_by_hand_is_written_again(kit, name):
+    path = kit.results / name
+    good = path.read_text()
+    path.write_text("edited by hand\n")
+    assert kit.run()[0] == 0 and kit.calls() == 0
+    assert path.read_text() == good
+
+
 def test_edited_table_is_rebuilt(kit):
     good = kit.bench("alpha").read_text()
     kit.bench("alpha").write_text("{}")

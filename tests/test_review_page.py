@@ -222,20 +222,28 @@ def test_failing_evidence_filters_search_keys_and_feedback(browser, tmp_path: Pa
     page.keyboard.press("k")
     assert page.locator("tr.case.current").inner_text().startswith(CASE_IDS[0])
 
-    # Feedback survives a reload and downloads in skill-creator's shape.
-    box = page.locator("tr.detail textarea").first
-    box.fill(f"looks wrong {SCRIPT}")
+    # Feedback is per run, survives a reload and downloads in skill-creator's shape: every run,
+    # run_id = the run folder under results/ with '/' as '-', "" where there is no note.
+    boxes = page.locator("tr.detail").first.locator(".run textarea")
+    assert boxes.count() == 4  # 2 iterations x 2 arms, one box each
+    boxes.nth(1).fill(f"looks wrong {SCRIPT}")
     page.reload()
     page.locator("tr.case").first.click()
-    assert page.locator("tr.detail textarea").first.input_value() == f"looks wrong {SCRIPT}"
+    assert page.locator("tr.detail .run textarea").nth(1).input_value() == f"looks wrong {SCRIPT}"
     with page.expect_download() as info:
         page.click("#download")
     saved = tmp_path / "feedback.json"
     info.value.save_as(str(saved))
     got = json.loads(saved.read_text())
-    assert got["status"] == "complete"
-    assert [r["feedback"] for r in got["reviews"]] == [f"looks wrong {SCRIPT}"]
-    assert got["reviews"][0]["run_id"] == "alpha/default/plain-case" and got["reviews"][0]["timestamp"]
+    assert set(got) == {"reviews", "status"} and got["status"] == "complete"
+    assert all(set(r) == {"run_id", "feedback", "timestamp"} and r["timestamp"] for r in got["reviews"])
+    run_dirs = {p.parent for p in kit.results.rglob("case.json")}
+    run_ids = {"-".join(d.relative_to(kit.results).parts)
+               for c in run_dirs for d in c.iterdir() if d.is_dir()}
+    assert {r["run_id"] for r in got["reviews"]} == run_ids and len(got["reviews"]) == len(run_ids)
+    noted = {r["run_id"]: r["feedback"] for r in got["reviews"] if r["feedback"]}
+    first = CASE_IDS[0]
+    assert noted == {f"alpha-iteration-1-eval-{first}-without_skill": f"looks wrong {SCRIPT}"}, noted
     watch.clean(page)
     context.close()
 
@@ -264,3 +272,24 @@ def test_demo_page_renders_cleanly(browser, tmp_path: Path):
 def test_figures_only_page_without_run_views():
     bench_page = review_page([], [], {"suite": "s", "skills": []})
     assert "No results in the store yet" in bench_page
+
+
+def test_partial_credit_is_shown_beside_the_pass_rate_and_labelled_not_it(tmp_path: Path):
+    from skill_eval.review.render.markdown import pct
+
+    kit = Kit.create(tmp_path, iterations=1)
+    # a1: one check of two passes in both arms: half credit, yet no run passes.
+    kit.edit_case("alpha", "a1", checks=[{"id": "says", "type": "contains", "value": "says"},
+                                         {"id": "never", "type": "contains", "value": "zzz"}])
+    kit.run()
+    page = (kit.results / "index.html").read_text()
+    section = page[page.index('id="skill-0"'):page.index('id="skill-1"')]
+    assert "partial credit <small>(not the pass rate)</small>" in section
+    rows = re.findall(r"<tr><th>(with(?:out)? skill)</th><td>([^<]*)</td><td class=\"credit\">([^<]*)</td>",
+                      section)
+    assert rows == [("with skill", pct(0.5), pct(0.75)), ("without skill", pct(0.0), pct(0.25))]
+    assert "Partial credit (share of graded checks passed per run; not the pass rate)" in section
+    bench = json.loads(kit.bench("alpha").read_text())
+    data = review_data(kit.results, [(bench, kit.results / "alpha")], [])
+    credits = {(c["id"], r["arm"]): r["credit"] for c in data["skills"][0]["cases"] for r in c["runs"]}
+    assert credits[("a1", "with_skill")] == 0.5 and credits[("a2", "without_skill")] == 0.0

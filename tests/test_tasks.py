@@ -40,7 +40,8 @@ def test_doit_list_and_info(kit):
     res = doit(kit, "info", "agent:alpha/a1/with_skill/default/1")
     assert res.returncode == 1, res.stderr  # doit info: 1 = the task is not up to date
     assert "status     : run" in res.stdout
-    assert "- never run (args=" in res.stdout and "lambda" not in res.stdout  # status's words
+    assert " * never run\n" in res.stdout  # status's words, alone
+    assert "args=" not in res.stdout and "lambda" not in res.stdout
     assert kit.calls() == 0
 
 

@@ -70,14 +70,17 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
                 started: float, check: FastCheck | None = None) -> int:
     from skill_eval.cli.progress import ProgressLine
     from skill_eval.engine.engine import Engine
-    from skill_eval.engine.fastpath import FastState, fingerprint, watch_files
+    from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, watch_files
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
     from skill_eval.review.tables import (
         build_skill,
         build_summary,
         load_benches,
+        skill_files,
         stale_skills,
+        summary_files,
+        summary_is_stale,
         verdict_exit_code,
     )
     from skill_eval.run.resolve import resolve_adapter
@@ -113,6 +116,11 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
             store.discard_run(p.spec.key)
     grades = engine.pending_grades(runs)
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
+    # Tables deleted or edited by hand since the last complete run are rewritten, though their
+    # inputs are unchanged (that is what defeated the fast path).
+    edited = edited_tables(FastState(store.root, suite.name).load())
+    touched |= {se.skill.name for se in project.skills
+                if edited & {str(p) for p in skill_files(engine, se.skill.name)}}
     skills = sorted(touched | set(stale_skills(engine)))
     total = len(engine.selected_runs())
     if options.only and not total:
@@ -136,6 +144,8 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if not skills and not (suite.results / "summary.json").is_file():
         for se in project.skills:
             build_skill(engine, se.skill.name, full_view=True)
+        build_summary(engine)
+    elif not skills and (summary_is_stale(engine) or edited & {str(p) for p in summary_files(engine)}):
         build_summary(engine)
     for name, msg in failures:
         print(f"skill-eval: internal error in {name}: {msg}", file=sys.stderr)
@@ -200,12 +210,13 @@ def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
 
 
 def table_files(engine: Engine) -> list[str]:
-    from skill_eval.review.tables import bench_dir
+    """Every file a run writes under results/ but the per-run views (thousands of them, so a
+    stat each would cost the no-op its milliseconds; `report` rewrites them all)."""
+    from skill_eval.review.tables import skill_files, summary_files
 
-    out = [str(engine.suite.results / n) for n in ("summary.json", "summary.md", "junit.xml")]
+    out = [str(p) for p in summary_files(engine)]
     for name in engine.skill_names:
-        for model in engine.suite.models:
-            out.append(str(bench_dir(engine, name, model) / "benchmark.json"))
+        out.extend(str(p) for p in skill_files(engine, name))
     return out
 
 

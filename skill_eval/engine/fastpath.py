@@ -12,12 +12,12 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.model import sharedfiles
 from skill_eval.model.config import Suite, depends_files
 from skill_eval.plan.keys import GRADER_VERSION
 
@@ -134,6 +134,34 @@ def table_stamps(paths: list[str]) -> list[str]:
     return [_stat_line(p) for p in paths]
 
 
+def _content(path: str) -> str | None:
+    from skill_eval.model.hashing import sha256_file
+
+    try:
+        return sha256_file(Path(path))
+    except OSError:
+        return None
+
+
+def edited_tables(data: dict[str, Any] | None) -> set[str]:
+    """The tables (of those the last complete run recorded) deleted or edited by hand since:
+    their inputs did not change, so only this tells the next run to rewrite them. A stat change
+    alone (a touch, a copy) only means "look closer": the content decides."""
+    tables = data.get("tables") if isinstance(data, dict) else None
+    if not isinstance(tables, dict):
+        return set()
+    sums = data.get("table_sums") if isinstance(data, dict) else None
+    sums = sums if isinstance(sums, dict) else {}
+    out = set()
+    for path, stamp in tables.items():
+        if _stat_line(str(path)) == stamp:
+            continue
+        now = _content(str(path))
+        if now is None or now != sums.get(path, now):
+            out.add(str(path))
+    return out
+
+
 class FastState:
     """``<store>/state/<suite>.fast.json``: the fingerprint and the keys it vouches for."""
 
@@ -189,11 +217,13 @@ class FastState:
         selected skill; ``tables``: the table files whose stat must stay as it is now."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         stamps = dict(zip(tables, table_stamps(tables), strict=True))
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".fast.")
+        sums = {t: _content(t) for t in tables}
+        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".fast.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
-                           "by_skill": by_skill, "tables": stamps, "outcome": outcome, "watch": watch},
+                           "by_skill": by_skill, "tables": stamps, "table_sums": sums, "outcome": outcome,
+                           "watch": watch},
                           f, separators=(",", ":"))
             os.replace(tmp, self.path)
         except BaseException:

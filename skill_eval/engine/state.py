@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model import sharedfiles
 from skill_eval.model.hashing import key_of
 
 STATE_VERSION = 1
@@ -99,7 +99,7 @@ class SuiteState:
                                "grading": self.grading, "verified": self.verified, "extra": self.extra},
                               sort_keys=True, separators=(",", ":"))
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".state.")
+        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".state.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)

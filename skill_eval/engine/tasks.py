@@ -8,12 +8,14 @@ cost. `dodo.py` exposes every task, with up-to-date checks that ask the store, s
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from doit.cmd_base import TaskLoader2
+from doit.cmd_info import Info
 from doit.doit_cmd import DoitMain
 from doit.loader import generate_tasks
 from doit.reporter import ZeroReporter
@@ -54,6 +56,24 @@ class Stored:
 
     def __str__(self) -> str:
         return self.reason()
+
+
+class ReasonInfo(Info):
+    """`doit info` (installed in its place through the ``doit.COMMAND`` entry point): a
+    skill-eval task's up-to-date check is printed as its reason alone ("never run"), without the
+    "(args=[], kwargs={})" that doit adds to every check. Any other task prints as with doit."""
+
+    name = "info"
+
+    @staticmethod
+    def get_reasons(reasons: dict[str, Any]) -> str:
+        false = reasons.get("uptodate_false") or []
+        ours = [f" * {check}" for check, _args, _kwargs in false if isinstance(check, Stored)]
+        others = [u for u in false if not isinstance(u[0], Stored)]
+        rest_reasons = copy.copy(reasons)  # doit's is a defaultdict: keep its defaults
+        rest_reasons["uptodate_false"] = others
+        rest = Info.get_reasons(rest_reasons)
+        return "\n".join([*ours, *([rest] if rest else [])])
 
 
 def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skills: list[str],
@@ -100,7 +120,7 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
         bench.append(task)
     summary_task: dict[str, Any] = {"basename": "summary", "actions": [(build_summary, [engine])],
                                     "task_dep": [f"bench:{s}" for s in skills], "verbosity": 0,
-                                    "doc": "summary.md, summary.json, junit.xml"}
+                                    "doc": "summary.md, summary.json, junit.xml, index.html"}
     if all_tasks:
         summary_task["uptodate"] = [Stored(lambda: not summary_is_stale(engine),
                                            lambda: "a skill's tables changed")]

@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from skill_eval.model import sharedfiles
 
 CACHE_VERSION = 1
 
@@ -71,7 +72,7 @@ class HashCache:
         if self.path is None or not self._dirty:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".hashcache.")
+        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".hashcache.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump({"version": CACHE_VERSION, "entries": self._entries}, f, separators=(",", ":"))

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.model import sharedfiles
 from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
 from skill_eval.model.names import path_segment
@@ -27,7 +27,7 @@ def write_text(path: Path, text: str) -> None:
     passes here, and no secret reaches one, whatever the format."""
     text = redact(text)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = sharedfiles.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -74,7 +74,24 @@ def _stored_inputs_key(path: Path) -> str | None:
 
 def skill_is_stale(engine: ResultSource, skill: str) -> bool:
     return any(_stored_inputs_key(bench_dir(engine, skill, m) / "benchmark.json")
-               != bench_inputs_key(engine, skill, m) for m in models(engine))
+               != bench_inputs_key(engine, skill, m)
+               or not (bench_dir(engine, skill, m) / "benchmark.md").is_file() for m in models(engine))
+
+
+SUMMARY_FORMATS = ("md", "json", "junit")  # written by every run, with the review page
+
+
+def summary_files(engine: ResultSource) -> list[Path]:
+    """The suite-level files every run writes under results/ (the review page included)."""
+    from skill_eval.review.render import FORMATS
+
+    return [engine.suite.results / FORMATS[f].filename for f in (*SUMMARY_FORMATS, "html")]
+
+
+def skill_files(engine: ResultSource, skill: str) -> list[Path]:
+    """The tables one skill's rebuild writes (per model)."""
+    return [bench_dir(engine, skill, m) / name for m in models(engine)
+            for name in ("benchmark.json", "benchmark.md")]
 
 
 def stale_skills(engine: ResultSource) -> list[str]:
@@ -90,7 +107,7 @@ def summary_inputs_key(engine: ResultSource) -> str:
 
 def summary_is_stale(engine: ResultSource) -> bool:
     return (_stored_inputs_key(engine.suite.results / ".summary-inputs.json") != summary_inputs_key(engine)
-            or not (engine.suite.results / "summary.json").is_file())
+            or not all(p.is_file() for p in summary_files(engine)))
 
 
 class RecordCache:
@@ -198,10 +215,24 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
         write_text(out / "benchmark.json", dump_json(bench))
         write_text(out / "benchmark.md", benchmark_md(bench))
-        for spec, result, grade in records:
-            if fresh or engine.slot(spec) in engine.touched_slots:
-                write_run_view(out, spec, result, grade)
+        rewrite = [(spec, result, grade) for spec, result, grade in records
+                   if fresh or engine.slot(spec) in engine.touched_slots]
+        _forget_pages(out, fresh, [spec for spec, _r, _g in rewrite])
+        for spec, result, grade in rewrite:
+            write_run_view(out, spec, result, grade)
     return True
+
+
+def _forget_pages(out: Path, everything: bool, specs: list[RunSpec]) -> None:
+    """Before views are rewritten, the review page's data of them is dropped (see pagecache)."""
+    from skill_eval.review.pagecache import PageCache, run_rel
+
+    if everything:
+        PageCache.clear(out)
+    elif specs:
+        cache = PageCache(out)
+        cache.drop(run_rel(s.iteration, s.case.id, s.variant) for s in specs)
+        cache.save()
 
 
 def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
@@ -247,7 +278,7 @@ def load_benches(engine: ResultSource) -> list[dict[str, Any]]:
     return benches
 
 
-def build_summary(engine: ResultSource, formats: tuple[str, ...] = ("md", "json", "junit")) -> bool:
+def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMATS) -> bool:
     from skill_eval.review.benchmark import diff_benchmarks
     from skill_eval.review.render import FORMATS
 
@@ -272,11 +303,18 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = ("md", "json"
 
 def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
     """The review page, with every run's details read from the per-run views under results/."""
+    from skill_eval.review.pagecache import PageCache, run_rel
     from skill_eval.review.render.review import review_page
     from skill_eval.review.render.review_data import review_data
 
     dirs = [(b, bench_dir(engine, b["skill"], b["model"])) for b in benches]
-    return review_page(benches, moved, review_data(engine.suite.results, dirs, moved))
+    caches = {out: PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
+                                   for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
+              for b, out in dirs}
+    page = review_page(benches, moved, review_data(engine.suite.results, dirs, moved, caches))
+    for cache in caches.values():
+        cache.save()
+    return page
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:

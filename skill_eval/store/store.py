@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from skill_eval.model import sharedfiles
 from skill_eval.model.errors import StoreError
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
 from skill_eval.store.redact import redact, redact_bytes, redact_json
@@ -50,7 +51,7 @@ def _sha256_file(path: Path) -> str:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    fd, tmp = sharedfiles.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -86,7 +87,7 @@ class Store:
         kept = list(files)
         tmp_root = self.root / "tmp"
         tmp_root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
+        tmp = Path(sharedfiles.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
         try:
             files = {
                 "response.json": _dump(response.to_json()),

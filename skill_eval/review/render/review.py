@@ -17,6 +17,7 @@ from skill_eval.review.render.markdown import (
     ABLATION_VERDICTS,
     ci,
     cost_note,
+    credit_line,
     lift_note,
     parts_line,
     pct,
@@ -61,7 +62,7 @@ def embed_json(data: Any) -> str:
 def _arm_row(name: str, arm: Mapping[str, Any]) -> dict[str, str]:
     dur = arm.get("duration_s") or {}
     return {
-        "name": name, "rate": pct(arm.get("pass_rate")),
+        "name": name, "rate": pct(arm.get("pass_rate")), "credit": pct(arm.get("partial_credit")),
         "runs": f"{arm.get('passed', 0)}/{arm.get('graded', 0)} runs passed over "
                 f"{plural(arm.get('cases', 0), 'case')}",
         "errors": str(arm.get("errors", 0)),
@@ -84,6 +85,8 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "ci": ci(lift["ci95"]), "note": lift_note(bench),
         "indeterminate": bool(lift.get("indeterminate")) and lift.get("pass_rate") is not None,
         "arms": [_arm_row("with skill", v["with_skill"]), _arm_row("without skill", v["without_skill"])],
+        # Partial credit is shown beside the pass rate, never as it (see stats/credit.py).
+        "credit": credit_line(bench),
         "ungraded": ungraded_note(bench), "parts": parts_line(bench), "warnings": warnings(bench),
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from skill_eval.model.names import path_segment
 from skill_eval.review.benchmark import VARIANTS, usage_tokens
+from skill_eval.review.pagecache import PageCache, run_rel
 
 MAX_OUTPUT_CHARS = 20_000  # per run; the full text is one click away under results/
 MAX_KEPT_FILES = 50
@@ -66,8 +67,12 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
     tokens = usage_tokens(usage) if isinstance(usage, dict) else None
     cost = usage.get("cost_usd") if isinstance(usage, dict) else None
     text = output or ""
+    credit = grade.get("partial_credit") if isinstance(grade, dict) else None
     entry: dict[str, Any] = {
+        # skill-creator's run_id: the run folder's path under the folder reviewed, '/' as '-'.
+        "rid": "-".join(run_dir.relative_to(results).parts),
         "arm": arm, "it": iteration, "st": _status(grade, error, output),
+        "credit": credit if isinstance(credit, int | float) and not isinstance(credit, bool) else None,
         "out": text[:MAX_OUTPUT_CHARS], "clipped": len(text) > MAX_OUTPUT_CHARS,
         "err": f"{error.get('kind')}: {error.get('message')}" if isinstance(error, dict) else None,
         "tok": int(tokens) if tokens is not None else None,
@@ -94,38 +99,48 @@ def _rate(arm: Mapping[str, Any]) -> str:
 
 
 def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any], cid: str, kind: str,
-               iterations: int, moved: set[str]) -> dict[str, Any]:
+               iterations: int, moved: set[str], cache: PageCache | None = None) -> dict[str, Any]:
+    """``cache``: page data of unchanged runs, kept from the last build (None: read every view)."""
     if results is None or out is None:
         return {"id": cid, "kind": kind, "prompt": "", "expected": "", "moved": cid in moved, "runs": []}
     folder = path_segment(f"eval-{cid}")
     case_dir_by_it = {i: out / f"iteration-{i}" / folder for i in range(1, iterations + 1)}
-    meta = next((_json(d / "case.json") for d in case_dir_by_it.values() if (d / "case.json").is_file()),
-                None) or {}
+
+    def read_meta() -> Any:
+        return next((_json(d / "case.json") for d in case_dir_by_it.values() if (d / "case.json").is_file()),
+                    None) or {}
+
+    meta = read_meta() if cache is None else cache.case(folder, read_meta)
     runs = []
     ablations = tuple(str(a["variant"]) for a in bench.get("ablations") or [])
     arms = (*VARIANTS, *ablations) if kind == "task" else ("with_skill",)
     for i, case_dir in case_dir_by_it.items():
         for arm in arms:
-            run_dir = case_dir / path_segment(arm)
-            if run_dir.is_dir():
-                runs.append(run_entry(results, run_dir, arm, i, bench["skill"]))
+            arm_dir = case_dir / path_segment(arm)
+
+            def read(run_dir: Path = arm_dir, arm: str = arm, i: int = i) -> dict[str, Any] | None:
+                return run_entry(results, run_dir, arm, i, bench["skill"]) if run_dir.is_dir() else None
+
+            entry = read() if cache is None else cache.run(run_rel(i, cid, arm), read)
+            if entry is not None:
+                runs.append(entry)
     return {"id": cid, "kind": kind, "prompt": str(meta.get("prompt", "")),
             "expected": str(meta.get("expected_output") or ""), "moved": cid in moved, "runs": runs}
 
 
 def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
-                moved: set[str]) -> dict[str, Any]:
+                moved: set[str], cache: PageCache | None = None) -> dict[str, Any]:
     cases = []
     for c in bench["cases"]:
         n = max(c["with_skill"]["runs"], c["without_skill"]["runs"])
-        entry = case_entry(results, out, bench, str(c["id"]), "task", n, moved)
+        entry = case_entry(results, out, bench, str(c["id"]), "task", n, moved, cache)
         entry.update({"flags": list(c["flags"]), "w": _rate(c["with_skill"]), "wo": _rate(c["without_skill"]),
                       "wrate": c["with_skill"]["pass_rate"], "worate": c["without_skill"]["pass_rate"],
                       "delta": c["delta"]})
         cases.append(entry)
     triggers = []
     for q in (bench.get("triggers") or {}).get("queries", []):
-        entry = case_entry(results, out, bench, str(q["id"]), "trigger", int(q["runs"]), moved)
+        entry = case_entry(results, out, bench, str(q["id"]), "trigger", int(q["runs"]), moved, cache)
         ok = q["runs"] - q["errors"]
         loaded = round(q["trigger_rate"] * ok) if q["trigger_rate"] is not None else 0
         entry.update({"should": bool(q["should_trigger"]), "loads": f"{loaded}/{ok}",
@@ -139,12 +154,15 @@ def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any]
 
 
 def review_data(results: Path | None, benches: Sequence[tuple[Mapping[str, Any], Path | None]],
-                moved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """``benches``: each benchmark with the folder its per-run view is under (None: figures only)."""
+                moved: Sequence[Mapping[str, Any]],
+                caches: Mapping[Path, PageCache] | None = None) -> dict[str, Any]:
+    """``benches``: each benchmark with the folder its per-run view is under (None: figures only);
+    ``caches``: by folder, the page data kept from the last build (see review/pagecache.py)."""
     suite = str(benches[0][0]["suite"]) if benches else "skill-eval"
     out = []
     for bench, folder in benches:
         moved_ids = {str(m["id"]) for m in moved if m.get("skill") == bench["skill"]
                      and m.get("model") in (None, bench["model"])}
-        out.append(bench_entry(results, folder, bench, moved_ids))
+        cache = (caches or {}).get(folder) if folder is not None else None
+        out.append(bench_entry(results, folder, bench, moved_ids, cache))
     return {"suite": suite, "skills": out}

@@ -40,7 +40,23 @@
     try { localStorage.setItem(STORE_KEY, JSON.stringify(all)); } catch (e) { /* storage off */ }
   }
 
-  function runId(skill, c) { return skill.skill + "/" + skill.model + "/" + c.id; }
+  // skill-creator's feedback.json is per run: every run (r.rid is its run_id) gets a box.
+  function allRuns() {
+    var out = [];
+    DATA.skills.forEach(function (s) {
+      s.cases.concat(s.triggers).forEach(function (c) { c.runs.forEach(function (r) { out.push(r); }); });
+    });
+    return out;
+  }
+  function feedbackBox(r) {
+    var ta = el("textarea");
+    ta.rows = 2;
+    ta.setAttribute("aria-label", "feedback on run " + r.rid);
+    ta.setAttribute("placeholder", "Notes on this run (kept in this browser; download feedback.json)");
+    ta.value = (feedback()[r.rid] || {}).feedback || "";
+    ta.addEventListener("input", function () { saveFeedback(r.rid, ta.value); });
+    return add(el("div", "feedback"), ta);
+  }
 
   function haystack(c) {
     if (c._hay === undefined) {
@@ -96,6 +112,10 @@
     add(box, head);
     add(box, el("div", "muted", "tokens " + tokens(r.tok) + " · time " + num(r.dur, 2) + " s · cost " + usd(r.cost)
       + (r.loaded ? " · skill loaded" : "")));
+    if (r.credit !== null && r.credit !== undefined) {
+      add(box, el("div", "muted credit", "partial credit " + pct(r.credit)
+        + " of graded checks passed (not the pass rate: the run " + (r.st === "pass" ? "passed" : "did not pass") + ")"));
+    }
     if (r.href) add(box, link(r.href, "run files"));
     if (r.err) add(box, el("pre", "bad", r.err));
     if (r.st !== "error") add(box, el("pre", "output", r.out));
@@ -127,6 +147,7 @@
       r.files.forEach(function (f) { add(fl, add(el("li"), link(f[1], f[0]))); });
       add(box, el("div", null, "Kept files"), fl);
     }
+    add(box, feedbackBox(r));
     return box;
   }
 
@@ -157,15 +178,6 @@
         add(wrap, dt);
       }
     });
-    var fb = el("div", "feedback");
-    var id = runId(skill, c);
-    var ta = el("textarea");
-    ta.setAttribute("aria-label", "feedback for " + c.id);
-    ta.setAttribute("placeholder", "Notes on this case (kept in this browser; download feedback.json)");
-    ta.value = (feedback()[id] || {}).feedback || "";
-    ta.addEventListener("input", function () { saveFeedback(id, ta.value); });
-    add(fb, el("div", null, "Feedback"), ta);
-    add(wrap, fb);
     return wrap;
   }
 
@@ -289,8 +301,10 @@
     rows().forEach(function (r) { r._open(false); var n = r.nextSibling; if (n && n.classList.contains("detail")) n.remove(); });
   });
   document.getElementById("download").addEventListener("click", function () {
-    var all = feedback(), reviews = Object.keys(all).sort().map(function (id) {
-      return { run_id: id, feedback: all[id].feedback, timestamp: all[id].timestamp };
+    // As skill-creator's viewer submits it: every run on the page, "" where there is no note (so
+    // "looked fine" and "not reviewed" differ by the status), one timestamp for the submission.
+    var all = feedback(), ts = new Date().toISOString(), reviews = allRuns().map(function (r) {
+      return { run_id: r.rid, feedback: (all[r.rid] || {}).feedback || "", timestamp: ts };
     });
     var blob = new Blob([JSON.stringify({ reviews: reviews, status: "complete" }, null, 2)],
                         { type: "application/json" });
