@@ -82,6 +82,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         _parser().print_help()
         return 0
+    from skill_eval.cli.signals import name, stop_on_signals
+
+    with stop_on_signals() as received:
+        try:
+            return _dispatch(args)
+        except KeyboardInterrupt:
+            if received.signum is not None:
+                print(f"skill-eval: stopped by {name(received.signum)}; running adapters were "
+                      "killed, finished runs are kept in the store", file=sys.stderr)
+                return 128 + received.signum
+            print("skill-eval: interrupted; finished runs are kept in the store", file=sys.stderr)
+            return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     from skill_eval.model.errors import InvalidInput, SkillEvalError
 
     try:
@@ -95,9 +110,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SkillEvalError as exc:
         print(f"skill-eval: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("skill-eval: interrupted; finished runs are kept in the store", file=sys.stderr)
-        return 130
 
 
 def entry() -> None:

@@ -79,11 +79,15 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         stale_skills,
         verdict_exit_code,
     )
+    from skill_eval.run.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
+    from skill_eval.run.workspace import remove_stale
 
     suite = project.suite
     # Entries a killed run left half-written: nobody else writes while we hold the lock.
     shutil.rmtree(store.root / "tmp", ignore_errors=True)
+    # Workspaces and adapters a killed skill-eval (kill -9) left behind, whatever its store.
+    remove_stale()
     # The fingerprint is taken before any file is hashed: a file edited while we run changes
     # its stat after this point, so the next run looks closer instead of trusting the fast path.
     adapter = resolve_adapter(suite)
@@ -125,6 +129,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         engine.stop()
         raise
     finally:
+        release_owner()  # our adapters and workspaces are gone by now
         engine.save_state()
     if not skills and not (suite.results / "summary.json").is_file():
         for se in project.skills:

@@ -29,6 +29,7 @@ from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute
+from skill_eval.run.workspace import remove_live
 from skill_eval.store.store import Store
 
 
@@ -238,8 +239,9 @@ class Engine:
         return grade
 
     def stop(self) -> None:
-        """Ctrl-C: start nothing more, kill every running adapter's process group, and wait a
-        moment for the worker threads to notice (their killed runs are not recorded as errors)."""
+        """Ctrl-C, SIGTERM, SIGHUP: start nothing more, kill every running adapter and all it
+        started, wait a moment for the worker threads to notice (their killed runs are not
+        recorded as errors), and remove the workspaces still there."""
         self.interrupted.set()
         kill_all()
         deadline = time.monotonic() + 3.0
@@ -247,6 +249,7 @@ class Engine:
             kill_all()
             time.sleep(0.02)
         time.sleep(0.05)  # let the last worker leave its doit action (which swaps sys.stdout back)
+        remove_live()
 
     def save_state(self) -> None:
         with self.state.lock:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from skill_eval.model.errors import AdapterError
+from skill_eval.run import owner, reaper
 
 _POLL_S = 0.02
 _TERM_GRACE_S = 0.5
@@ -32,12 +33,14 @@ _STOPPING = threading.Event()
 
 
 def kill_all() -> None:
-    """Kill every live adapter process group, and any started from now on."""
+    """Kill every live adapter process group and every process any of our adapters started
+    (setsid or not), and any adapter started from now on."""
     _STOPPING.set()
     with _LIVE_LOCK:
         pids = list(_LIVE)
     for pid in pids:
         _killpg(pid, signal.SIGKILL)
+    reaper.sweep(f"{os.getpid()}.", keep=frozenset(pids))
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,12 @@ def _read(f: IO[bytes], limit: int) -> bytes:
 
 def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env: dict[str, str],
                 timeout: float, max_output_bytes: int) -> ProcessResult:
-    """Run ``argv`` to completion (or kill it); raise AdapterError only when it cannot start."""
+    """Run ``argv`` to completion (or kill it); raise AdapterError only when it cannot start.
+    Every process it started is gone when this returns (see reaper)."""
+    owner.claim()
+    reaper.become_subreaper()
+    token = reaper.new_token()
+    env = {**env, reaper.TOKEN_VAR: token}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = _start(list(argv), cwd, env, out.fileno(), err.fileno())
@@ -136,6 +144,8 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
             # Stragglers (`sleep 100 &`) must not outlive the run, nor write into a workspace
             # that is about to be removed; this also covers KeyboardInterrupt.
             _killpg(proc.pid, signal.SIGKILL)
+            # ... and so must descendants that left the group (setsid) or were orphaned.
+            reaper.sweep(token, roots=(proc.pid,), keep=frozenset({proc.pid}))
             if not done.is_set():
                 done.wait()
             with _LIVE_LOCK:

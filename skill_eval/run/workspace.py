@@ -3,14 +3,20 @@
 Layout: ``inputs/<rel>`` (fixtures, identical bytes in both modes), ``skills/<name>/``
 (with_skill only, without the skill's ``evals/``), ``outputs/`` (what the adapter wants kept),
 ``home/`` and ``tmp/`` (so HOME and TMPDIR point inside the sandbox, not at the user's).
+
+The folder is named ``skill-eval-ws-<owner pid>-<random>``: when skill-eval is killed before it
+can remove it (kill -9), the next run sees that the owner's lock is free (run/owner.py) and
+removes it (``remove_stale``). Workspaces in use are listed so a stop on a signal removes them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -18,8 +24,14 @@ from skill_eval.model.errors import AdapterError
 from skill_eval.model.hashing import tree_files
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
+from skill_eval.run import owner, reaper
 
 _CHUNK = 1 << 20
+PREFIX = "skill-eval-ws-"
+_OWNED = re.compile(re.escape(PREFIX) + r"(\d+)-")
+_OWNER_LOCK = re.compile(re.escape(owner.OWNER_PREFIX) + r"(\d+)\.lock")
+_LIVE: set[Path] = set()
+_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,48 @@ class Workspace:
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+        with _LIVE_LOCK:
+            _LIVE.discard(self.path)
+
+
+def remove_live() -> None:
+    """Remove every workspace still in use (a stop on a signal, after the adapters were killed)."""
+    with _LIVE_LOCK:
+        paths = list(_LIVE)
+        _LIVE.clear()
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_stale(base: Path | None = None) -> int:
+    """Remove the workspaces of skill-eval processes that died without cleaning up (kill -9),
+    and kill the adapters they left running; returns how many workspaces were removed."""
+    reaper.orphans_of_dead_owners(owner.alive)
+    folder = Path(base or tempfile.gettempdir())
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    dead: set[int] = set()
+    removed = 0
+    live: set[int] = set()
+    for name in names:
+        m = _OWNED.match(name) or _OWNER_LOCK.fullmatch(name)
+        if m is None:
+            continue
+        pid = int(m.group(1))
+        if pid in live:
+            continue
+        if pid not in dead and owner.alive(pid, folder):
+            live.add(pid)
+            continue
+        dead.add(pid)
+        if name.startswith(PREFIX):
+            shutil.rmtree(folder / name, ignore_errors=True)
+            removed += 1
+    for pid in dead:
+        owner.forget(pid, folder)  # also the locks of runs that ended normally
+    return removed
 
 
 def _safe_rel(rel: str) -> PurePosixPath:
@@ -80,7 +134,10 @@ def copy_skill(src: Path, dst: Path) -> None:
 
 def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
     """Create the run's workspace; raise AdapterError (a 'workspace' error) when it cannot be built."""
-    path = Path(tempfile.mkdtemp(prefix="skill-eval-ws-", dir=base)).resolve()
+    pid = owner.claim()  # before the folder exists, so no other run can take it for stale
+    path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{pid}-", dir=base)).resolve()
+    with _LIVE_LOCK:
+        _LIVE.add(path)
     try:
         for sub in ("inputs", "outputs", "home", "tmp"):
             (path / sub).mkdir()
@@ -105,4 +162,6 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
         return Workspace(path, tuple(files), skill_rel)
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
+        with _LIVE_LOCK:
+            _LIVE.discard(path)
         raise

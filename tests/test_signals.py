@@ -1,0 +1,133 @@
+"""SIGTERM/SIGHUP stop a run like Ctrl-C; a run killed with -9 is cleaned up by the next one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import time
+
+import pytest
+from suitekit import Kit
+
+from skill_eval.run import reaper
+from skill_eval.store.store import Store
+
+pytestmark = pytest.mark.skipif(not reaper.enabled(), reason="needs Linux /proc to find processes")
+
+ALL = 18
+
+# The kit's adapter, plus a grandchild in its own session that would sleep far past the run
+# (its pid appended to pids), and a slow answer so the run can be stopped midway.
+ADAPTER = r'''#!/usr/bin/env python3
+import json, os, subprocess, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+req = json.load(sys.stdin)
+ctl = json.load(open(os.path.join(here, "control.json")))
+subprocess.Popen(["sleep", "300"], start_new_session=True)
+with open(ctl["pidfile"], "a") as f:
+    f.write("%d\n" % os.getpid())
+time.sleep(ctl["sleep"])
+out = "%s says: %s" % (req["mode"], req["prompt"])
+json.dump({"output": out, "events": [], "usage": {}}, sys.stdout)
+'''
+
+
+def wait_for(cond, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.02)
+    raise AssertionError("condition not met in time")
+
+
+def run_procs(tmp: str) -> list[int]:
+    """Live processes whose environment says they belong to a skill-eval run, started from
+    this test (their workspace is under its temp folder)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read()
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    continue
+        except OSError:
+            continue
+        if reaper.TOKEN_VAR.encode() + b"=" in env and tmp.encode() in env:
+            out.append(int(pid))
+    return out
+
+
+def workspaces(tmp) -> list[str]:
+    return sorted(p.name for p in tmp.glob("skill-eval-ws-*"))
+
+
+def slow_kit(tmp_path) -> tuple[Kit, dict[str, str]]:
+    kit = Kit.create(tmp_path)
+    adapter = kit.root / "adapter.py"
+    adapter.write_text(ADAPTER)
+    adapter.chmod(adapter.stat().st_mode | stat.S_IXUSR)
+    kit.control(sleep=0.4, pidfile=str(tmp_path / "pids"))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    return kit, {**os.environ, "TMPDIR": str(tmp)}
+
+
+def stored(kit: Kit) -> int:
+    store = Store(kit.store)
+    keys = kit.stored_runs()
+    assert all(store.get_run(k) is not None for k in keys)
+    return len(keys)
+
+
+@pytest.mark.parametrize(("sig", "code", "jobs"), [(signal.SIGTERM, 143, "1"), (signal.SIGTERM, 143, "3"),
+                                                    (signal.SIGHUP, 129, "3")])
+def test_sigterm_kills_adapters_and_their_sessions_and_removes_workspaces(tmp_path, sig, code, jobs):
+    kit, env = slow_kit(tmp_path)
+    tmp = tmp_path / "tmp"
+    proc = kit.subprocess("run", "suite.yaml", "-j", jobs, env=env)
+    try:
+        wait_for(lambda: len(kit.stored_runs()) >= 2 and len(run_procs(str(tmp))) >= 2)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert f"stopped by {signal.Signals(sig).name}" in err and "Traceback" not in err
+    assert run_procs(str(tmp)) == [], "an adapter or its setsid child outlived skill-eval"
+    assert workspaces(tmp) == []
+    done = stored(kit)
+    assert 2 <= done < ALL
+    assert not list(kit.store.glob("errors/*.json"))  # a stopped adapter is not a failed run
+    kit.control(sleep=0, pidfile=str(tmp_path / "pids"))
+    code2, out2, err2 = kit.run()
+    assert code2 == 0, err2
+    assert stored(kit) == ALL
+
+
+def test_kill_9_leftovers_are_removed_by_the_next_run(tmp_path):
+    kit, env = slow_kit(tmp_path)
+    kit.control(sleep=3, pidfile=str(tmp_path / "pids"))
+    tmp = tmp_path / "tmp"
+    proc = kit.subprocess("run", "suite.yaml", "-j", "2", env=env)
+    try:
+        wait_for(lambda: len(workspaces(tmp)) == 2 and len(run_procs(str(tmp))) >= 4)
+        proc.kill()
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert len(workspaces(tmp)) == 2 and run_procs(str(tmp))  # what kill -9 leaves behind
+    kit.control(sleep=0, pidfile=str(tmp_path / "pids"))
+    second = kit.subprocess("run", "suite.yaml", "-j", "2", env=env)
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert workspaces(tmp) == []
+    assert run_procs(str(tmp)) == []
+    assert not list(tmp.glob("skill-eval-owner-*"))
+    assert stored(kit) == ALL
