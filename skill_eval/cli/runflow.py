@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 import time
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.engine.options import RunOptions
 from skill_eval.model.config import display_path
 from skill_eval.model.errors import InvalidInput, SkillEvalError
+from skill_eval.model.storage import StorageError
 from skill_eval.store.store import Store
 
 if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
@@ -130,7 +132,11 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         raise
     finally:
         release_owner()  # our adapters and workspaces are gone by now
-        engine.save_state()
+        _save_state(engine)
+    if engine.storage_error is not None:
+        with contextlib.suppress(StorageError):
+            FastState(store.root, suite.name).clear()  # the next run checks everything
+        raise engine.storage_error
     if not skills and not (suite.results / "summary.json").is_file():
         for se in project.skills:
             build_skill(engine, se.skill.name, full_view=True)
@@ -171,6 +177,16 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     else:
         FastState(store.root, suite.name).clear()
     return code
+
+
+def _save_state(engine: Engine) -> None:
+    """After a disk fault the state may not be writable either: the first fault is the one to
+    report, and the state is advisory (losing it only makes reasons vaguer)."""
+    if engine.storage_error is None:
+        engine.save_state()
+        return
+    with contextlib.suppress(StorageError):
+        engine.save_state()
 
 
 def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:

@@ -21,6 +21,7 @@ from skill_eval.model.errors import JudgeError
 from skill_eval.model.hashing import HashCache
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.storage import StorageError
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.keys import GRADER_VERSION, GradeKeys, slot
 from skill_eval.plan.planner import Plan, make_plan, matches_only, shard
@@ -82,6 +83,9 @@ class Engine:
         self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
         # (task slot, message) of grades a judge could not finish: not stored, retried next run.
         self.judge_errors: list[tuple[str, str]] = []
+        # The first full disk / read-only / permission fault: nothing more starts, `run` reports
+        # it in one line and exits 2 (finished runs stay stored).
+        self.storage_error: StorageError | None = None
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -250,6 +254,12 @@ class Engine:
             time.sleep(0.02)
         time.sleep(0.05)  # let the last worker leave its doit action (which swaps sys.stdout back)
         remove_live()
+
+    def storage_failed(self, fault: StorageError) -> None:
+        with self.progress.lock:
+            if self.storage_error is None:
+                self.storage_error = fault
+        self.interrupted.set()
 
     def save_state(self) -> None:
         with self.state.lock:

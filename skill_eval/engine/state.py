@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.model.hashing import key_of
+from skill_eval.model.storage import writes
 
 STATE_VERSION = 1
 
@@ -88,6 +89,7 @@ class SuiteState:
         with self.lock:
             self.verified[key] = stamp
 
+    @writes(lambda self: self.path)
     def save(self) -> None:
         with self.lock:
             text = json.dumps({"version": STATE_VERSION, "slots": self.slots, "skills": self.skills,

@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.storage import writes
+
 CACHE_VERSION = 1
 
 
@@ -67,6 +69,7 @@ class HashCache:
         self._dirty = True
         return digest
 
+    @writes(lambda self: self.path)
     def save(self) -> None:
         if self.path is None or not self._dirty:
             return

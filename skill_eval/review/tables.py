@@ -14,12 +14,14 @@ from skill_eval import __version__
 from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.storage import writes
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
 
 INPUTS_FIELD = "inputs_key"
 
 
+@writes(lambda path, text: path)
 def write_text(path: Path, text: str) -> None:
     """Atomic: a reader (or a crash) never sees half a table."""
     path.parent.mkdir(parents=True, exist_ok=True)

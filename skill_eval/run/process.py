@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from skill_eval.model.errors import AdapterError
+from skill_eval.model.storage import writing
 from skill_eval.run import owner, reaper
 
 _POLL_S = 0.02
@@ -112,7 +113,9 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
     reaper.become_subreaper()
     token = reaper.new_token()
     env = {**env, reaper.TOKEN_VAR: token}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with writing(tempfile.gettempdir()):
+        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    with out, err:
         start = time.perf_counter()
         proc = _start(list(argv), cwd, env, out.fileno(), err.fileno())
         with _LIVE_LOCK:

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.hashing import tree_files
+from skill_eval.model.storage import fault_of, writing
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
 from skill_eval.run import owner, reaper
@@ -135,7 +136,8 @@ def copy_skill(src: Path, dst: Path) -> None:
 def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
     """Create the run's workspace; raise AdapterError (a 'workspace' error) when it cannot be built."""
     pid = owner.claim()  # before the folder exists, so no other run can take it for stale
-    path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{pid}-", dir=base)).resolve()
+    with writing(base or tempfile.gettempdir()):
+        path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{pid}-", dir=base)).resolve()
     with _LIVE_LOCK:
         _LIVE.add(path)
     try:
@@ -149,6 +151,9 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
             try:
                 sha = _copy_hashing(fixture.source, dst)
             except OSError as exc:
+                fault = None if exc.filename == str(fixture.source) else fault_of(exc, dst)
+                if fault is not None:
+                    raise fault from None  # our side is full or read-only, not the fixture
                 raise AdapterError(f"fixture {fixture.source} could not be copied: "
                                    f"{exc.strerror or exc}") from None
             files.append({"path": f"inputs/{rel.as_posix()}", "sha256": sha})
@@ -160,6 +165,14 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
             except (OSError, shutil.Error) as exc:
                 raise AdapterError(f"skill folder {spec.skill_path} could not be copied: {exc}") from None
         return Workspace(path, tuple(files), skill_rel)
+    except OSError as exc:
+        shutil.rmtree(path, ignore_errors=True)
+        with _LIVE_LOCK:
+            _LIVE.discard(path)
+        fault = fault_of(exc, path)
+        if fault is None:
+            raise
+        raise fault from None
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
         with _LIVE_LOCK:

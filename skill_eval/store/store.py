@@ -29,6 +29,7 @@ from typing import Any
 
 from skill_eval.model.errors import StoreError
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.storage import fault_of, writing
 from skill_eval.store.redact import redact
 
 MANIFEST = "COMPLETE.json"
@@ -45,16 +46,17 @@ def _sha256_file(path: Path) -> str:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
 
 class Store:
@@ -74,8 +76,9 @@ class Store:
                 outputs: Path | None = None, stderr: str = "") -> RunResult:
         """Store an already-redacted response; kept files under ``outputs`` are moved in, text redacted."""
         tmp_root = self.root / "tmp"
-        tmp_root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
+        with writing(tmp_root):
+            tmp_root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
         try:
             files = {
                 "response.json": _dump(response.to_json()),
@@ -93,6 +96,11 @@ class Store:
                 manifest.update(_keep_outputs(outputs, tmp / "outputs"))
             (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
             self._install(tmp, key)
+        except OSError as exc:
+            fault = fault_of(exc, tmp)
+            if fault is None:
+                raise
+            raise fault from None
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -159,8 +167,9 @@ class Store:
 
     def _discard(self, entry: Path) -> None:
         # Rename first so a half-deleted entry can never be mistaken for a whole one.
-        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
-        doomed = Path(tempfile.mkdtemp(prefix="discard-", dir=self.root / "tmp")) / "entry"
+        with writing(self.root / "tmp"):
+            (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+            doomed = Path(tempfile.mkdtemp(prefix="discard-", dir=self.root / "tmp")) / "entry"
         try:
             os.rename(entry, doomed)
         except OSError:
@@ -185,7 +194,7 @@ class Store:
             return None
 
     def clear_error(self, key: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        with writing(self._error_path(key)), contextlib.suppress(FileNotFoundError):
             self._error_path(key).unlink()
 
     # -- generic JSON blobs -----------------------------------------------------------------
@@ -217,9 +226,10 @@ class Store:
     @contextlib.contextmanager
     def lock(self, wait: bool = False) -> Iterator[None]:
         """Hold the store for this process; refuse (StoreError) or wait when another holds it."""
-        self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / "lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        with writing(path):
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
