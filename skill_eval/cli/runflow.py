@@ -148,6 +148,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if len(run_errors) > _SHOWN_ERRORS:
         print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
               f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
+    for name in sorted(engine.damaged)[:_SHOWN_ERRORS]:
+        print(f"skill-eval: note: the stored run agent:{name} was damaged (it did not match its "
+              "checksums); it was removed and run again", file=sys.stderr)
     for name, msg in engine.judge_errors[:20]:
         print(f"skill-eval: judge error in grade:{name}: {msg} (the run is kept; the next run retries "
               "the judge)", file=sys.stderr)
@@ -263,11 +266,15 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         raise InvalidInput(project.problems)
     store = Store(project.suite.store)
     engine = Engine(project, store, RunOptions())
+    engine.rerun_damaged = False  # report runs nothing: it names what `run` must redo
     # Stores merged from CI shards may carry runs without grades: grading is local and cheap
     # (judge verdicts come from their own cache), so the tables never show a stored run ungraded.
     for pending in engine.pending_grades([]):
         engine.grade_one(pending.spec)
     engine.save_state()
+    for name in sorted(engine.damaged):
+        print(f"skill-eval: the stored run agent:{name} was damaged (it did not match its "
+              "checksums) and was removed; 'skill-eval run' runs it again", file=sys.stderr)
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
@@ -286,4 +293,4 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
             print(line)
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
-    return verdict_exit_code(benches)
+    return 2 if engine.damaged else verdict_exit_code(benches)

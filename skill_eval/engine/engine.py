@@ -86,6 +86,11 @@ class Engine:
         # The first full disk / read-only / permission fault: nothing more starts, `run` reports
         # it in one line and exits 2 (finished runs stay stored).
         self.storage_error: StorageError | None = None
+        # Slots whose stored run was found damaged while re-grading (verification removed it).
+        # `run` runs them again at once; `report`, which runs nothing, sets rerun_damaged=False
+        # and names them.
+        self.damaged: list[str] = []
+        self.rerun_damaged = True
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -220,7 +225,7 @@ class Engine:
         if result is None:
             result = self.store.get_run(spec.key)
             if result is None:
-                return None
+                return self._damaged(spec)
         try:
             grade = grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
         except JudgeError as exc:
@@ -241,6 +246,17 @@ class Engine:
         with self.progress.lock:
             self.touched_slots.add(self.slot(spec))
         return grade
+
+    def _damaged(self, spec: RunSpec) -> None:
+        """The entry looked whole by its stat stamp but did not verify (bytes changed in place):
+        it is gone now, so its run is done again in this invocation rather than left missing."""
+        with self.progress.lock:
+            self.damaged.append(self.slot(spec))
+            if self.rerun_damaged:
+                self.progress.total += 1
+        if self.rerun_damaged:
+            self.run_one(spec)  # grades it when it succeeds
+        return None
 
     def stop(self) -> None:
         """Ctrl-C, SIGTERM, SIGHUP: start nothing more, kill every running adapter and all it
