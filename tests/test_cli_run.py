@@ -385,3 +385,19 @@ def test_real_process_exit_code_and_one_line_errors(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and out.count("previous attempt failed: adapter command exited with "
                                               "status 9") == len(BAD)
+
+
+def test_an_internal_error_never_exits_1(tmp_path):
+    # CI scripts read 1 as "a check failed" (`|| test $? -eq 1`): a crash must not look like it.
+    import subprocess
+    import sys
+
+    code = ("import sys, skill_eval.cli.commands as c\n"
+            "def boom(args): raise RuntimeError('a bug')\n"
+            "c.cmd_status = boom\n"
+            "sys.argv = ['skill-eval', 'status', 'x.yaml']\n"
+            "from skill_eval.cli.main import entry\nentry()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60)
+    assert proc.returncode == 3
+    assert proc.stderr.rstrip().splitlines()[-1].startswith("skill-eval: internal error (a bug")

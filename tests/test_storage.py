@@ -231,3 +231,13 @@ def test_a_real_full_disk_and_a_real_read_only_store(tmp_path, small_disk):
     assert proc.returncode == 0, err
     assert kit.calls() == ALL - done
     assert stored(kit) == ALL
+
+
+def test_report_out_to_a_read_only_folder_is_one_line(tmp_path, monkeypatch):
+    kit = Kit.create(tmp_path)
+    assert kit.run()[0] == 0
+    target = tmp_path / "ro" / "report.md"
+    Faults(monkeypatch, tmp_path / "ro", errno.EROFS)
+    rc, out, err = kit.cli("report", "suite.yaml", "--out", str(target))
+    assert rc == 2
+    assert one_line(err).startswith(f"skill-eval: cannot write {tmp_path / 'ro'}")

@@ -110,12 +110,30 @@ def _dispatch(args: argparse.Namespace) -> int:
     except SkillEvalError as exc:
         print(f"skill-eval: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        # A full disk or a read-only folder on a path no writer wrapped: still one line.
+        from skill_eval.model.storage import fault_of
+
+        fault = fault_of(exc, exc.filename or "a file")
+        if fault is None:
+            raise
+        print(f"skill-eval: {fault}", file=sys.stderr)
+        return 2
 
 
 def entry() -> None:
     """The console script. Everything is written and flushed when main() returns, so skip the
     interpreter's teardown of a big suite's objects (a tenth of a second on 6,000 runs)."""
-    code = main()
+    try:
+        code = main()
+    except Exception:
+        # A bug, not a verdict: never exit 1, which CI scripts read as "a check failed".
+        import traceback
+
+        traceback.print_exc()
+        print("skill-eval: internal error (a bug in skill-eval, not in your suite); please report "
+              "it with the traceback above", file=sys.stderr)
+        code = 3
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

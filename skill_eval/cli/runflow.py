@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.engine.options import RunOptions
 from skill_eval.model.config import display_path
 from skill_eval.model.errors import InvalidInput, SkillEvalError
-from skill_eval.model.storage import StorageError
+from skill_eval.model.storage import StorageError, writing
 from skill_eval.store.store import Store
 
 if TYPE_CHECKING:  # the no-op path must not pay for importing the engine
@@ -281,8 +281,9 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     benches = load_benches(engine)
     text = FORMATS[fmt].render(benches, _moved(project.suite.results))
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, "utf-8")
+        with writing(out):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, "utf-8")
         _say(f"wrote {display_path(out)}")
     else:
         sys.stdout.write(text)
