@@ -20,7 +20,7 @@ from typing import IO
 
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.storage import writing
-from skill_eval.run import owner, reaper
+from skill_eval.run import cgroup, owner, reaper
 
 _POLL_S = 0.02
 _TERM_GRACE_S = 0.5
@@ -29,6 +29,7 @@ _PIPE_BUFFER = 65536  # Linux default; a request this small never blocks the wri
 # Process groups of adapters running now, so Ctrl-C can kill them all (kill_all) even when they
 # run in worker threads, which never see the KeyboardInterrupt.
 _LIVE: set[int] = set()
+_GROUPS: dict[int, cgroup.Group] = {}  # adapter pid -> its cgroup, where we could make one
 _LIVE_LOCK = threading.Lock()
 _STOPPING = threading.Event()
 
@@ -39,8 +40,11 @@ def kill_all() -> None:
     _STOPPING.set()
     with _LIVE_LOCK:
         pids = list(_LIVE)
+        groups = list(_GROUPS.values())
     for pid in pids:
         _killpg(pid, signal.SIGKILL)
+    for group in groups:
+        group.kill()
     reaper.sweep(f"{os.getpid()}.", keep=frozenset(pids))
 
 
@@ -54,11 +58,13 @@ class ProcessResult:
     capped: bool = False  # stdout or stderr went past max_output_bytes; the process was killed
 
 
-def _start(argv: list[str], cwd: Path, env: dict[str, str], out: int, err: int) -> subprocess.Popen[bytes]:
+def _start(argv: list[str], cwd: Path, env: dict[str, str], out: int, err: int,
+           group: cgroup.Group | None = None) -> subprocess.Popen[bytes]:
     if not argv:
         raise AdapterError("adapter command is empty")
     try:
-        return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=cwd, env=env,
+        command = group.launch(argv, cwd, env) if group is not None else argv
+        return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=cwd, env=env,
                                 shell=False, start_new_session=True, close_fds=True)
     except FileNotFoundError:
         if not Path(cwd).is_dir():
@@ -117,9 +123,17 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
         out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     with out, err:
         start = time.perf_counter()
-        proc = _start(list(argv), cwd, env, out.fileno(), err.fileno())
+        group = cgroup.Group.create(token)
+        try:
+            proc = _start(list(argv), cwd, env, out.fileno(), err.fileno(), group)
+        except BaseException:
+            if group is not None:
+                group.remove()
+            raise
         with _LIVE_LOCK:
             _LIVE.add(proc.pid)
+            if group is not None:
+                _GROUPS[proc.pid] = group
         if _STOPPING.is_set():
             _killpg(proc.pid, signal.SIGKILL)
         done = threading.Event()
@@ -148,11 +162,19 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
             # that is about to be removed; this also covers KeyboardInterrupt.
             _killpg(proc.pid, signal.SIGKILL)
             # ... and so must descendants that left the group (setsid) or were orphaned.
-            reaper.sweep(token, roots=(proc.pid,), keep=frozenset({proc.pid}))
+            # A cgroup holds every descendant (the adapter joined it before it could fork);
+            # without one, the sweep finds them by token and parent links.
+            if group is not None:
+                reaper.reap(set(group.kill()) - {proc.pid})
+            else:
+                reaper.sweep(token, roots=(proc.pid,), keep=frozenset({proc.pid}))
             if not done.is_set():
                 done.wait()
+            if group is not None:
+                group.remove()
             with _LIVE_LOCK:
                 _LIVE.discard(proc.pid)
+                _GROUPS.pop(proc.pid, None)
         if feeder is not None:
             feeder.join(timeout=1)
         capped = capped or (os.fstat(out.fileno()).st_size > max_output_bytes

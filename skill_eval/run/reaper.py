@@ -171,6 +171,12 @@ def sweep(match: str, roots: tuple[int, ...] = (), keep: frozenset[int] = frozen
     return len(killed)
 
 
+def reap(pids: set[int]) -> None:
+    """Collect killed processes that were re-parented to us (never a Popen child's pid)."""
+    if enabled():
+        _reap(pids)
+
+
 def _reap(pids: set[int]) -> None:
     """Collect the exit status of killed orphans that became our children, so they do not stay
     zombies for the rest of a long run. Never touches a pid that is not our child."""

@@ -25,7 +25,7 @@ from skill_eval.model.hashing import tree_files
 from skill_eval.model.storage import fault_of, writing
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
-from skill_eval.run import owner, reaper
+from skill_eval.run import cgroup, owner, reaper
 
 _CHUNK = 1 << 20
 PREFIX = "skill-eval-ws-"
@@ -78,6 +78,7 @@ def remove_live() -> None:
 def remove_stale(base: Path | None = None) -> int:
     """Remove the workspaces of skill-eval processes that died without cleaning up (kill -9),
     and kill the adapters they left running; returns how many workspaces were removed."""
+    cgroup.remove_stale(owner.alive)
     reaper.orphans_of_dead_owners(owner.alive)
     folder = Path(base or tempfile.gettempdir())
     try:
