@@ -241,3 +241,37 @@ def test_report_out_to_a_read_only_folder_is_one_line(tmp_path, monkeypatch):
     rc, out, err = kit.cli("report", "suite.yaml", "--out", str(target))
     assert rc == 2
     assert one_line(err).startswith(f"skill-eval: cannot write {tmp_path / 'ro'}")
+
+
+@pytest.mark.parametrize("allow", [0, 3])
+def test_a_full_temp_folder_for_workspaces_is_one_line_not_a_run_error(tmp_path, monkeypatch, allow):
+    import tempfile
+
+    kit = Kit.create(tmp_path)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    # allow=0: the workspace folder itself; allow=3: its subfolders or the copied files.
+    Faults(monkeypatch, tmp / "skill-eval-ws-", errno.ENOSPC, allow=allow)
+    rc, out, err = kit.run("-j", "1")
+    assert rc == 2
+    line = one_line(err)
+    assert f"cannot write {tmp}" in line and "ENOSPC" in line
+    assert not list(kit.store.glob("errors/*.json"))  # not the adapter's failure
+    assert not list(tmp.glob("skill-eval-ws-*"))
+
+
+def test_a_full_disk_while_copying_the_skill_is_ours_not_the_skills(tmp_path, monkeypatch):
+    import shutil
+
+    kit = Kit.create(tmp_path)
+
+    def full(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(dst))
+
+    monkeypatch.setattr(shutil, "copy", full)
+    rc, out, err = kit.run("-j", "1")
+    assert rc == 2
+    line = one_line(err)
+    assert "/skills/" in line and "No space left on device (ENOSPC)" in line
+    assert not list(kit.store.glob("errors/*.json"))

@@ -164,6 +164,10 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
             try:
                 copy_skill(spec.skill_path, path / skill_rel)
             except (OSError, shutil.Error) as exc:
+                theirs = isinstance(exc, OSError) and str(exc.filename or "").startswith(str(spec.skill_path))
+                fault = None if theirs else fault_of(exc, path / skill_rel)
+                if fault is not None:
+                    raise fault from None  # our side is full or read-only, not the skill
                 raise AdapterError(f"skill folder {spec.skill_path} could not be copied: {exc}") from None
         return Workspace(path, tuple(files), skill_rel)
     except OSError as exc:
