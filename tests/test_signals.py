@@ -131,3 +131,26 @@ def test_kill_9_leftovers_are_removed_by_the_next_run(tmp_path):
     assert run_procs(str(tmp)) == []
     assert not list(tmp.glob("skill-eval-owner-*"))
     assert stored(kit) == ALL
+
+
+def test_nohup_keeps_sighup_ignored(tmp_path):
+    import subprocess
+    import sys
+
+    kit = Kit.create(tmp_path)
+    kit.control(sleep=0.3)
+    # What nohup does: SIGHUP ignored before exec; skill-eval must not re-arm it.
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+         "sys.argv = ['skill-eval', 'run', 'suite.yaml', '-j', '2']; "
+         "from skill_eval.cli.main import entry; entry()"],
+        cwd=kit.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: kit.calls() >= 1)
+        proc.send_signal(signal.SIGHUP)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert stored(kit) == ALL

@@ -36,7 +36,9 @@ def stop_on_signals() -> Iterator[type[Received]]:
         Received.signum = signum
         raise KeyboardInterrupt
 
-    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    # A signal the caller ignores stays ignored: `nohup skill-eval run` must survive a hang-up.
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS
+                if signal.getsignal(sig) is not signal.SIG_IGN}
     try:
         yield Received
     finally:
