@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import stat
@@ -154,3 +155,41 @@ def test_nohup_keeps_sighup_ignored(tmp_path):
             proc.kill()
     assert proc.returncode == 0, err
     assert stored(kit) == ALL
+
+
+DAEMON_ADAPTER = r'''#!/usr/bin/env python3
+import json, os, subprocess, sys, time
+json.load(sys.stdin)
+pids = "{pids}"
+subprocess.run(["/bin/sh", "-c", "(setsid env -i /bin/sh -c 'echo $$ >> %s; exec sleep 300' &)" % pids])
+while not (os.path.exists(pids) and open(pids).read().strip()):
+    time.sleep(0.01)
+json.dump({{"output": "with_skill says hi", "events": [], "usage": {{}}}}, sys.stdout)
+'''
+
+
+def test_without_cgroups_an_orphan_that_cleared_its_environment_dies_at_exit(tmp_path):
+    # The sweep cannot tie it to a run (no token, parents gone), but as a subreaper skill-eval
+    # adopted it, and kills what it adopted before it exits.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    pids = tmp_path / "pids"
+    (kit.root / "adapter.py").write_text(DAEMON_ADAPTER.format(pids=pids))
+    proc = kit.subprocess("run", "suite.yaml", env={**os.environ, "SKILL_EVAL_NO_CGROUP": "1"})
+    out, err = proc.communicate(timeout=120)
+    daemons = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+    try:
+        assert proc.returncode == 0 and daemons, out + err
+        time.sleep(0.2)
+        assert [p for p in daemons if alive(p)] == []
+    finally:
+        for p in daemons:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p, signal.SIGKILL)
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False

@@ -8,8 +8,10 @@ adapter itself (found through parent links, for one that rebuilt its environment
 also makes itself a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): a daemonized grandchild
 is re-parented to us instead of to init, so its parent link still leads to us and we can reap it.
 
-A descendant that both clears its environment and has no living ancestor in the run escapes;
-closing that gap needs a cgroup. On systems without ``/proc`` only the process group is killed.
+A descendant that both clears its environment and has no living ancestor in the run cannot be
+tied to its run: as our adopted child it dies when skill-eval exits (``kill_adopted``); a
+cgroup (run/cgroup.py), where we may make one, closes that gap at the run's end. On systems
+without ``/proc`` only the process group is killed.
 """
 
 from __future__ import annotations
@@ -202,6 +204,24 @@ def _reap(pids: set[int]) -> None:
                 pending.discard(pid)
         if pending:
             time.sleep(0.005)
+
+
+def kill_adopted() -> int:
+    """At exit: kill every process still our child, and its descendants. As a subreaper we
+    adopted the orphans of our adapters; by the time the command ends none of our own children
+    is legitimately alive, and an orphan left now would outlive us (it goes to init). This
+    catches the one kind the sweep cannot attribute to a run: an orphan that cleared its
+    environment. Only for the console entry point, never inside a host process (tests)."""
+    if not (enabled() and _subreaper_done):
+        return 0
+    me = os.getpid()
+    procs = snapshot()
+    children = {pid for pid, (ppid, _, _) in procs.items() if ppid == me}
+    targets = children | _targets(procs, "\0", children)  # "\0": no token matches
+    for pid in targets:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return len(targets)
 
 
 def orphans_of_dead_owners(is_alive: Callable[[int], bool]) -> int:
