@@ -67,7 +67,7 @@ def workspaces(tmp) -> list[str]:
     return sorted(p.name for p in tmp.glob("skill-eval-ws-*"))
 
 
-def slow_kit(tmp_path) -> tuple[Kit, dict[str, str]]:
+def slow_kit(tmp_path, cgroups: bool = True) -> tuple[Kit, dict[str, str]]:
     kit = Kit.create(tmp_path)
     adapter = kit.root / "adapter.py"
     adapter.write_text(ADAPTER)
@@ -75,7 +75,10 @@ def slow_kit(tmp_path) -> tuple[Kit, dict[str, str]]:
     kit.control(sleep=0.4, pidfile=str(tmp_path / "pids"))
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    return kit, {**os.environ, "TMPDIR": str(tmp)}
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    if not cgroups:
+        env["SKILL_EVAL_NO_CGROUP"] = "1"  # the token sweep alone
+    return kit, env
 
 
 def stored(kit: Kit) -> int:
@@ -85,10 +88,12 @@ def stored(kit: Kit) -> int:
     return len(keys)
 
 
-@pytest.mark.parametrize(("sig", "code", "jobs"), [(signal.SIGTERM, 143, "1"), (signal.SIGTERM, 143, "3"),
-                                                    (signal.SIGHUP, 129, "3")])
-def test_sigterm_kills_adapters_and_their_sessions_and_removes_workspaces(tmp_path, sig, code, jobs):
-    kit, env = slow_kit(tmp_path)
+@pytest.mark.parametrize(("sig", "code", "jobs", "cgroups"), [
+    (signal.SIGTERM, 143, "1", True), (signal.SIGTERM, 143, "3", True), (signal.SIGHUP, 129, "3", True),
+    (signal.SIGTERM, 143, "3", False)])
+def test_sigterm_kills_adapters_and_their_sessions_and_removes_workspaces(tmp_path, sig, code, jobs,
+                                                                         cgroups):
+    kit, env = slow_kit(tmp_path, cgroups)
     tmp = tmp_path / "tmp"
     proc = kit.subprocess("run", "suite.yaml", "-j", jobs, env=env)
     try:
@@ -111,8 +116,9 @@ def test_sigterm_kills_adapters_and_their_sessions_and_removes_workspaces(tmp_pa
     assert stored(kit) == ALL
 
 
-def test_kill_9_leftovers_are_removed_by_the_next_run(tmp_path):
-    kit, env = slow_kit(tmp_path)
+@pytest.mark.parametrize("cgroups", [True, False])
+def test_kill_9_leftovers_are_removed_by_the_next_run(tmp_path, cgroups):
+    kit, env = slow_kit(tmp_path, cgroups)
     kit.control(sleep=3, pidfile=str(tmp_path / "pids"))
     tmp = tmp_path / "tmp"
     proc = kit.subprocess("run", "suite.yaml", "-j", "2", env=env)
