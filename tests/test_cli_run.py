@@ -405,3 +405,19 @@ def test_missing_default_suite_names_the_default_and_how_to_name_one(tmp_path):
         assert code == 2
         assert "no SUITE given, and the default configs/demo.yaml does not exist" in err
         assert f"skill-eval {args[0]} path/to/suite.yaml" in err
+
+
+def test_an_internal_error_never_exits_1(tmp_path):
+    # CI scripts read 1 as "a check failed" (`|| test $? -eq 1`): a crash must not look like it.
+    import subprocess
+    import sys
+
+    code = ("import sys, skill_eval.cli.commands as c\n"
+            "def boom(args): raise RuntimeError('a bug')\n"
+            "c.cmd_status = boom\n"
+            "sys.argv = ['skill-eval', 'status', 'x.yaml']\n"
+            "from skill_eval.cli.main import entry\nentry()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60)
+    assert proc.returncode == 3
+    assert proc.stderr.rstrip().splitlines()[-1].startswith("skill-eval: internal error (a bug")

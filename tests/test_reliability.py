@@ -81,6 +81,57 @@ def test_corrupt_grade_is_redone_without_calls(tmp_path):
     json.loads(grade.read_text())
 
 
+def _damage_in_place(kit: Kit, case: str) -> str:
+    """Flip one byte of a stored response, keeping its size and mtime: its stat stamp still
+    says "verified", so only the checksum at re-grade notices."""
+    key = next(k for k in kit.stored_runs()
+               if json.loads((kit.store / "runs" / k[:2] / k / "meta.json").read_text())["case"] == case)
+    path = kit.store / "runs" / key[:2] / key / "response.json"
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[5] ^= 1
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return key
+
+
+def _regrade_all(kit: Kit) -> None:
+    for skill in ("alpha", "beta"):
+        data = kit.evals(skill)
+        for c in data["evals"]:
+            c["checks"][0]["value"] = "says"  # still passes; every grade key changes
+        kit.write_evals(skill, data["evals"])
+
+
+def test_entry_found_damaged_at_regrade_is_run_again_at_once(tmp_path):
+    kit = Kit.create(tmp_path)
+    assert kit.run()[0] == 0
+    kit.reset()
+    _regrade_all(kit)
+    key = _damage_in_place(kit, "a1")
+    code, out, err = kit.run()
+    assert code == 0, out + err
+    assert kit.calls() == 1
+    assert "was damaged" in err and "run again" in err
+    assert key in kit.stored_runs() and all_verify(kit) == ALL
+    kit.reset()
+    assert kit.run()[1].startswith("Up to date")
+
+
+def test_report_names_an_entry_found_damaged(tmp_path):
+    kit = Kit.create(tmp_path)
+    assert kit.run()[0] == 0
+    kit.reset()
+    _regrade_all(kit)
+    _damage_in_place(kit, "b1")
+    code, out, err = kit.cli("report", "suite.yaml", "--format", "json")
+    assert code == 2
+    [line] = [line for line in err.splitlines() if "damaged" in line]
+    assert line.startswith("skill-eval: the stored run agent:beta/b1/") and "'skill-eval run'" in line
+    assert kit.calls() == 0  # report runs nothing
+    assert kit.run()[0] == 0 and kit.calls() == 1
+
+
 def test_kill_9_resumes_only_unfinished_runs(tmp_path):
     kit = Kit.create(tmp_path)
     kit.control(sleep=0.25, pidfile=str(tmp_path / "pids"))

@@ -47,3 +47,29 @@ def test_env_is_minimal(run_setup, monkeypatch):
         assert env["TMPDIR"].startswith(str(ws.path)) and env["LANG"] == "C.UTF-8"
     finally:
         ws.remove()
+
+
+def test_stale_workspaces_go_and_live_ones_stay(tmp_path):
+    import subprocess
+    import sys
+
+    from skill_eval.run import owner
+    from skill_eval.run.workspace import PREFIX, remove_stale
+
+    # A live skill-eval holds its owner lock; a killed one's lock is free; one never had a file.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | "
+         "os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_EX); print('ok', flush=True); time.sleep(60)",
+         str(owner.lock_path(999_001, tmp_path))], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "ok\n"
+        owner.lock_path(999_002, tmp_path).write_text("")  # its owner died: nobody holds it
+        for pid in (999_001, 999_002, 999_003):
+            (tmp_path / f"{PREFIX}{pid}-abc" / "inputs").mkdir(parents=True)
+        (tmp_path / "skill-eval-ws-unowned").mkdir()  # older layout: cannot tell, left alone
+        assert remove_stale(tmp_path) == 2
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([
+            f"{PREFIX}999001-abc", "skill-eval-owner-999001.lock", "skill-eval-ws-unowned"])
+    finally:
+        holder.kill()
+        holder.wait()

@@ -103,6 +103,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing:
         print(missing, file=sys.stderr)
         return 2
+    from skill_eval.cli.signals import name, stop_on_signals
+
+    with stop_on_signals() as received:
+        try:
+            return _dispatch(args)
+        except KeyboardInterrupt:
+            if received.signum is not None:
+                print(f"skill-eval: stopped by {name(received.signum)}; running adapters were "
+                      "killed, finished runs are kept in the store", file=sys.stderr)
+                return 128 + received.signum
+            print("skill-eval: interrupted; finished runs are kept in the store", file=sys.stderr)
+            return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     from skill_eval.model.errors import InvalidInput, SkillEvalError
 
     try:
@@ -116,9 +131,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SkillEvalError as exc:
         print(f"skill-eval: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("skill-eval: interrupted; finished runs are kept in the store", file=sys.stderr)
-        return 130
+    except OSError as exc:
+        # A full disk or a read-only folder on a path no writer wrapped: still one line.
+        from skill_eval.model.storage import fault_of
+
+        fault = fault_of(exc, exc.filename or "a file")
+        if fault is None:
+            raise
+        print(f"skill-eval: {fault}", file=sys.stderr)
+        return 2
 
 
 def entry() -> None:
@@ -136,6 +157,17 @@ def entry() -> None:
         # A write that went around the wrappers (straight to the file descriptor): the command
         # was interrupted part-way, so say so the way a shell does for SIGPIPE.
         code = 141
+    except Exception:
+        # A bug, not a verdict: never exit 1, which CI scripts read as "a check failed".
+        import traceback
+
+        traceback.print_exc()
+        print("skill-eval: internal error (a bug in skill-eval, not in your suite); please report "
+              "it with the traceback above", file=sys.stderr)
+        code = 3
+    from skill_eval.run.reaper import kill_adopted
+
+    kill_adopted()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

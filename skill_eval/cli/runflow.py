@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 import time
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.engine.options import RunOptions
 from skill_eval.model.config import display_path
 from skill_eval.model.errors import InvalidInput, SkillEvalError
+from skill_eval.model.storage import StorageError, writing
 from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 
@@ -83,11 +85,15 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         summary_is_stale,
         verdict_exit_code,
     )
+    from skill_eval.run.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
+    from skill_eval.run.workspace import remove_stale
 
     suite = project.suite
     # Entries a killed run left half-written: nobody else writes while we hold the lock.
     shutil.rmtree(store.root / "tmp", ignore_errors=True)
+    # Workspaces and adapters a killed skill-eval (kill -9) left behind, whatever its store.
+    remove_stale()
     # The fingerprint is taken before any file is hashed: a file edited while we run changes
     # its stat after this point, so the next run looks closer instead of trusting the fast path.
     adapter = resolve_adapter(suite)
@@ -140,7 +146,12 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         engine.stop()
         raise
     finally:
-        engine.save_state()
+        release_owner()  # our adapters and workspaces are gone by now
+        _save_state(engine)
+    if engine.storage_error is not None:
+        with contextlib.suppress(StorageError):
+            FastState(store.root, suite.name).clear()  # the next run checks everything
+        raise engine.storage_error
     if not skills and not (suite.results / "summary.json").is_file():
         for se in project.skills:
             build_skill(engine, se.skill.name, full_view=True)
@@ -154,6 +165,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if len(run_errors) > _SHOWN_ERRORS:
         print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
               f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
+    for name in sorted(engine.damaged)[:_SHOWN_ERRORS]:
+        print(f"skill-eval: note: the stored run agent:{name} was damaged (it did not match its "
+              "checksums); it was removed and run again", file=sys.stderr)
     for name, msg in [e for e in engine.judge_errors if e[1] != engine.judge_fatal][:20]:
         print(f"skill-eval: judge error in grade:{name}: {msg} (the run is kept; the next run retries "
               "the judge)", file=sys.stderr)
@@ -191,6 +205,16 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     else:
         FastState(store.root, suite.name).clear()
     return code
+
+
+def _save_state(engine: Engine) -> None:
+    """After a disk fault the state may not be writable either: the first fault is the one to
+    report, and the state is advisory (losing it only makes reasons vaguer)."""
+    if engine.storage_error is None:
+        engine.save_state()
+        return
+    with contextlib.suppress(StorageError):
+        engine.save_state()
 
 
 def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
@@ -254,11 +278,15 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         raise InvalidInput(project.problems)
     store = Store(project.suite.store)
     engine = Engine(project, store, RunOptions())
+    engine.rerun_damaged = False  # report runs nothing: it names what `run` must redo
     # Stores merged from CI shards may carry runs without grades: grading is local and cheap
     # (judge verdicts come from their own cache), so the tables never show a stored run ungraded.
     for pending in engine.pending_grades([]):
         engine.grade_one(pending.spec)
     engine.save_state()
+    for name in sorted(engine.damaged):
+        print(f"skill-eval: the stored run agent:{name} was damaged (it did not match its "
+              "checksums) and was removed; 'skill-eval run' runs it again", file=sys.stderr)
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
@@ -270,8 +298,9 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         # stdout is for the runner's workflow commands; the step summary goes to a file.
         out = project.suite.results / FORMATS[fmt].filename
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, "utf-8")
+        with writing(out):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, "utf-8")
         print(f"wrote {display_path(out)}", file=sys.stderr if fmt == "github" else sys.stdout)
     else:
         sys.stdout.write(text)
@@ -282,5 +311,6 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
             print(line)
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
-    # The report was written: that is this command's success. The verdict's exit code is `run`'s.
-    return 0
+    # The report was written: that is this command's success (the verdict's exit code is
+    # `run`'s), unless a stored run was found damaged and could not be shown.
+    return 2 if engine.damaged else 0

@@ -21,6 +21,7 @@ from skill_eval.model.errors import JudgeError, JudgeFatal
 from skill_eval.model.hashing import HashCache
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.storage import StorageError
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.keys import GRADER_VERSION, GradeKeys, slot
 from skill_eval.plan.planner import Plan, make_plan, matches_only, shard
@@ -29,6 +30,7 @@ from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute
+from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
 from skill_eval.store.store import Store
 
@@ -90,6 +92,14 @@ class Engine:
         self.judge_errors: list[tuple[str, str]] = []
         self.judge_fatal: str | None = None  # the judge said every call would fail (bad key)
         self.judge_stopped = 0  # grades not judged because of it
+        # The first full disk / read-only / permission fault: nothing more starts, `run` reports
+        # it in one line and exits 2 (finished runs stay stored).
+        self.storage_error: StorageError | None = None
+        # Slots whose stored run was found damaged while re-grading (verification removed it).
+        # `run` runs them again at once; `report`, which runs nothing, sets rerun_damaged=False
+        # and names them.
+        self.damaged: list[str] = []
+        self.rerun_damaged = True
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -230,7 +240,7 @@ class Engine:
         if result is None:
             result = self.store.get_run(spec.key)
             if result is None:
-                return None
+                return self._damaged(spec)
         try:
             grade = grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
         except JudgeError as exc:
@@ -257,9 +267,21 @@ class Engine:
             self.touched_slots.add(self.slot(spec))
         return grade
 
+    def _damaged(self, spec: RunSpec) -> None:
+        """The entry looked whole by its stat stamp but did not verify (bytes changed in place):
+        it is gone now, so its run is done again in this invocation rather than left missing."""
+        with self.progress.lock:
+            self.damaged.append(self.slot(spec))
+            if self.rerun_damaged:
+                self.progress.total += 1
+        if self.rerun_damaged:
+            self.run_one(spec)  # grades it when it succeeds
+        return None
+
     def stop(self) -> None:
-        """Ctrl-C: start nothing more, kill every running adapter's process group, and wait a
-        moment for the worker threads to notice (their killed runs are not recorded as errors)."""
+        """Ctrl-C, SIGTERM, SIGHUP: start nothing more, kill every running adapter and all it
+        started, wait a moment for the worker threads to notice (their killed runs are not
+        recorded as errors), and remove the workspaces still there."""
         self.interrupted.set()
         kill_all()
         deadline = time.monotonic() + 3.0
@@ -267,6 +289,13 @@ class Engine:
             kill_all()
             time.sleep(0.02)
         time.sleep(0.05)  # let the last worker leave its doit action (which swaps sys.stdout back)
+        remove_live()
+
+    def storage_failed(self, fault: StorageError) -> None:
+        with self.progress.lock:
+            if self.storage_error is None:
+                self.storage_error = fault
+        self.interrupted.set()
 
     def save_state(self) -> None:
         with self.state.lock:

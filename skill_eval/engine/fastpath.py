@@ -19,6 +19,7 @@ from typing import Any
 from skill_eval import __version__
 from skill_eval.model import sharedfiles
 from skill_eval.model.config import Suite, depends_files
+from skill_eval.model.storage import writes, writing
 from skill_eval.plan.keys import GRADER_VERSION
 
 FAST_VERSION = 2
@@ -211,6 +212,7 @@ class FastState:
         watch = data.get("watch") if isinstance(data, dict) else None
         return [str(w) for w in watch] if isinstance(watch, list) else []
 
+    @writes(lambda self, *args: self.path)
     def save(self, fp: Fingerprint, by_skill: dict[str, dict[str, Any]], outcome: dict[str, Any],
              watch: list[str], tables: list[str]) -> None:
         """``by_skill``: skill → {"runs": {run key: entry stamp}, "grades": [grade key]} for every
@@ -231,4 +233,5 @@ class FastState:
             raise
 
     def clear(self) -> None:
-        self.path.unlink(missing_ok=True)
+        with writing(self.path):
+            self.path.unlink(missing_ok=True)

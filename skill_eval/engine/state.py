@@ -19,6 +19,7 @@ from typing import Any
 
 from skill_eval.model import sharedfiles
 from skill_eval.model.hashing import key_of
+from skill_eval.model.storage import writes
 
 STATE_VERSION = 1
 
@@ -93,6 +94,7 @@ class SuiteState:
         with self.lock:
             self.verified[key] = stamp
 
+    @writes(lambda self: self.path)
     def save(self) -> None:
         with self.lock:
             text = json.dumps({"version": STATE_VERSION, "slots": self.slots, "skills": self.skills,

@@ -8,7 +8,10 @@ cost. `dodo.py` exposes every task, with up-to-date checks that ask the store, s
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,11 +19,13 @@ from typing import Any
 
 from doit.cmd_base import TaskLoader2
 from doit.cmd_info import Info
+from doit.dependency import DatabaseException, SqliteDB
 from doit.doit_cmd import DoitMain
 from doit.loader import generate_tasks
 from doit.reporter import ZeroReporter
 
 from skill_eval.engine.engine import Engine, Pending
+from skill_eval.model.storage import StorageError, fault_of, writing
 from skill_eval.plan.types import RunSpec
 
 DOIT_COMMANDS = {"run", "list", "info", "clean", "forget", "ignore", "help", "strace",
@@ -29,7 +34,8 @@ DOIT_COMMANDS = {"run", "list", "info", "clean", "forget", "ignore", "help", "st
 
 def _agent_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
     def action() -> bool:
-        engine.run_one(spec)
+        with _storage_faults(engine):
+            engine.run_one(spec)
         return True  # an adapter error is recorded in the store, not a build failure
 
     return action
@@ -37,7 +43,8 @@ def _agent_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
 
 def _grade_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
     def action() -> bool:
-        engine.grade_one(spec)
+        with _storage_faults(engine):
+            engine.grade_one(spec)
         return True
 
     return action
@@ -76,6 +83,28 @@ class ReasonInfo(Info):
         return "\n".join([*ours, *([rest] if rest else [])])
 
 
+def _table_action(engine: Engine, build: Callable[..., Any], *args: Any) -> Callable[[], bool]:
+    def action() -> bool:
+        with _storage_faults(engine):
+            build(engine, *args)
+        return True
+
+    return action
+
+
+@contextlib.contextmanager
+def _storage_faults(engine: Engine) -> Iterator[None]:
+    """A full disk (or read-only store) stops the run instead of failing task after task with
+    a traceback: the engine keeps the first fault, starts nothing more, `run` reports it."""
+    try:
+        yield
+    except (OSError, StorageError) as exc:
+        fault = fault_of(exc, engine.store.root)
+        if fault is None:
+            raise
+        engine.storage_failed(fault)
+
+
 def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skills: list[str],
                all_tasks: bool = False) -> dict[str, list[dict[str, Any]]]:
     """doit task dicts by base name. With ``all_tasks`` every planned run gets a task whose
@@ -111,14 +140,14 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
         by_skill.setdefault(spec.skill_name, []).append(f"grade:{name}")
     bench = []
     for skill in skills:
-        task = {"name": skill, "actions": [(build_skill, [engine, skill])],
+        task = {"name": skill, "actions": [_table_action(engine, build_skill, skill)],
                 "task_dep": by_skill.get(skill, []), "verbosity": 0,
                 "doc": f"benchmark.json and benchmark.md of {skill}"}
         if all_tasks:
             task["uptodate"] = [Stored(lambda name=skill: not skill_is_stale(engine, name),
                                        lambda: "inputs changed")]
         bench.append(task)
-    summary_task: dict[str, Any] = {"basename": "summary", "actions": [(build_summary, [engine])],
+    summary_task: dict[str, Any] = {"basename": "summary", "actions": [_table_action(engine, build_summary)],
                                     "task_dep": [f"bench:{s}" for s in skills], "verbosity": 0,
                                     "doc": "summary.md, summary.json, junit.xml, index.html"}
     if all_tasks:
@@ -158,8 +187,9 @@ def doit_config(engine: Engine, reporter: type | None = None) -> dict[str, Any]:
     # The store is the truth; doit's DB only has to be safe. sqlite3 commits atomically and
     # locks, and naming it per suite keeps two suites on one store apart.
     db = engine.store.root / "doit" / f"{engine.suite.name}.sqlite3"
-    db.parent.mkdir(parents=True, exist_ok=True)
-    _usable_db(db)
+    with writing(db):
+        db.parent.mkdir(parents=True, exist_ok=True)
+        _usable_db(db)
     config: dict[str, Any] = {"dep_file": str(db), "backend": "sqlite3", "verbosity": 0,
                               "default_tasks": ["summary"]}
     if reporter is not None:
@@ -182,6 +212,31 @@ def _usable_db(db: Path) -> None:
             conn.close()
     except sqlite3.DatabaseError:
         db.unlink(missing_ok=True)
+
+
+_BACKEND = "skill-eval-sqlite3"
+_DB_FAULTS: dict[str, str] = {}  # DB path -> what failed; read (and cleared) by execute()
+
+
+class GuardedSqliteDB(SqliteDB):
+    """doit's sqlite3 backend, except that a full disk or read-only file does not make doit
+    print a traceback: the fault is kept for execute() to report in one line. doit's DB only
+    remembers what ran (the store is the truth), so the run itself goes on without it."""
+
+    def _sqlite3(self, name: str) -> Any:
+        try:
+            return super()._sqlite3(name)
+        except (sqlite3.Error, DatabaseException) as exc:
+            _DB_FAULTS.setdefault(name, str(exc).splitlines()[-1])
+            return super()._sqlite3(":memory:")
+
+    def dump(self) -> None:
+        try:
+            super().dump()
+        except sqlite3.Error as exc:
+            _DB_FAULTS.setdefault(self.name, str(exc))
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
 
 
 class QuietReporter(ZeroReporter):
@@ -207,13 +262,22 @@ def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: 
     # doit's python-actions swap sys.stdout/stderr per task; with threads the swaps interleave
     # and can leave a capture buffer installed, so put the real streams back afterwards.
     saved = sys.stdout, sys.stderr
+    config = {**doit_config(engine, reporter), "backend": _BACKEND}  # same file format
+    db = config["dep_file"]
+    _DB_FAULTS.pop(db, None)
     try:
-        code = DoitMain(_Loader(tasks, doit_config(engine, reporter))).run(argv)
+        code = DoitMain(_Loader(tasks, config),
+                        extra_config={"BACKEND": {_BACKEND: f"{__name__}:GuardedSqliteDB"}}).run(argv)
     except KeyboardInterrupt:
         engine.stop()  # worker threads never see Ctrl-C: stop them before the streams are restored
         raise
     finally:
         sys.stdout, sys.stderr = saved
+    fault = _DB_FAULTS.pop(db, None)
+    if fault is not None and engine.storage_error is None:
+        cause = (errno.ENOSPC if "full" in fault else errno.EROFS if "readonly" in fault
+                 else errno.EIO)
+        engine.storage_failed(StorageError(db, OSError(cause, f"doit's database failed: {fault}")))
     failures = list(reporter.failures)
     if code not in (0, None) and not failures:
         failures.append(("doit", f"doit stopped with status {code}"))

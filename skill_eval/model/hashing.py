@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.model import sharedfiles
+from skill_eval.model.storage import writes
 
 CACHE_VERSION = 1
 
@@ -68,6 +69,7 @@ class HashCache:
         self._dirty = True
         return digest
 
+    @writes(lambda self: self.path)
     def save(self) -> None:
         if self.path is None or not self._dirty:
             return

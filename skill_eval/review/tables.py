@@ -15,6 +15,7 @@ from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
 from skill_eval.model.names import path_segment
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.storage import writes
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
 from skill_eval.store.redact import redact
@@ -22,6 +23,7 @@ from skill_eval.store.redact import redact
 INPUTS_FIELD = "inputs_key"
 
 
+@writes(lambda path, text: path)
 def write_text(path: Path, text: str) -> None:
     """Atomic: a reader (or a crash) never sees half a table. Redacted: every results/ file
     passes here, and no secret reaches one, whatever the format."""

@@ -22,11 +22,12 @@ from skill_eval.model.config import AdapterConfig, Suite, describe_judge
 from skill_eval.model.errors import AdapterError, InvalidInput, JudgeError, JudgeFatal, SkillEvalError
 from skill_eval.model.schemas_io import validator
 from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.run import owner
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION
 from skill_eval.run.process import run_process
 from skill_eval.run.resolve import resolve_adapter
-from skill_eval.run.workspace import Workspace
+from skill_eval.run.workspace import PREFIX, Workspace
 from skill_eval.store.redact import redact, register_env, secret_env_names
 
 PROTOCOL_VERSION = 1
@@ -96,7 +97,8 @@ def call_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite
     """One judge process for one request; the parsed verdicts and usage, or JudgeError."""
     cfg = suite.judge
     timeout = float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
-    folder = Path(tempfile.mkdtemp(prefix="skill-eval-judge-")).resolve()
+    # Named like a workspace, so the next run removes it if we are killed meanwhile.
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{owner.claim()}-judge-")).resolve()
     try:
         for sub in ("home", "tmp"):
             (folder / sub).mkdir()

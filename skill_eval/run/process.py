@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import IO
 
 from skill_eval.model.errors import AdapterError
+from skill_eval.model.storage import writing
+from skill_eval.run import cgroup, owner, reaper
 
 _POLL_S = 0.02
 _TERM_GRACE_S = 0.5
@@ -27,17 +29,23 @@ _PIPE_BUFFER = 65536  # Linux default; a request this small never blocks the wri
 # Process groups of adapters running now, so Ctrl-C can kill them all (kill_all) even when they
 # run in worker threads, which never see the KeyboardInterrupt.
 _LIVE: set[int] = set()
+_GROUPS: dict[int, cgroup.Group] = {}  # adapter pid -> its cgroup, where we could make one
 _LIVE_LOCK = threading.Lock()
 _STOPPING = threading.Event()
 
 
 def kill_all() -> None:
-    """Kill every live adapter process group, and any started from now on."""
+    """Kill every live adapter process group and every process any of our adapters started
+    (setsid or not), and any adapter started from now on."""
     _STOPPING.set()
     with _LIVE_LOCK:
         pids = list(_LIVE)
+        groups = list(_GROUPS.values())
     for pid in pids:
         _killpg(pid, signal.SIGKILL)
+    for group in groups:
+        group.kill()
+    reaper.sweep(f"{os.getpid()}.", keep=frozenset(pids))
 
 
 @dataclass(frozen=True)
@@ -50,11 +58,13 @@ class ProcessResult:
     capped: bool = False  # stdout or stderr went past max_output_bytes; the process was killed
 
 
-def _start(argv: list[str], cwd: Path, env: dict[str, str], out: int, err: int) -> subprocess.Popen[bytes]:
+def _start(argv: list[str], cwd: Path, env: dict[str, str], out: int, err: int,
+           group: cgroup.Group | None = None) -> subprocess.Popen[bytes]:
     if not argv:
         raise AdapterError("adapter command is empty")
     try:
-        return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=cwd, env=env,
+        command = group.launch(argv, cwd, env) if group is not None else argv
+        return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=cwd, env=env,
                                 shell=False, start_new_session=True, close_fds=True)
     except FileNotFoundError:
         if not Path(cwd).is_dir():
@@ -103,12 +113,27 @@ def _read(f: IO[bytes], limit: int) -> bytes:
 
 def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env: dict[str, str],
                 timeout: float, max_output_bytes: int) -> ProcessResult:
-    """Run ``argv`` to completion (or kill it); raise AdapterError only when it cannot start."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Run ``argv`` to completion (or kill it); raise AdapterError only when it cannot start.
+    Every process it started is gone when this returns (see reaper)."""
+    owner.claim()
+    reaper.become_subreaper()
+    token = reaper.new_token()
+    env = {**env, reaper.TOKEN_VAR: token}
+    with writing(tempfile.gettempdir()):
+        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    with out, err:
         start = time.perf_counter()
-        proc = _start(list(argv), cwd, env, out.fileno(), err.fileno())
+        group = cgroup.Group.create(token)
+        try:
+            proc = _start(list(argv), cwd, env, out.fileno(), err.fileno(), group)
+        except BaseException:
+            if group is not None:
+                group.remove()
+            raise
         with _LIVE_LOCK:
             _LIVE.add(proc.pid)
+            if group is not None:
+                _GROUPS[proc.pid] = group
         if _STOPPING.is_set():
             _killpg(proc.pid, signal.SIGKILL)
         done = threading.Event()
@@ -136,10 +161,20 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
             # Stragglers (`sleep 100 &`) must not outlive the run, nor write into a workspace
             # that is about to be removed; this also covers KeyboardInterrupt.
             _killpg(proc.pid, signal.SIGKILL)
+            # ... and so must descendants that left the group (setsid) or were orphaned.
+            # A cgroup holds every descendant (the adapter joined it before it could fork);
+            # without one, the sweep finds them by token and parent links.
+            if group is not None:
+                reaper.reap(set(group.kill()) - {proc.pid})
+            else:
+                reaper.sweep(token, roots=(proc.pid,), keep=frozenset({proc.pid}))
             if not done.is_set():
                 done.wait()
+            if group is not None:
+                group.remove()
             with _LIVE_LOCK:
                 _LIVE.discard(proc.pid)
+                _GROUPS.pop(proc.pid, None)
         if feeder is not None:
             feeder.join(timeout=1)
         capped = capped or (os.fstat(out.fileno()).st_size > max_output_bytes

@@ -7,26 +7,39 @@ TMPDIR point inside the sandbox, not at the user's).
 
 Every regular file the adapter leaves anywhere else (``outputs/x.json``, ``report.md``) is kept
 with the run: checks such as ``file_exists`` name files by their workspace-relative path.
+
+The folder is named ``skill-eval-ws-<owner pid>-<random>``: when skill-eval is killed before it
+can remove it (kill -9), the next run sees that the owner's lock is free (run/owner.py) and
+removes it (``remove_stale``). Workspaces in use are listed so a stop on a signal removes them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skill_eval.model.ablations import AblatedSkill
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.hashing import tree_files
+from skill_eval.model.storage import fault_of, writing
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
+from skill_eval.run import cgroup, owner, reaper
 
 _CHUNK = 1 << 20
 # Not the adapter's work: the fixtures and skill it was given, its private home and temp folders.
 NOT_KEPT = ("inputs", "skills", "home", "tmp")
+PREFIX = "skill-eval-ws-"
+_OWNED = re.compile(re.escape(PREFIX) + r"(\d+)-")
+_OWNER_LOCK = re.compile(re.escape(owner.OWNER_PREFIX) + r"(\d+)\.lock")
+_LIVE: set[Path] = set()
+_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,49 @@ class Workspace:
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+        with _LIVE_LOCK:
+            _LIVE.discard(self.path)
+
+
+def remove_live() -> None:
+    """Remove every workspace still in use (a stop on a signal, after the adapters were killed)."""
+    with _LIVE_LOCK:
+        paths = list(_LIVE)
+        _LIVE.clear()
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_stale(base: Path | None = None) -> int:
+    """Remove the workspaces of skill-eval processes that died without cleaning up (kill -9),
+    and kill the adapters they left running; returns how many workspaces were removed."""
+    cgroup.remove_stale(owner.alive)
+    reaper.orphans_of_dead_owners(owner.alive)
+    folder = Path(base or tempfile.gettempdir())
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    dead: set[int] = set()
+    removed = 0
+    live: set[int] = set()
+    for name in names:
+        m = _OWNED.match(name) or _OWNER_LOCK.fullmatch(name)
+        if m is None:
+            continue
+        pid = int(m.group(1))
+        if pid in live:
+            continue
+        if pid not in dead and owner.alive(pid, folder):
+            live.add(pid)
+            continue
+        dead.add(pid)
+        if name.startswith(PREFIX):
+            shutil.rmtree(folder / name, ignore_errors=True)
+            removed += 1
+    for pid in dead:
+        owner.forget(pid, folder)  # also the locks of runs that ended normally
+    return removed
 
 
 def _safe_rel(rel: str) -> PurePosixPath:
@@ -130,7 +186,11 @@ def ablate_copy(dst: Path, ablated: AblatedSkill) -> None:
 
 def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
     """Create the run's workspace; raise AdapterError (a 'workspace' error) when it cannot be built."""
-    path = Path(tempfile.mkdtemp(prefix="skill-eval-ws-", dir=base)).resolve()
+    pid = owner.claim()  # before the folder exists, so no other run can take it for stale
+    with writing(base or tempfile.gettempdir()):
+        path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{pid}-", dir=base)).resolve()
+    with _LIVE_LOCK:
+        _LIVE.add(path)
     try:
         for sub in ("inputs", "outputs", "home", "tmp"):
             (path / sub).mkdir()
@@ -142,6 +202,9 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
             try:
                 sha = _copy_hashing(fixture.source, dst)
             except OSError as exc:
+                fault = None if exc.filename == str(fixture.source) else fault_of(exc, dst)
+                if fault is not None:
+                    raise fault from None  # our side is full or read-only, not the fixture
                 raise AdapterError(f"fixture {fixture.source} could not be copied: "
                                    f"{exc.strerror or exc}") from None
             files.append({"path": f"inputs/{rel.as_posix()}", "sha256": sha})
@@ -153,8 +216,22 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
                 if spec.ablation is not None:
                     ablate_copy(path / skill_rel, spec.ablation)
             except (OSError, shutil.Error) as exc:
+                theirs = isinstance(exc, OSError) and str(exc.filename or "").startswith(str(spec.skill_path))
+                fault = None if theirs else fault_of(exc, path / skill_rel)
+                if fault is not None:
+                    raise fault from None  # our side is full or read-only, not the skill
                 raise AdapterError(f"skill folder {spec.skill_path} could not be copied: {exc}") from None
         return Workspace(path, tuple(files), skill_rel)
+    except OSError as exc:
+        shutil.rmtree(path, ignore_errors=True)
+        with _LIVE_LOCK:
+            _LIVE.discard(path)
+        fault = fault_of(exc, path)
+        if fault is None:
+            raise
+        raise fault from None
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
+        with _LIVE_LOCK:
+            _LIVE.discard(path)
         raise

@@ -32,6 +32,7 @@ from typing import Any
 from skill_eval.model import sharedfiles
 from skill_eval.model.errors import StoreError
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.storage import fault_of, writing
 from skill_eval.store.redact import redact, redact_bytes, redact_json
 
 MANIFEST = "COMPLETE.json"
@@ -50,16 +51,17 @@ def _sha256_file(path: Path) -> str:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = sharedfiles.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = sharedfiles.mkstemp(prefix=".tmp-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
 
 class Store:
@@ -86,8 +88,9 @@ class Store:
         stderr = redact(stderr)
         kept = list(files)
         tmp_root = self.root / "tmp"
-        tmp_root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(sharedfiles.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
+        with writing(tmp_root):
+            tmp_root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(sharedfiles.mkdtemp(prefix=f"run-{key[:12]}-", dir=tmp_root))
         try:
             files = {
                 "response.json": _dump(response.to_json()),
@@ -107,6 +110,11 @@ class Store:
             manifest.update(_keep_files(kept, tmp / FILES))
             (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
             self._install(tmp, key)
+        except OSError as exc:
+            fault = fault_of(exc, tmp)
+            if fault is None:
+                raise
+            raise fault from None
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -170,8 +178,9 @@ class Store:
 
     def _discard(self, entry: Path) -> None:
         # Rename first so a half-deleted entry can never be mistaken for a whole one.
-        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
-        doomed = Path(tempfile.mkdtemp(prefix="discard-", dir=self.root / "tmp")) / "entry"
+        with writing(self.root / "tmp"):
+            (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+            doomed = Path(tempfile.mkdtemp(prefix="discard-", dir=self.root / "tmp")) / "entry"
         try:
             os.rename(entry, doomed)
         except OSError:
@@ -196,7 +205,7 @@ class Store:
             return None
 
     def clear_error(self, key: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        with writing(self._error_path(key)), contextlib.suppress(FileNotFoundError):
             self._error_path(key).unlink()
 
     # -- generic JSON blobs -----------------------------------------------------------------
@@ -229,9 +238,10 @@ class Store:
     @contextlib.contextmanager
     def lock(self, wait: bool = False) -> Iterator[None]:
         """Hold the store for this process; refuse (StoreError) or wait when another holds it."""
-        self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / "lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        with writing(path):
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
