@@ -94,3 +94,10 @@ def test_prefix_and_positions_are_applied():
 
 def test_valid_instance_has_no_problems():
     assert schema_problems("suite", {"suite": "ok"}, "s.yaml") == []
+
+
+def test_a_source_checkout_reads_the_schemas_beside_the_package():
+    # With the repository root first on sys.path (python -c in the checkout), the package is
+    # the source folder and `skill_eval.schemas` does not exist: schemas/ must still be found.
+    root = Path(__file__).resolve().parents[1]
+    assert schema_path("suite") == root / "schemas" / "suite.schema.json"

@@ -23,7 +23,7 @@ def load_schema(name: str) -> dict[str, Any]:
 def schema_path(name: str) -> Path:
     # A source checkout keeps schemas/ beside the package; an installed wheel maps it to
     # the package ``skill_eval.schemas``.
-    local = Path(__file__).resolve().parent.parent / "schemas" / f"{name}.schema.json"
+    local = Path(__file__).resolve().parents[2] / "schemas" / f"{name}.schema.json"
     if local.is_file():
         return local
     return Path(str(resources.files("skill_eval.schemas").joinpath(f"{name}.schema.json")))
