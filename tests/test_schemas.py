@@ -96,8 +96,14 @@ def test_valid_instance_has_no_problems():
     assert schema_problems("suite", {"suite": "ok"}, "s.yaml") == []
 
 
-def test_a_source_checkout_reads_the_schemas_beside_the_package():
-    # With the repository root first on sys.path (python -c in the checkout), the package is
-    # the source folder and `skill_eval.schemas` does not exist: schemas/ must still be found.
+def test_a_source_checkout_reads_the_schemas_beside_the_package(monkeypatch):
+    # Run from a checkout that is not installed, `skill_eval.schemas` does not exist: schemas/
+    # beside the package must be found without it.
+    import skill_eval.model.schemas_io as sio
+
+    def no_package(name: str):  # noqa: ANN202
+        raise ModuleNotFoundError(name)
+
+    monkeypatch.setattr(sio.resources, "files", no_package)
     root = Path(__file__).resolve().parents[1]
     assert schema_path("suite") == root / "schemas" / "suite.schema.json"
