@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.model.errors import InvalidInput, Problem
+from skill_eval.model.jsonpos import json_positions
 from skill_eval.model.yamlpos import Located, loads_yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -60,8 +61,7 @@ def load_document(path: Path, display: str) -> Document:
 
 
 def _json_positions(path: Path, text: str) -> Located:
-    # JSON is close enough to YAML that the YAML loader can tell us where each key is; the data
-    # itself always comes from the json module. When the YAML loader disagrees we go without lines.
+    # The data always comes from the json module; jsonpos only says where each key is.
     try:
         stat = path.stat()
         return _cached_positions(str(path), stat.st_size, stat.st_mtime_ns, text)
@@ -71,7 +71,7 @@ def _json_positions(path: Path, text: str) -> Located:
 
 @lru_cache(maxsize=64)
 def _cached_positions(_path: str, _size: int, _mtime: int, text: str) -> Located:
-    return Located(None, loads_yaml(text, _path).positions)
+    return Located(None, json_positions(text))
 
 
 def skill_root_for(evalset: Path) -> Path:
