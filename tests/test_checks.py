@@ -202,3 +202,53 @@ def test_script_timeout(tmp_path: Path):
     r = run_check(chk("script", command=[sys.executable, "-c", "import time; time.sleep(30)"],
                       timeout_seconds=0.3), c)
     assert not r.passed and "timed out" in r.evidence
+
+
+# --- regexes under a time limit (issue 14) -----------------------------------------------------
+
+_BACKTRACK = r'''
+import sys, time
+from skill_eval.grade.checks import CheckContext, run_check
+from skill_eval.model.cases import Check
+t = time.monotonic()
+for kind in ("regex", "not_regex"):
+    r = run_check(Check(id="c", type=kind, params={"pattern": sys.argv[1]}), CheckContext(output=sys.argv[2]))
+    print(kind, r.passed, r.evidence)
+print("seconds", time.monotonic() - t)
+'''
+
+
+@pytest.mark.parametrize(("pattern", "text"), [(r"^(a+)+$", "a" * 40 + "!"), (r"(x+x+)+y", "x" * 5000),
+                                               (r"^(\w+\s?)*$", "word " * 12 + "!")])
+def test_catastrophic_backtracking_does_not_hang_grading(pattern, text):
+    # In a child process: on an engine without a time limit this never returns, and the test
+    # must fail rather than hang with it.
+    import subprocess
+    try:
+        done = subprocess.run([sys.executable, "-c", _BACKTRACK, pattern, text], capture_output=True,
+                              text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"grading /{pattern}/ did not finish in 30 s")
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert float(lines["seconds"]) < 10
+    for kind in ("regex", "not_regex"):
+        passed, evidence = lines[kind].split(" ", 1)
+        # Either the engine answers quickly, or the check fails saying why; never a hang.
+        if "timed out" in evidence:
+            assert passed == "False"
+            assert "pattern timed out after 1000 ms" in evidence
+
+
+def test_a_timed_out_search_fails_with_evidence(monkeypatch):
+    from skill_eval.grade.checks import text
+
+    class Slow:
+        def search(self, *_a, **_k):
+            raise TimeoutError("regex timed out")
+
+    monkeypatch.setattr(text, "compiled", lambda *_: Slow())
+    for kind in ("regex", "not_regex"):
+        got = run_check(chk(kind, pattern="(a+)+"), ctx("aaaa!"))
+        assert not got.passed
+        assert got.evidence.startswith("/(a+)+/: pattern timed out after 1000 ms")

@@ -195,6 +195,11 @@ def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) 
     return skills_dir, []
 
 
+# Bumped when what passes the suite check changes (2: numbers must be finite), so a config
+# remembered as valid under the old rules is checked again.
+_SCHEMA_RULES = 2
+
+
 def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
     """Where the store remembers that exactly this config passed the schema: checking it again
     would cost importing jsonschema on every no-op run."""
@@ -205,7 +210,7 @@ def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
     if not isinstance(store, str) or not store:
         return None
     try:
-        key = key_of([__version__, str(root), raw])
+        key = key_of([__version__, _SCHEMA_RULES, str(root), raw])
     except (TypeError, ValueError):  # YAML values JSON cannot hold (dates): just validate
         return None
     return _resolve(root, store) / "cache" / "valid-suites" / key

@@ -11,6 +11,8 @@ from typing import Any
 from skill_eval.model.cases import Check, Fixture
 from skill_eval.model.errors import Problem, did_you_mean
 from skill_eval.model.evalsets.source import Document
+from skill_eval.model.limits import REGEX_TIMEOUT_MS
+from skill_eval.model.regexrisk import nested_quantifier
 
 At = tuple[str | int, ...]
 REGEX_TYPES = ("regex", "not_regex")
@@ -162,6 +164,15 @@ class Collector:
             self.error(f"{check.type} pattern {pattern!r} does not compile: {exc}; "
                        "fix the regular expression", at)
             return False
+        except (ValueError, OverflowError, RecursionError) as exc:
+            self.error(f"{check.type} pattern {pattern!r} cannot be used: {exc}; "
+                       "simplify the regular expression", at)
+            return False
+        if nested_quantifier(pattern):
+            self.warn(f"{check.type} pattern {pattern!r} repeats a group that holds a repetition "
+                      "(like (a+)+), which can take exponential time on some outputs; grading stops it "
+                      f"after {REGEX_TIMEOUT_MS} ms and fails the check: rewrite it without the nesting",
+                      at)
         return True
 
 
