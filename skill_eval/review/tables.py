@@ -14,6 +14,7 @@ from skill_eval import __version__
 from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.safenames import path_component
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
 
@@ -46,8 +47,9 @@ def models(engine: ResultSource) -> tuple[str, ...]:
 
 
 def bench_dir(engine: ResultSource, skill: str, model: str) -> Path:
-    base = engine.suite.results / skill
-    return base if len(models(engine)) == 1 else base / model
+    # Names reach the file system only through path_component: no separators, no '..', bounded.
+    base = engine.suite.results / path_component(skill)
+    return base if len(models(engine)) == 1 else base / path_component(model)
 
 
 def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
@@ -198,7 +200,7 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
 
 def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
     """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
-    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{spec.case.id}"
+    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{path_component(spec.case.id)}"
     run_dir = case_dir / spec.variant
     case = spec.case
     case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
