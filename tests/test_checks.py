@@ -252,3 +252,75 @@ def test_a_timed_out_search_fails_with_evidence(monkeypatch):
         got = run_check(chk(kind, pattern="(a+)+"), ctx("aaaa!"))
         assert not got.passed
         assert got.evidence.startswith("/(a+)+/: pattern timed out after 1000 ms")
+
+
+# --- json_schema never retrieves, never loops (issue 14) ---------------------------------------
+
+def _schema_check(schema, output="{}"):
+    return run_check(chk("json_schema", schema=schema), ctx(output), source="evals/evals.json")
+
+
+def test_json_schema_never_fetches_a_remote_ref():
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    outcome: list[BaseException | None] = []
+
+    def grade():
+        try:
+            _schema_check({"$ref": f"http://127.0.0.1:{port}/s.json"})
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001
+            outcome.append(e)
+
+    worker = threading.Thread(target=grade, daemon=True)
+    worker.start()
+    worker.join(20)
+    try:
+        assert not worker.is_alive(), "grading hung on a $ref to a server that never answers"
+        with pytest.raises(TimeoutError):
+            server.accept()  # nobody connected
+    finally:
+        server.close()
+    assert isinstance(outcome[0], InvalidInput)
+    assert "points outside the schema" in str(outcome[0])
+
+
+@pytest.mark.parametrize("ref", ["file:///etc/passwd", "other.json", "/abs#x", "https://json-schema.org/x"])
+def test_json_schema_refuses_every_non_local_ref(ref):
+    with pytest.raises(InvalidInput, match="points outside the schema; only references within it"):
+        _schema_check({"type": "object", "properties": {"a": {"$ref": ref}}})
+    assert check_problem(chk("json_schema", schema={"$ref": ref})) is not None
+
+
+def test_json_schema_local_refs_and_recursive_schemas_still_work():
+    tree = {"$defs": {"n": {"type": "object", "properties": {"kids": {"type": "array",
+                                                                      "items": {"$ref": "#/$defs/n"}}}}},
+            "$ref": "#/$defs/n"}
+    assert _schema_check(tree, '{"kids": [{"kids": []}]}').passed
+    assert not _schema_check(tree, '{"kids": [{"kids": 3}]}').passed
+
+
+@pytest.mark.parametrize("schema", [{"$ref": "#"}, {"allOf": [{"$ref": "#"}]},
+                                    {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+                                     "$ref": "#/$defs/a"}])
+def test_json_schema_ref_loops_are_invalid_input_not_a_traceback(schema):
+    with pytest.raises(InvalidInput, match="refers to itself in a loop"):
+        _schema_check(schema)
+
+
+def test_json_schema_deeply_nested_output_fails_the_check():
+    deep = "[" * 5000 + "]" * 5000
+    got = _schema_check({"type": "array"}, deep)
+    assert not got.passed
+    assert "nests JSON more than 100 levels deep" in got.evidence
+
+
+def test_invalid_schema_is_invalid_input():
+    with pytest.raises(InvalidInput, match="invalid JSON Schema at type"):
+        _schema_check({"type": 5})

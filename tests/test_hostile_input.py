@@ -63,3 +63,20 @@ def test_model_names_with_separators_stay_inside_results(tmp_path):
     new = files_under(tmp_path) - before
     assert all(p.startswith(("proj/results", "proj/.skill-eval", "proj/calls.log")) for p in new), new
     assert (kit.results / "alpha" / path_component("../../up") / "benchmark.json").is_file()
+
+
+def test_validate_refuses_bad_json_schemas_and_warns_on_nested_quantifiers(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    checks = [{"type": "json_schema", "schema": {"type": 5}},
+              {"type": "json_schema", "schema": {"$ref": "file:///etc/passwd"}},
+              {"type": "json_schema", "schema": {"$ref": "#"}},
+              {"type": "regex", "pattern": "^(a+)+$"}]
+    kit.write_evals("alpha", [dict(case(f"c{i}"), checks=[c]) for i, c in enumerate(checks)])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2
+    assert "Traceback" not in err
+    assert "json_schema check: invalid JSON Schema at type" in err
+    assert "json_schema check: schema $ref 'file:///etc/passwd' points outside the schema" in err
+    assert "json_schema check: the schema refers to itself in a loop" in err
+    assert ("warning: evals[3].checks[0]: regex pattern '^(a+)+$' repeats a group that holds "
+            "a repetition") in out

@@ -13,6 +13,7 @@ from skill_eval.model.errors import Problem, did_you_mean
 from skill_eval.model.evalsets.source import Document
 from skill_eval.model.limits import REGEX_TIMEOUT_MS
 from skill_eval.model.regexrisk import nested_quantifier
+from skill_eval.model.userschema import schema_validator
 
 At = tuple[str | int, ...]
 REGEX_TYPES = ("regex", "not_regex")
@@ -134,6 +135,11 @@ class Collector:
                 continue
             if not self._output_path_ok(check, at):
                 continue
+            if check.type == "json_schema" and isinstance(check.params.get("schema"), dict):
+                _, why = schema_validator(check.params["schema"])
+                if why is not None:
+                    self.error(f"json_schema check: {why}", at)
+                    continue
             out.append(check)
         return tuple(out)
 
