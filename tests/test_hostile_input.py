@@ -80,3 +80,66 @@ def test_validate_refuses_bad_json_schemas_and_warns_on_nested_quantifiers(tmp_p
     assert "json_schema check: the schema refers to itself in a loop" in err
     assert ("warning: evals[3].checks[0]: regex pattern '^(a+)+$' repeats a group that holds "
             "a repetition") in out
+
+
+_ODD_ADAPTER = r'''#!/usr/bin/env python3
+import json, sys
+req = json.load(sys.stdin)
+kind = req["prompt"].split(":")[0].removeprefix("Task ")
+if kind == "surrogate":
+    sys.stdout.write('{"output": "with_skill says \\ud83d", "events": [{"type": "t\\udc00"}], '
+                     '"usage": {"k\\ud800": 1}}')
+elif kind == "deep":
+    sys.stdout.write('{"output": "x", "usage": ' + "[" * 100000 + "]" * 100000 + "}")
+elif kind == "nan":
+    sys.stdout.write('{"output": "with_skill", "usage": {"cost_usd": NaN}}')
+elif kind == "nul":
+    sys.stdout.write(json.dumps({"output": "with_skill\u0000\u0007\u001b[31m"}))
+else:
+    sys.stdout.write(json.dumps({"output": "with_skill"}))
+'''
+
+
+def test_odd_adapter_output_is_kept_or_an_adapter_error_and_tables_are_built(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    (kit.root / "adapter.py").write_text(_ODD_ADAPTER)
+    kit.write_evals("alpha", [case(c) for c in ("surrogate", "deep", "nan", "nul", "plain")])
+    code, out, err = kit.run()
+    assert "Traceback" not in err and "Traceback" not in out
+    assert code == 2, (out, err)  # the deep and NaN responses are adapter errors
+    assert "nests JSON too deeply" in err or "nests JSON too deeply" in out
+    assert kit.bench("alpha").is_file() and (kit.results / "summary.md").is_file()
+    run = kit.results / "alpha" / "iteration-1" / "eval-surrogate" / "with_skill"
+    assert (run / "output.txt").read_text("utf-8") == "with_skill says \ufffd"
+    grading = json.loads((run / "grading.json").read_text("utf-8"))
+    assert grading["passed"] is True
+    nul = kit.results / "alpha" / "iteration-1" / "eval-nul" / "with_skill" / "output.txt"
+    assert nul.read_text("utf-8") == "with_skill\x00\x07\x1b[31m"
+    assert (kit.results / "alpha" / "iteration-1" / "eval-deep" / "with_skill" / "error.json").is_file()
+
+
+def test_a_lone_surrogate_in_an_eval_set_is_one_line_with_its_place(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    kit.write_evals("alpha", [dict(case("a1"), prompt="hi \ud83d there")])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert ("evals.json:6:7: " in err and "evals[0].prompt: contains a lone surrogate (\\ud83d" in err), err
+    code, out, err = kit.run()
+    assert code == 2 and "Traceback" not in err
+
+
+def test_deeply_nested_eval_set_and_suite_are_one_line(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    evals = kit.skill_dir("alpha") / "evals" / "evals.json"
+    evals.write_text('{"evals": [{"id": "a", "prompt": "p", "x": ' + "[" * 50000 + "]" * 50000 + "}]}")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert "nested more than 100 levels deep" in err
+    evals.write_text('{"evals": [{"id": "a", "prompt": "p", "x": ' + "[" * 500 + "]" * 500 + "}]}")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert "evals[0].x" in err and "nested more than 100 levels deep" in err
+    kit.suite.write_text(kit.suite.read_text() + "extra: " + "[" * 3000 + "]" * 3000 + "\n")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert "nested more than 100 levels deep" in err

@@ -9,6 +9,7 @@ from typing import Any
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.schemas_io import describe_value, schema_problems
+from skill_eval.model.textcheck import hostile_parts, path_text
 from skill_eval.model.yamlpos import load_yaml
 
 DEFAULT_ADAPTER = "demo"
@@ -234,6 +235,10 @@ def load_suite(path: str | Path) -> Suite:
         raise InvalidInput([Problem(file, "is a folder; give the suite's YAML file")])
     located = load_yaml(path, file)
     raw = located.data
+    hostile = hostile_parts(raw)
+    if hostile:
+        raise InvalidInput([Problem(file, f"{path_text(at)}: {what}", *located.where(at))
+                            for at, what in hostile])
     if raw is None:
         raise InvalidInput([Problem(file, "the file is empty; a suite needs at least 'suite: <name>'")])
     if not isinstance(raw, dict):

@@ -15,6 +15,7 @@ from typing import Any
 
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import AdapterResponse, Event
+from skill_eval.model.textcheck import clean
 from skill_eval.plan.types import RunSpec
 
 PROTOCOL_VERSION = 1
@@ -70,6 +71,9 @@ def parse_response(raw: bytes, source: str) -> AdapterResponse:
     except (ValueError, UnicodeDecodeError) as exc:
         raise AdapterError(f"{source}: adapter stdout is not JSON ({exc}); starts with "
                            f"{_preview(raw)!r}") from None
+    except RecursionError:
+        raise AdapterError(f"{source}: adapter response nests JSON too deeply to read; protocol v1 "
+                           "is {output, events, usage}") from None
     if not isinstance(data, dict):
         raise AdapterError(f"{source}: adapter response must be a JSON object, got {type(data).__name__}")
     extra = sorted(k for k in data if k not in _RESPONSE_FIELDS)
@@ -82,7 +86,9 @@ def parse_response(raw: bytes, source: str) -> AdapterResponse:
     if not isinstance(output, str):
         raise AdapterError(f"{source}: adapter response 'output' must be a string, "
                            f"got {type(output).__name__}")
-    return AdapterResponse(output=output, events=_events(data.get("events", []), source),
+    # Lone surrogates (a JSON "\ud83d": half an emoji, e.g. from a truncated answer) become U+FFFD,
+    # so the run is kept and everything after it (hashes, the store, tables) can encode it.
+    return AdapterResponse(output=clean(output), events=_events(data.get("events", []), source),
                            usage=_usage(data.get("usage", {}), source))
 
 
@@ -102,7 +108,7 @@ def _events(raw: Any, source: str) -> tuple[Event, ...]:
             raise AdapterError(f"{source}: events[{i}].type must be a non-empty string")
         if name is not None and not isinstance(name, str):
             raise AdapterError(f"{source}: events[{i}].name must be a string, got {type(name).__name__}")
-        events.append(Event(kind, name))
+        events.append(Event(clean(kind), clean(name) if name is not None else None))
     return tuple(events)
 
 
@@ -114,5 +120,5 @@ def _usage(raw: Any, source: str) -> dict[str, float]:
         # bool is an int subclass; true/false are not quantities.
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise AdapterError(f"{source}: usage.{key} must be a number, got {json.dumps(value)[:40]}")
-        usage[key] = value
+        usage[clean(key)] = value
     return usage
