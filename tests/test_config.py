@@ -267,3 +267,14 @@ def test_numbers_must_be_finite(tmp_path, value, shown):
     texts = [p.format() for p in exc.value.problems]
     want = f"s.yaml:3:1: timeout_seconds: must be a finite number, got {shown}; write a number"
     assert any(t.endswith(want) for t in texts), texts
+
+
+def test_a_store_folder_name_too_long_for_the_file_system_is_one_line(tmp_path):
+    (tmp_path / "skills").mkdir()
+    suite = tmp_path / "s.yaml"
+    suite.write_text(f"suite: s\nadapter: {{builtin: demo}}\nstore: {'s' * 300}/x\n")
+    with pytest.raises(InvalidInput) as exc:
+        load_suite(suite)
+    (problem,) = exc.value.problems
+    assert problem.format().endswith("is 300 bytes long; file systems allow 255: shorten it")
+    assert problem.line == 3

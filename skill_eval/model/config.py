@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,15 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
     elif isinstance(judge, dict):
         line, col = where(("judge",))
         problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
+    for key in ("store", "results", "skills_dir"):
+        value = raw.get(key)
+        long = [part for part in re.split(r"[/\\]", value) if len(part.encode("utf-8", "replace")) > 255] \
+            if isinstance(value, str) else []
+        if long:
+            line, col = where((key,))
+            problems.append(Problem(file, f"{key}: folder name '{long[0][:40]}...' is "
+                                    f"{len(long[0].encode('utf-8', 'replace'))} bytes long; file systems "
+                                    "allow 255: shorten it", line, col))
     return problems
 
 
@@ -217,8 +227,15 @@ def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
     return _resolve(root, store) / "cache" / "valid-suites" / key
 
 
+def _exists(marker: Path) -> bool:
+    try:
+        return marker.exists()
+    except OSError:  # a store path the file system cannot hold: the problems say so
+        return False
+
+
 def _remember_valid(marker: Path | None) -> None:
-    if marker is None or marker.exists():
+    if marker is None or _exists(marker):
         return
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
@@ -246,8 +263,8 @@ def load_suite(path: str | Path) -> Suite:
                                           f"got {describe_value(raw)}; see configs/demo.yaml", 1, 1)])
     root = path.resolve().parent
     marker = _schema_marker(raw, root)
-    problems = [] if marker is not None and marker.exists() else schema_problems("suite", raw, file,
-                                                                                 located.where)
+    problems = [] if marker is not None and _exists(marker) else schema_problems("suite", raw, file,
+                                                                                located.where)
     problems += _semantic_problems(raw, file, located.where)
     skills_dir, dir_problems = _skills_dir_problem(raw, root, file, located.where)
     problems += dir_problems
