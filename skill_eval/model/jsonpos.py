@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from json.decoder import scanstring
+from typing import Any
 
 from skill_eval.model.limits import MAX_DEPTH
 
@@ -23,65 +24,57 @@ def json_positions(text: str) -> dict[Path_, tuple[int, int]]:
     """Key path -> (1-based line, 1-based column) of where its value's key (or item) starts."""
     pos: dict[Path_, tuple[int, int]] = {}
     # Marks come in increasing offsets: count the newlines since the previous one.
-    at = [0, 1, 0]  # offset of the previous mark, its line, where that line starts
-
-    def mark(path: Path_, offset: int) -> None:
-        n = text.count("\n", at[0], offset)
-        if n:
-            at[1] += n
-            at[2] = text.rfind("\n", 0, offset) + 1
-        at[0] = offset
-        pos[path] = (at[1], offset - at[2] + 1)
-
-    # Each frame: [path, kind ('{' or '['), next index of a list, key awaiting its value].
-    stack: list[list[object]] = []
-    first = True
+    last, line, line_start = 0, 1, 0
+    # One frame per open container: [its key path, is a mapping, next list index, pending key].
+    stack: list[list[Any]] = []
+    top: list[Any] | None = None
+    count, rfind = text.count, text.rfind
     try:
         for m in _TOKEN.finditer(text):
             tok, i = m.group(), m.start()
-            if first:
-                mark((), i)
-                first = False
-            if tok in ("{", "["):
+            c = tok[0]
+            if c == "}" or c == "]":
+                stack.pop()
+                top = stack[-1] if stack else None
+                if top is not None:
+                    if top[1]:
+                        top[3] = None
+                    else:
+                        top[2] += 1
+                continue
+            if top is not None and top[1] and top[3] is not None:
+                path: Path_ = (*top[0], top[3])  # a mapping's value: marked at its key already
+            else:
+                is_key = False
+                if top is None:
+                    path = ()
+                elif top[1]:
+                    if c != '"':
+                        return pos
+                    # A key: its value's position is the key's, as for YAML.
+                    top[3] = tok[1:-1] if "\\" not in tok else scanstring(tok, 1)[0]
+                    path = (*top[0], top[3])
+                    is_key = True
+                else:
+                    path = (*top[0], top[2])
+                n = count("\n", last, i)
+                if n:
+                    line += n
+                    line_start = rfind("\n", 0, i) + 1
+                last = i
+                pos[path] = (line, i - line_start + 1)
+                if is_key:
+                    continue  # its value comes next
+            if c == "{" or c == "[":
                 if len(stack) >= MAX_DEPTH:
                     return pos  # too deep for a real document: the reader refuses it, with a message
-                _start_value(stack, i, mark)
-                stack.append([_here(stack), tok, 0, None])
-            elif tok in ("}", "]"):
-                stack.pop()
-                _advance(stack)
-            elif tok[0] == '"' and stack and stack[-1][1] == "{" and stack[-1][3] is None:
-                # A key: the value's position is the key's, as for YAML.
-                key = tok[1:-1] if "\\" not in tok else scanstring(tok, 1)[0]
-                stack[-1][3] = key
-                mark((*stack[-1][0], key), i)  # type: ignore[misc]
-            else:
-                _start_value(stack, i, mark)
-                _advance(stack)
+                top = [path, c == "{", 0, None]
+                stack.append(top)
+            elif top is not None:
+                if top[1]:
+                    top[3] = None
+                else:
+                    top[2] += 1
     except (IndexError, ValueError):
         return pos
     return pos
-
-
-def _here(stack: list[list[object]]) -> Path_:
-    """The key path of the value about to start."""
-    if not stack:
-        return ()
-    path, kind, index, key = stack[-1]
-    return (*path, key if kind == "{" else index)  # type: ignore[misc]
-
-
-def _start_value(stack: list[list[object]], offset: int, mark: object) -> None:
-    if stack and stack[-1][1] == "[":
-        mark(_here(stack), offset)  # type: ignore[operator]
-
-
-def _advance(stack: list[list[object]]) -> None:
-    """A value just ended: the enclosing list moves to its next index, the mapping to its next key."""
-    if not stack:
-        return
-    top = stack[-1]
-    if top[1] == "[":
-        top[2] = int(top[2]) + 1  # type: ignore[call-overload]
-    else:
-        top[3] = None

@@ -59,8 +59,8 @@ def _risky(items: Any) -> bool:
 
 def nested_quantifier(pattern: str) -> bool:
     """True when ``pattern`` repeats a group that holds a repetition, like ``(a+)+``."""
-    if _p is None:
-        return False
+    if _p is None or "(" not in pattern or sum(pattern.count(c) for c in "*+?{") < 2:
+        return False  # no group, or fewer than two quantifiers: nothing to nest (and no parse)
     try:
         return _risky(_p.parse(pattern))
     except Exception:  # noqa: BLE001 - a pattern the parser refuses is reported elsewhere

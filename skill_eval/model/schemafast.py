@@ -90,6 +90,8 @@ class _Compiler:
                     tests.append(_SINGLE_TYPE[names[0]])
                 else:
                     tests.append(lambda v, ns=tuple(names): any(_is_type(v, n) for n in ns))
+            elif key == "enum" and all(isinstance(e, str) for e in arg):
+                tests.append(lambda v, es=frozenset(arg): isinstance(v, str) and v in es)
             elif key == "enum":
                 tests.append(lambda v, es=tuple(arg): any(_same(v, e) for e in es))
             elif key == "const":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
@@ -158,44 +157,16 @@ def _messages(error: Any) -> list[tuple[tuple[str | int, ...], str]]:
     return [(path, error.message)]
 
 
-def non_finite(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
-    """Key paths of NaN and infinite numbers (YAML's ``.nan``, ``.inf``): JSON Schema's bounds
-    let them through (NaN compares false to everything), and a NaN timeout disables the timeout."""
-    if isinstance(value, float):
-        return [] if math.isfinite(value) else [path]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in non_finite(v, (*path, k))]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in non_finite(v, (*path, i))]
-    return []
-
-
-def _yaml_number(value: float) -> str:
-    return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
-
-
-def instance_at(value: Any, path: tuple[str | int, ...]) -> Any:
-    for part in path:
-        value = value[part]
-    return value
-
-
 def schema_problems(name: str, instance: Any, file: str, where: Where | None = None,
                     prefix: tuple[str | int, ...] = (), drop: int = 0) -> list[Problem]:
     """Every schema violation of ``instance`` as a Problem naming the key path (and line).
 
     Error paths lose their first ``drop`` parts and gain ``prefix``: a piece validated inside a
     one-off document is reported where it sits in the real one."""
-    problems: list[Problem] = []
-    for path in non_finite(instance):
-        full = (*prefix, *path[drop:])
-        line, col = where(full) if where else (None, None)
-        got = _yaml_number(instance_at(instance, path))
-        problems.append(Problem(file, f"{_path_text(full)}: must be a finite number, got {got}; "
-                                "write a number", line, col))
     quick = quick_test(name)
-    if not problems and quick is not None and quick(instance):
+    if quick is not None and quick(instance):
         return []
+    problems: list[Problem] = []
     seen: set[tuple[tuple[str | int, ...], str]] = set()
     for top in sorted(validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
         for error in _leaf_errors(top):

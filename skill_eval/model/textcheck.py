@@ -1,4 +1,5 @@
-"""Text no file can hold, and nesting no reader should follow: found before anything uses it.
+"""Text no file can hold, numbers that are not numbers, and nesting no reader should follow:
+found before anything uses them.
 
 A lone surrogate (``"\\ud83d"`` in JSON, half of an emoji) is a valid escape but not a character:
 Python keeps it in a str, and the first UTF-8 encode (a hash, the store, a request) fails with a
@@ -8,6 +9,7 @@ User files are refused with one line per place; adapter output is repaired (see 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -24,13 +26,22 @@ def lone_surrogate(text: str) -> str | None:
 
 
 def hostile_parts(data: Any, limit: int = MAX_DEPTH) -> list[tuple[Path_, str]]:
-    """(key path, what is wrong) for every lone surrogate in a key or string, and the first place
-    the document nests deeper than ``limit``. Iterative, so it cannot overflow itself."""
+    """(key path, what is wrong) for every lone surrogate in a key or string, every NaN or infinite
+    number (YAML's ``.nan``, ``.inf``: JSON Schema's bounds let them through, as NaN compares false
+    to everything, and a NaN timeout disables the timeout), and the first place the document nests
+    deeper than ``limit``. Iterative, so it cannot overflow itself."""
     found: list[tuple[Path_, str]] = []
     too_deep = False
     stack: list[tuple[Any, Path_]] = [(data, ())]
     while stack:
         node, path = stack.pop()
+        kind = type(node)
+        if kind is int or kind is bool or node is None:
+            continue
+        if isinstance(node, float) and not math.isfinite(node):
+            shown = ".nan" if math.isnan(node) else (".inf" if node > 0 else "-.inf")
+            found.append((path, f"must be a finite number, got {shown}; write a number"))
+            continue
         if isinstance(node, str):
             bad = lone_surrogate(node)
             if bad:
@@ -51,7 +62,11 @@ def hostile_parts(data: Any, limit: int = MAX_DEPTH) -> list[tuple[Path_, str]]:
                     found.append(((*path, key), f"key contains a lone surrogate ({lone_surrogate(key)}); "
                                                 "remove it or write the whole character"))
                     key = key.encode("utf-8", "backslashreplace").decode("utf-8")
-                stack.append((value, (*path, key)))
+                if type(value) is str:  # the common leaf, checked here rather than pushed
+                    if _SURROGATE.search(value):
+                        stack.append((value, (*path, key)))
+                elif not (value is None or type(value) in (int, bool)):
+                    stack.append((value, (*path, key)))
         else:
             stack.extend((value, (*path, i)) for i, value in enumerate(node))
     found.sort(key=lambda item: [str(p) for p in item[0]])

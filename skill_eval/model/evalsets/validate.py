@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -32,6 +33,7 @@ class Collector:
 
     doc: Document
     problems: list[Problem] = field(default_factory=list)
+    seen_files: dict[tuple[str, str], tuple[Path, str]] = field(default_factory=dict)
 
     def add(self, message: str, at: At = (), severity: str = "error") -> None:
         line, col = self.doc.where(at)
@@ -95,28 +97,48 @@ class Collector:
 
         ``..``, absolute paths and symlinks that resolve outside ``root`` are refused.
         """
-        if not rel.strip():
+        shape = _path_shape(rel)
+        if shape == "empty":
             self.error("empty file path; remove it or name a file", at)
             return None
-        if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).drive or PureWindowsPath(rel).root:
+        if shape == "absolute":
             self.error(f"file '{rel}' is an absolute path; give it relative to {root}", at)
             return None
-        if ".." in PurePosixPath(rel.replace("\\", "/")).parts:
+        if shape == "climbs":
             self.error(f"file '{rel}' uses '..' and would leave {root}; keep fixtures inside it", at)
             return None
         tried = root / rel
-        real = tried.resolve()
-        if not real.is_relative_to(root.resolve()):
+        real, state = self._look(rel, root)
+        if state == "outside":
             self.error(f"file '{rel}' ({tried}) resolves to {real}, outside {root}; "
                        "copy the file inside instead of linking to it", at)
             return None
-        if not real.exists():
+        if state == "missing":
             self.add(f"file '{rel}' not found (tried {tried}); add it or fix the path{suffix}", at, missing)
             return None
-        if not real.is_file():
+        if state == "folder":
             self.error(f"file '{rel}' is a folder ({tried}); list the files inside it", at)
             return None
         return real
+
+    def _look(self, rel: str, root: Path) -> tuple[Path, str]:
+        """Where ``root/rel`` really is, and whether it is 'ok', 'outside', 'missing' or a 'folder';
+        asked of the file system once per file and eval set (cases share fixtures)."""
+        key = (rel, str(root))
+        if key not in self.seen_files:
+            tried = root / rel
+            try:
+                real = tried.resolve()
+                if not real.is_relative_to(root.resolve()):
+                    state = "outside"
+                elif not real.exists():
+                    state = "missing"
+                else:
+                    state = "ok" if real.is_file() else "folder"
+            except OSError:  # a name too long, a loop of links: there is no such file to use
+                real, state = tried, "missing"
+            self.seen_files[key] = (real, state)
+        return self.seen_files[key]
 
     def finish_checks(self, checks: list[tuple[Check, At]]) -> tuple[Check, ...]:
         """Give default ids (``<type>-<n>``), refuse duplicate ids and regexes that do not compile."""
@@ -180,6 +202,19 @@ class Collector:
                       f"after {REGEX_TIMEOUT_MS} ms and fails the check: rewrite it without the nesting",
                       at)
         return True
+
+
+@lru_cache(maxsize=4096)
+def _path_shape(rel: str) -> str:
+    """'empty', 'absolute', 'climbs' (uses '..') or 'ok': a pure function of the text, so cases
+    sharing a fixture pay for it once."""
+    if not rel.strip():
+        return "empty"
+    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).drive or PureWindowsPath(rel).root:
+        return "absolute"
+    if ".." in PurePosixPath(rel.replace("\\", "/")).parts:
+        return "climbs"
+    return "ok"
 
 
 def check_skill_name(col: Collector, skill_name: Any, root: Path, at: At) -> str | None:
