@@ -191,6 +191,7 @@ def json_text(doc: Any) -> str:
     b"%c: &%c [" % (c + 1, c + 1) + b",".join([b"*%c" % c] * 9) + b"]\n" for c in range(97, 105)))])
 @example([(0.9, "insert", b"\ntimeout_seconds: .nan\n")])
 @example([(0.1, "insert", b"\x00")])
+@example([(0.375, "insert", b"[" * 300)])  # found: skills_dir too long a name for stat()
 def test_suite_yaml_bytes(ops):
     with demo_copy() as root:
         suite = root / "configs" / "demo.yaml"
@@ -350,6 +351,7 @@ def response_suite(tmp_path_factory) -> Path:
 @example(b'{"output": "x", "usage": {"cost_usd": NaN}}')
 @example(b'{"output": "\\u0000\\u0007"}')
 @example(b"\xff\xfe\x00")
+@example(b'{"\\ud800":null}')  # found: the error message quoting the field could not be stored
 def test_adapter_responses_end_to_end(response_suite, raw):
     (response_suite / "response.bin").write_bytes(raw)
     code, out, err = cli(response_suite, "run", "suite.yaml", "--force", suite="suite.yaml",

@@ -192,6 +192,13 @@ def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) 
     skills_dir = _resolve(root, value)
     line, col = where(("skills_dir",)) if "skills_dir" in raw else (None, None)
     shown = display_path(skills_dir)
+    try:
+        skills_dir.stat()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a name too long, a loop of links, no permission: the check below says "missing"
+        return skills_dir, [Problem(file, f"skills_dir: cannot read {shown[:80]}: {exc.strerror}; "
+                                          "fix the path", line, col)]
     if skills_dir.is_file():
         return skills_dir, [Problem(file, f"skills_dir: {shown} is a file, not a folder; point skills_dir at "
                                           "the folder that holds one folder per skill", line, col)]
