@@ -219,7 +219,8 @@ print("seconds", time.monotonic() - t)
 
 
 @pytest.mark.parametrize(("pattern", "text"), [(r"^(a+)+$", "a" * 40 + "!"), (r"(x+x+)+y", "x" * 5000),
-                                               (r"^(\w+\s?)*$", "word " * 12 + "!")])
+                                               (r"^(\w+\s?)*$", "word " * 12 + "!")],
+                         ids=["a-plus-plus", "xx-plus-y", "words"])
 def test_catastrophic_backtracking_does_not_hang_grading(pattern, text):
     # In a child process: on an engine without a time limit this never returns, and the test
     # must fail rather than hang with it.
