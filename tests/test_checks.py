@@ -325,3 +325,4 @@ def test_json_schema_deeply_nested_output_fails_the_check():
 def test_invalid_schema_is_invalid_input():
     with pytest.raises(InvalidInput, match="invalid JSON Schema at type"):
         _schema_check({"type": 5})
+

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from suitekit import Kit, case
 
 from skill_eval.model.safenames import MAX_COMPONENT_BYTES, path_component
@@ -143,3 +144,28 @@ def test_deeply_nested_eval_set_and_suite_are_one_line(tmp_path):
     code, out, err = kit.cli("validate", "suite.yaml")
     assert code == 2 and "Traceback" not in err
     assert "nested more than 100 levels deep" in err
+
+
+def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
+    # Grading runs in worker threads; a regex match that never returns kept them, and with them
+    # the whole run, alive after Ctrl-C. Each search now ends within its time limit.
+    import signal
+    import subprocess
+    import time
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []}, extra="variants: [with_skill]\n")
+    (kit.root / "adapter.py").write_text("import json, sys\nsys.stdin.read()\n"
+                                         "print(json.dumps({'output': 'x' * 5000}))\n")
+    checks = [{"id": f"slow-{i}", "type": "regex", "pattern": "(x+x+)+y"} for i in range(30)]
+    kit.write_evals("alpha", [dict(case("a1"), checks=checks)])
+    child = kit.subprocess("run", "suite.yaml")
+    time.sleep(3)
+    child.send_signal(signal.SIGINT)
+    try:
+        out, err = child.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail("skill-eval run ignored Ctrl-C while grading a backtracking regex")
+    assert child.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
