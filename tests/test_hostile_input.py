@@ -169,3 +169,15 @@ def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
         pytest.fail("skill-eval run ignored Ctrl-C while grading a backtracking regex")
     assert child.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [("--max-cost", "nan"), ("--max-cost", "inf"), ("--max-cost", "-1"),
+                                  ("--iterations", "0"), ("--iterations", "-3"), ("-j", "0")])
+def test_command_line_numbers_must_be_finite_and_positive(tmp_path, args):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    done = kit.subprocess("run", "suite.yaml", *args)
+    out, err = done.communicate(timeout=60)
+    assert done.returncode == 2
+    assert f"argument {args[0]}" in err or "argument -j/--jobs" in err
+    assert "Traceback" not in err
+    assert kit.calls() == 0
