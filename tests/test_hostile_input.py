@@ -24,6 +24,9 @@ def test_a_case_id_with_dotdot_stays_inside_results(tmp_path):
     code, out, err = kit.run()
     assert code in (0, 1), err
     assert "Traceback" not in err
+    for fmt in ("skill-creator", "agentskills"):
+        code, out, err = kit.cli("export", "suite.yaml", "--format", fmt)
+        assert code == 0 and "Traceback" not in err, err
     new = files_under(tmp_path) - before
     outside = [p for p in new if not p.startswith(("proj/results/", "proj/.skill-eval/", "proj/calls.log"))
                and p not in ("proj/results", "proj/.skill-eval", "proj/calls.log")]
