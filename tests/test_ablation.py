@@ -142,7 +142,7 @@ def test_ablation_arms_run_on_the_ablated_copy_with_a_verdict_each(tmp_path: Pat
     assert "## Ablations" in summary and "no-severity-rules" in summary
     page = (tmp_path / "results" / "index.html").read_text()
     assert '<table class="ablations">' in page and "the removed part matters" in page
-    run_dir = tmp_path / "results" / "rev" / "iteration-1" / "eval-c0" / "ablation:no-guide"
+    run_dir = tmp_path / "results" / "rev" / "iteration-1" / "eval-c0" / "ablation-no-guide"
     assert (run_dir / "grading.json").is_file()
 
 
@@ -310,7 +310,7 @@ def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
     assert abl["remove"] == ["## Severity rules"] and abl["runs"] == 1
     assert abl["per_case"] == [{"id": "c-review", "with_skill": 1.0, "ablation": 0.0, "loss": 1.0}]
     assert abl["verdict"] == "indeterminate"  # one case: no test can tell
-    run_dir = tmp_path / "results" / "demo" / "iteration-1" / "eval-c-review" / "ablation:no-severity"
+    run_dir = tmp_path / "results" / "demo" / "iteration-1" / "eval-c-review" / "ablation-no-severity"
     grade = json.loads((run_dir / "grading.json").read_text())
     assert grade["passed"] is False
 

@@ -214,3 +214,127 @@ def test_script_timeout(tmp_path: Path):
     r = run_check(chk("script", command=[sys.executable, "-c", "import time; time.sleep(30)"],
                       timeout_seconds=0.3), c)
     assert not r.passed and "timed out" in r.evidence
+
+
+# --- regexes under a time limit (issue 14) -----------------------------------------------------
+
+_BACKTRACK = r'''
+import sys, time
+from skill_eval.grade.checks import CheckContext, run_check
+from skill_eval.model.cases import Check
+t = time.monotonic()
+for kind in ("regex", "not_regex"):
+    r = run_check(Check(id="c", type=kind, params={"pattern": sys.argv[1]}), CheckContext(output=sys.argv[2]))
+    print(kind, r.passed, r.evidence)
+print("seconds", time.monotonic() - t)
+'''
+
+
+@pytest.mark.parametrize(("pattern", "text"), [(r"^(a+)+$", "a" * 40 + "!"), (r"(x+x+)+y", "x" * 5000),
+                                               (r"^(\w+\s?)*$", "word " * 12 + "!")],
+                         ids=["a-plus-plus", "xx-plus-y", "words"])
+def test_catastrophic_backtracking_does_not_hang_grading(pattern, text):
+    # In a child process: on an engine without a time limit this never returns, and the test
+    # must fail rather than hang with it.
+    import subprocess
+    try:
+        done = subprocess.run([sys.executable, "-c", _BACKTRACK, pattern, text], capture_output=True,
+                              text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"grading /{pattern}/ did not finish in 30 s")
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert float(lines["seconds"]) < 10
+    for kind in ("regex", "not_regex"):
+        passed, evidence = lines[kind].split(" ", 1)
+        # Either the engine answers quickly, or the check fails saying why; never a hang.
+        if "timed out" in evidence:
+            assert passed == "False"
+            assert "pattern timed out after 1000 ms" in evidence
+
+
+def test_a_timed_out_search_fails_with_evidence(monkeypatch):
+    from skill_eval.grade.checks import text
+
+    class Slow:
+        def search(self, *_a, **_k):
+            raise TimeoutError("regex timed out")
+
+    monkeypatch.setattr(text, "compiled", lambda *_: Slow())
+    for kind in ("regex", "not_regex"):
+        got = run_check(chk(kind, pattern="(a+)+"), ctx("aaaa!"))
+        assert not got.passed
+        assert got.evidence.startswith("/(a+)+/: pattern timed out after 1000 ms")
+
+
+# --- json_schema never retrieves, never loops (issue 14) ---------------------------------------
+
+def _schema_check(schema, output="{}"):
+    return run_check(chk("json_schema", schema=schema), ctx(output), source="evals/evals.json")
+
+
+def test_json_schema_never_fetches_a_remote_ref():
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    outcome: list[BaseException | None] = []
+
+    def grade():
+        try:
+            _schema_check({"$ref": f"http://127.0.0.1:{port}/s.json"})
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001
+            outcome.append(e)
+
+    worker = threading.Thread(target=grade, daemon=True)
+    worker.start()
+    worker.join(20)
+    try:
+        assert not worker.is_alive(), "grading hung on a $ref to a server that never answers"
+        with pytest.raises(TimeoutError):
+            server.accept()  # nobody connected
+    finally:
+        server.close()
+    assert isinstance(outcome[0], InvalidInput)
+    assert "points outside the schema" in str(outcome[0])
+
+
+@pytest.mark.parametrize("ref", ["file:///etc/passwd", "other.json", "/abs#x", "https://json-schema.org/x"])
+def test_json_schema_refuses_every_non_local_ref(ref):
+    with pytest.raises(InvalidInput, match="points outside the schema; only references within it"):
+        _schema_check({"type": "object", "properties": {"a": {"$ref": ref}}})
+    assert check_problem(chk("json_schema", schema={"$ref": ref})) is not None
+
+
+def test_json_schema_local_refs_and_recursive_schemas_still_work():
+    tree = {"$defs": {"n": {"type": "object", "properties": {"kids": {"type": "array",
+                                                                      "items": {"$ref": "#/$defs/n"}}}}},
+            "$ref": "#/$defs/n"}
+    assert _schema_check(tree, '{"kids": [{"kids": []}]}').passed
+    assert not _schema_check(tree, '{"kids": [{"kids": 3}]}').passed
+
+
+@pytest.mark.parametrize("schema", [{"$ref": "#"}, {"allOf": [{"$ref": "#"}]},
+                                    {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+                                     "$ref": "#/$defs/a"}])
+def test_json_schema_ref_loops_are_invalid_input_not_a_traceback(schema):
+    with pytest.raises(InvalidInput, match="refers to itself in a loop"):
+        _schema_check(schema)
+
+
+def test_json_schema_deeply_nested_output_fails_the_check():
+    deep = "[" * 5000 + "]" * 5000
+    got = _schema_check({"type": "array"}, deep)
+    assert not got.passed
+    assert "nests JSON more than 100 levels deep" in got.evidence
+
+
+def test_invalid_schema_is_invalid_input():
+    with pytest.raises(InvalidInput, match="invalid JSON Schema at type"):
+        _schema_check({"type": 5})
+

@@ -90,7 +90,7 @@ def test_an_invalid_json_schema_is_refused_before_any_run(proj, capsys):
         code = main([command, "rubric-only.yaml"])
         out, err = capsys.readouterr()
         assert code == 2, out + err
-        assert "evals.json:2:14: evals[0].checks[0]: json_schema schema is not a valid JSON Schema" in err
+        assert "evals.json:2:14: evals[0].checks[0]: json_schema check: invalid JSON Schema at type" in err
 
 
 def bad(proj: Path) -> dict[str, list[str]]:

@@ -254,3 +254,27 @@ def test_skills_dir_that_is_a_skill_itself(tmp_path, monkeypatch):
     assert [p.format() for p in exc.value.problems] == [
         "s.yaml:2:1: skills_dir: one is a skill itself (it has SKILL.md); point skills_dir at the folder "
         "that holds it and name the skill in 'skills'"]
+
+
+@pytest.mark.parametrize(("value", "shown"), [(".nan", ".nan"), (".inf", ".inf"), ("-.inf", "-.inf"),
+                                              (".NaN", ".nan")])
+def test_numbers_must_be_finite(tmp_path, value, shown):
+    (tmp_path / "skills").mkdir()
+    suite = tmp_path / "s.yaml"
+    suite.write_text(f"suite: s\nadapter: {{builtin: demo}}\ntimeout_seconds: {value}\n")
+    with pytest.raises(InvalidInput) as exc:
+        load_suite(suite)
+    texts = [p.format() for p in exc.value.problems]
+    want = f"s.yaml:3:1: timeout_seconds: must be a finite number, got {shown}; write a number"
+    assert any(t.endswith(want) for t in texts), texts
+
+
+def test_a_store_folder_name_too_long_for_the_file_system_is_one_line(tmp_path):
+    (tmp_path / "skills").mkdir()
+    suite = tmp_path / "s.yaml"
+    suite.write_text(f"suite: s\nadapter: {{builtin: demo}}\nstore: {'s' * 300}/x\n")
+    with pytest.raises(InvalidInput) as exc:
+        load_suite(suite)
+    (problem,) = exc.value.problems
+    assert problem.format().endswith("is 300 bytes long; file systems allow 255: shorten it")
+    assert problem.line == 3

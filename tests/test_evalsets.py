@@ -261,3 +261,26 @@ def test_invalid_yaml_and_missing_file(tmp_path):
     assert exc.value.problems[0].line is not None and "YAML" in exc.value.problems[0].message
     result = inspect_path(tmp_path / "missing.json")
     assert result["readable"] is False and "not found" in result["problems"][0]
+
+
+def test_reading_checks_does_not_revalidate_earlier_cases(tmp_path, monkeypatch):
+    # Validation must stay linear in cases (issue 14): each case's checks are validated alone,
+    # never inside a document padded with every earlier case.
+    from skill_eval.model.evalsets import assertions
+
+    sizes: list[int] = []
+    real = assertions.schema_problems
+
+    def spy(name, instance, *args, **kwargs):
+        sizes.append(len(instance["evals"]))
+        return real(name, instance, *args, **kwargs)
+
+    monkeypatch.setattr(assertions, "schema_problems", spy)
+    check = {"type": "contains", "value": "x"}
+    cases = [{"id": f"c{i}", "prompt": "p", "checks": [check]} for i in range(50)]
+    path = tmp_path / "evals" / "evals.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"evals": cases}))
+    evalset = read_evalset(path, tmp_path)
+    assert len(evalset.cases) == 50 and not evalset.problems
+    assert sizes == [1] * 50

@@ -209,3 +209,12 @@ def test_builtin_judge_argv(tmp_path: Path):
     ident = identity(suite)
     assert ident["model"] == "m1" and ident["prompt_version"]
     assert identity(replace(suite, judge=JudgeConfig(builtin="openai", model="m2"))) != ident
+
+
+@pytest.mark.parametrize(("raw", "words"), [
+    (b'{"verdicts": [{"id": "r1", "passed": true, "evidence": "ok \\ud83d"}]}', "lone surrogate"),
+    (b'{"verdicts": ' + b"[" * 100000 + b"]" * 100000 + b"}", "nested too deeply"),
+])
+def test_judge_answers_no_file_can_hold_are_judge_errors(raw, words):
+    with pytest.raises(JudgeError, match=words):
+        parse_judge_response(raw, ["r1"])

@@ -149,3 +149,46 @@ def test_load_yaml_reads_the_file(tmp_path):
     (tmp_path / "s.yaml").write_text("suite: x\n")
     doc = load_yaml(tmp_path / "s.yaml")
     assert doc.data == {"suite": "x"} and doc.where(("suite",)) == (1, 1)
+
+
+# --- hostile documents (issue 14) --------------------------------------------------------------
+
+_LAUGHS = "a: &a [" + ", ".join(["lol"] * 9) + "]\n" + "".join(
+    f"{b}: &{b} [" + ", ".join([f"*{a}"] * 9) + "]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True))
+
+
+def test_an_alias_bomb_is_refused_in_milliseconds_with_its_line():
+    import time
+    assert len(_LAUGHS) < 400
+    t = time.monotonic()
+    message = error(_LAUGHS)
+    assert time.monotonic() - t < 1.0
+    assert message.startswith("f.yaml:7:")  # 'g' is where the expansion passes the budget
+    assert "aliases expand this document past 1,000,000 values" in message
+    assert "write the values out" in message
+
+
+def test_aliases_within_the_budget_still_load():
+    doc = loads_yaml("a: &a [1, 2]\nb: [*a, *a]\n", "f.yaml")
+    assert doc.data == {"a": [1, 2], "b": [[1, 2], [1, 2]]}
+
+
+@pytest.mark.parametrize("text", ["a: " + "[" * 5000 + "]" * 5000, "a:\n" + "".join(
+    "  " * i + f"k{i}:\n" for i in range(1, 400)) + "  " * 400 + "x: 1\n", "- " * 3000 + "x\n"])
+def test_deep_nesting_is_one_line_not_a_recursion_error(text):
+    message = error(text)
+    assert "nested more than 100 levels deep; flatten the document" in message
+    assert message.startswith("f.yaml:")
+
+
+@pytest.mark.parametrize(("text", "where", "code"), [
+    ("suite: x\x00\n", "f.yaml:1:9", "U+0000"), ("a: 1\nb: '\x07'\n", "f.yaml:2:5", "U+0007"),
+    ("a: \ud83d\n", "f.yaml:1:4", "U+D83D"), ("a: \x1b[31m\n", "f.yaml:1:4", "U+001B")])
+def test_control_characters_and_lone_surrogates_are_one_line(text, where, code):
+    message = error(text)
+    assert message.startswith(where + ": YAML error: character " + code + " is not allowed in YAML")
+
+
+def test_an_escaped_lone_surrogate_loads_as_text():
+    # The escape is valid YAML; what reads the value decides (names refuse it, prompts keep it).
+    assert loads_yaml('a: "\\ud83d"\n', "f.yaml").data == {"a": "\ud83d"}

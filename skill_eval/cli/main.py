@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -35,6 +36,28 @@ def _default_suite(args: argparse.Namespace) -> str | None:
             f"{os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number above 0 (not nan, not inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be a finite number above 0")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="skill-eval",
@@ -51,15 +74,17 @@ def _parser() -> argparse.ArgumentParser:
     def run_opts(x: argparse.ArgumentParser) -> None:
         x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
         x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
-        x.add_argument("--iterations", type=int, metavar="N", help="override the suite's iterations")
+        x.add_argument("--iterations", type=positive_int, metavar="N", help="override the suite's iterations")
         x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
         x.add_argument("--shard", metavar="K/N", help="this job's share of the pending runs, e.g. 2/4")
 
     r = sub.add_parser("run", help=COMMANDS["run"], description=COMMANDS["run"])
     run_opts(r)
-    r.add_argument("-j", "--jobs", type=int, metavar="N", help="adapters run at once (default: suite jobs)")
+    r.add_argument("-j", "--jobs", type=positive_int, metavar="N",
+                   help="adapters run at once (default: suite jobs)")
     r.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
-    r.add_argument("--max-cost", type=float, metavar="USD", help="stop scheduling new runs past this spend")
+    r.add_argument("--max-cost", type=positive_number, metavar="USD",
+                   help="stop scheduling new runs past this spend")
     r.add_argument("--no-wait", action="store_true", help="fail instead of waiting when the store is in use")
 
     s = sub.add_parser("status", help=COMMANDS["status"], description=COMMANDS["status"])

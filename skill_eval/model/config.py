@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from skill_eval.model.ablations import Ablation, default_name
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.schemas_io import describe_value, schema_problems
+from skill_eval.model.textcheck import hostile_parts, path_text
 from skill_eval.model.yamlpos import load_yaml
 
 DEFAULT_ADAPTER = "demo"
@@ -207,6 +209,15 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
     elif isinstance(judge, dict):
         line, col = where(("judge",))
         problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
+    for key in ("store", "results", "skills_dir"):
+        value = raw.get(key)
+        long = [part for part in re.split(r"[/\\]", value) if len(part.encode("utf-8", "replace")) > 255] \
+            if isinstance(value, str) else []
+        if long:
+            line, col = where((key,))
+            problems.append(Problem(file, f"{key}: folder name '{long[0][:40]}...' is "
+                                    f"{len(long[0].encode('utf-8', 'replace'))} bytes long; file systems "
+                                    "allow 255: shorten it", line, col))
     return problems
 
 
@@ -217,6 +228,13 @@ def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) 
     skills_dir = _resolve(root, value)
     line, col = where(("skills_dir",)) if "skills_dir" in raw else (None, None)
     shown = display_path(skills_dir)
+    try:
+        skills_dir.stat()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a name too long, a loop of links, no permission: the check below says "missing"
+        return skills_dir, [Problem(file, f"skills_dir: cannot read {shown[:80]}: {exc.strerror}; "
+                                          "fix the path", line, col)]
     if skills_dir.is_file():
         return skills_dir, [Problem(file, f"skills_dir: {shown} is a file, not a folder; point skills_dir at "
                                           "the folder that holds one folder per skill", line, col)]
@@ -231,6 +249,11 @@ def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) 
     return skills_dir, []
 
 
+# Bumped when what passes the suite check changes (2: numbers must be finite), so a config
+# remembered as valid under the old rules is checked again.
+_SCHEMA_RULES = 2
+
+
 def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
     """Where the store remembers that exactly this config passed the schema: checking it again
     would cost importing jsonschema on every no-op run."""
@@ -241,14 +264,21 @@ def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
     if not isinstance(store, str) or not store:
         return None
     try:
-        key = key_of([__version__, str(root), raw])
+        key = key_of([__version__, _SCHEMA_RULES, str(root), raw])
     except (TypeError, ValueError):  # YAML values JSON cannot hold (dates): just validate
         return None
     return _resolve(root, store) / "cache" / "valid-suites" / key
 
 
+def _exists(marker: Path) -> bool:
+    try:
+        return marker.exists()
+    except OSError:  # a store path the file system cannot hold: the problems say so
+        return False
+
+
 def _remember_valid(marker: Path | None) -> None:
-    if marker is None or marker.exists():
+    if marker is None or _exists(marker):
         return
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
@@ -265,6 +295,10 @@ def load_suite(path: str | Path) -> Suite:
         raise InvalidInput([Problem(file, "is a folder; give the suite's YAML file")])
     located = load_yaml(path, file)
     raw = located.data
+    hostile = hostile_parts(raw)
+    if hostile:
+        raise InvalidInput([Problem(file, f"{path_text(at)}: {what}", *located.where(at))
+                            for at, what in hostile])
     if raw is None:
         raise InvalidInput([Problem(file, "the file is empty; a suite needs at least 'suite: <name>'")])
     if not isinstance(raw, dict):
@@ -272,8 +306,8 @@ def load_suite(path: str | Path) -> Suite:
                                           f"got {describe_value(raw)}; see configs/demo.yaml", 1, 1)])
     root = path.resolve().parent
     marker = _schema_marker(raw, root)
-    problems = [] if marker is not None and marker.exists() else schema_problems("suite", raw, file,
-                                                                                 located.where)
+    problems = [] if marker is not None and _exists(marker) else schema_problems("suite", raw, file,
+                                                                                located.where)
     problems += _semantic_problems(raw, file, located.where)
     problems += _depends_problems(raw, root, file, located.where)
     skills_dir, dir_problems = _skills_dir_problem(raw, root, file, located.where)

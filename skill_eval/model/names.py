@@ -1,8 +1,9 @@
-"""Author-chosen names (models, case ids) as file-path segments and doit task names.
+"""Author-chosen names (models, case ids) as doit task names. (As folder names they go through
+``safenames.path_component``, the one mapping to the file system.)
 
-Model names carry '/', ':' and '=' (``meta-llama/Llama-3.1-8B-Instruct``, ``llama3.1:8b``) and
-case ids are free text. Only the characters that would break the target are percent-encoded, so
-ordinary names read as typed and the encoding cannot collide ('%' itself is encoded)."""
+Model names carry '/', ':' and '=' (``meta-llama/Llama-3.1-8B-Instruct``, ``llama3.1:8b``).
+Only the characters doit refuses are percent-encoded, so ordinary names read as typed and the
+encoding cannot collide ('%' itself is encoded)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,6 @@ def _encode(text: str, chars: str) -> str:
     for ch in chars:
         out = out.replace(ch, f"%{ord(ch):02X}")
     return out
-
-
-def path_segment(name: object) -> str:
-    """One folder or file name: no separator, no '.'/'..', no NUL."""
-    text = _encode(str(name), "/\\\0")
-    if not text:
-        return "%"  # an empty name (never from a validated suite); '%' alone cannot be an encoding
-    return text.replace(".", "%2E") if set(text) == {"."} else text
 
 
 def doit_name(slot: str) -> str:

@@ -12,6 +12,7 @@ from skill_eval.model.config import Suite, display_path, load_suite
 from skill_eval.model.errors import InvalidInput, Problem
 from skill_eval.model.evalcache import EvalSetCache
 from skill_eval.model.hashing import HashCache
+from skill_eval.model.namecheck import name_problems
 from skill_eval.model.skills import Skill, discover_skills
 
 
@@ -128,4 +129,6 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
                             es.ablations)
                     for es in sets]
         loaded.append(SkillEvals(skill, tuple(sets), ablated))
+    problems.extend(name_problems(display_path(suite.path), suite.models,
+                                  ((se.skill.name, se.evalsets) for se in loaded)))
     return Project(suite, tuple(loaded), tuple(problems), hashes)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.model.errors import Problem, did_you_mean
+from skill_eval.model.schemafast import compile_schema
 
 Where = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 
@@ -27,6 +28,12 @@ def schema_path(name: str) -> Path:
     if local.is_file():
         return local
     return Path(str(resources.files("skill_eval.schemas").joinpath(f"{name}.schema.json")))
+
+
+@cache
+def quick_test(name: str) -> Callable[[Any], bool] | None:
+    """A fast yes/no for schema ``name`` (None when it cannot be compiled); see schemafast."""
+    return compile_schema(load_schema(name))
 
 
 @cache
@@ -151,14 +158,20 @@ def _messages(error: Any) -> list[tuple[tuple[str | int, ...], str]]:
 
 
 def schema_problems(name: str, instance: Any, file: str, where: Where | None = None,
-                    prefix: tuple[str | int, ...] = ()) -> list[Problem]:
-    """Every schema violation of ``instance`` as a Problem naming the key path (and line)."""
+                    prefix: tuple[str | int, ...] = (), drop: int = 0) -> list[Problem]:
+    """Every schema violation of ``instance`` as a Problem naming the key path (and line).
+
+    Error paths lose their first ``drop`` parts and gain ``prefix``: a piece validated inside a
+    one-off document is reported where it sits in the real one."""
+    quick = quick_test(name)
+    if quick is not None and quick(instance):
+        return []
     problems: list[Problem] = []
     seen: set[tuple[tuple[str | int, ...], str]] = set()
     for top in sorted(validator(name).iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
         for error in _leaf_errors(top):
             for path, msg in _messages(error):
-                full = (*prefix, *path)
+                full = (*prefix, *path[drop:])
                 if (full, msg) in seen:
                     continue
                 seen.add((full, msg))

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from skill_eval.model.errors import InvalidInput, Problem
+from skill_eval.model.limits import MAX_DEPTH, MAX_YAML_NODES
 
 Path_ = tuple[str | int, ...]
 _PLAIN_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap"}
@@ -30,6 +31,59 @@ class Located:
                 return self.positions[path]
             path = path[:-1]
         return self.positions.get((), (None, None))
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, refusing documents nested deeper than MAX_DEPTH while composing (PyYAML
+    composes recursively: a deep document would end in a RecursionError)."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"nested more than {MAX_DEPTH} levels deep; flatten the document "
+                    "(no real suite or eval set needs this)", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _expanded(node: yaml.Node, sizes: dict[int, int], busy: set[int]) -> int:
+    """How many nodes ``node`` becomes once every alias is written out (capped past the budget).
+
+    Linear in the distinct nodes: an alias to an anchor reuses the anchor's count, so a
+    "billion laughs" document is measured without being expanded."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in busy:
+        return 1  # an alias loop: _convert refuses it with its own message
+    total = 1
+    if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+        busy.add(key)
+        for item in node.value:
+            for child in item if isinstance(node, yaml.MappingNode) else (item,):
+                total += _expanded(child, sizes, busy)
+                if total > MAX_YAML_NODES:
+                    break
+        busy.discard(key)
+    sizes[key] = total = min(total, MAX_YAML_NODES + 1)
+    return total
+
+
+def _blowup(node: yaml.Node, sizes: dict[int, int]) -> yaml.Node:
+    """The innermost collection whose expansion is over the budget: where the aliases multiply."""
+    while isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+        children = [c for item in node.value
+                    for c in (item if isinstance(node, yaml.MappingNode) else (item,))]
+        over = [c for c in children if sizes.get(id(c), 0) > MAX_YAML_NODES]
+        if not over:
+            return node
+        node = over[0]
+    return node
 
 
 def _convert(node: yaml.Node, path: Path_, pos: dict[Path_, tuple[int, int]], loader: yaml.SafeLoader,
@@ -110,11 +164,20 @@ def load_yaml(path: Path, display: str | None = None, text: str | None = None) -
 
 
 def loads_yaml(text: str, display: str, line_offset: int = 0) -> Located:
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        raise InvalidInput([_reader_problem(exc, text, display, line_offset)]) from None
     try:
         node = loader.get_single_node()
         if node is None:
             return Located(None, {})
+        sizes: dict[int, int] = {}
+        if _expanded(node, sizes, set()) > MAX_YAML_NODES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"aliases expand this document past {MAX_YAML_NODES:,} values (an alias "
+                "bomb?); write the values out, or use fewer nested aliases",
+                _blowup(node, sizes).start_mark)
         pos: dict[Path_, tuple[int, int]] = {}
         data = _convert(node, (), pos, loader)
     except yaml.MarkedYAMLError as exc:
@@ -140,10 +203,23 @@ def loads_yaml(text: str, display: str, line_offset: int = 0) -> Located:
                 what += f" ({context} started at line {cmark.line + 1 + line_offset})"
             what += f"; {_hint(problem, context)}"
         raise InvalidInput([Problem(display, what, line, col)]) from None
+    except yaml.reader.ReaderError as exc:
+        raise InvalidInput([_reader_problem(exc, text, display, line_offset)]) from None
     except yaml.YAMLError as exc:
-        raise InvalidInput([Problem(display, f"YAML error: {exc}")]) from None
+        raise InvalidInput([Problem(display, "YAML error: " + " ".join(str(exc).split()))]) from None
     finally:
         loader.dispose()
     if line_offset:
         pos = {k: (v[0] + line_offset, v[1]) for k, v in pos.items()}
     return Located(data, pos)
+
+
+def _reader_problem(exc: yaml.reader.ReaderError, text: str, display: str, line_offset: int) -> Problem:
+    """A character YAML does not allow (NUL, most control characters, a lone surrogate)."""
+    at = max(0, min(exc.position, len(text)))
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    char = exc.character if isinstance(exc.character, int) else 0
+    return Problem(display, f"YAML error: character U+{char:04X} is not allowed in YAML; remove it "
+                   "(write it as an escape such as \\x01 inside a double-quoted string if you need it)",
+                   line + line_offset, col)

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shutil
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -56,6 +55,7 @@ from skill_eval import __version__
 from skill_eval.model.cases import Case
 from skill_eval.model.errors import SkillEvalError
 from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.safenames import path_component
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.benchmark import usage_tokens
 from skill_eval.review.source import ResultSource
@@ -84,7 +84,7 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
                        if not (isinstance(r[1], RunError) and r[1].kind == "missing")]
             if not records:
                 continue
-            label = name if len(models) == 1 else f"{name}-{_slug(model)}"
+            label = path_component(name if len(models) == 1 else f"{name}-{model}")
             root = Path(out_dir) / f"{label}-workspace" / "iteration-1"
             if root.exists():
                 shutil.rmtree(root)  # a view of the store: rebuilt whole, nothing stale left
@@ -110,7 +110,7 @@ def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_
     for spec, result, grade in sorted(records, key=lambda r: (_order(cases, r[0].case.id), r[0].variant,
                                                               r[0].iteration)):
         case = spec.case
-        eval_dir = root / f"eval-{_slug(case.id)}"
+        eval_dir = root / f"eval-{path_component(case.id)}"
         meta = {"eval_id": eval_ids[case.id], "eval_name": case.id, "prompt": case.prompt,
                 "assertions": _assertion_texts(case)}
         if creator:
@@ -192,10 +192,6 @@ def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_
 
 
 # --------------------------------------------------------------------------- pieces
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-") or "x"
 
 
 def _order(cases: Sequence[Case], case_id: str) -> int:

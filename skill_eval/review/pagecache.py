@@ -22,7 +22,7 @@ from typing import Any
 
 from skill_eval import __version__
 from skill_eval.model import sharedfiles
-from skill_eval.model.names import path_segment
+from skill_eval.model.safenames import path_component, variant_folder
 
 FOLDER = ".review"
 SHARDS = 32
@@ -31,11 +31,11 @@ CACHE_VERSION = 1
 
 def case_rel(iteration: int, case_id: str) -> str:
     """A case's folder in one iteration, relative to the skill's results folder."""
-    return f"iteration-{iteration}/{path_segment(f'eval-{case_id}')}"
+    return f"iteration-{iteration}/{'eval-' + path_component(case_id)}"
 
 
 def run_rel(iteration: int, case_id: str, variant: str) -> str:
-    return f"{case_rel(iteration, case_id)}/{variant}"
+    return f"{case_rel(iteration, case_id)}/{variant_folder(variant)}"
 
 
 def _shard(case_folder: str) -> int:

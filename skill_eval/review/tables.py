@@ -13,8 +13,8 @@ from skill_eval import __version__
 from skill_eval.model import sharedfiles
 from skill_eval.model.config import describe_judge
 from skill_eval.model.hashing import key_of
-from skill_eval.model.names import path_segment
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.safenames import path_component, variant_folder
 from skill_eval.model.storage import writes
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
@@ -52,8 +52,9 @@ def models(engine: ResultSource) -> tuple[str, ...]:
 
 
 def bench_dir(engine: ResultSource, skill: str, model: str) -> Path:
-    base = engine.suite.results / skill
-    return base if len(models(engine)) == 1 else base / path_segment(model)
+    # Names reach the file system only through path_component: no separators, no '..', bounded.
+    base = engine.suite.results / path_component(skill)
+    return base if len(models(engine)) == 1 else base / path_component(model)
 
 
 def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
@@ -239,8 +240,8 @@ def _forget_pages(out: Path, everything: bool, specs: list[RunSpec]) -> None:
 
 def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
     """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
-    case_dir = out / f"iteration-{spec.iteration}" / path_segment(f"eval-{spec.case.id}")
-    run_dir = case_dir / path_segment(spec.variant)
+    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{path_component(spec.case.id)}"
+    run_dir = case_dir / variant_folder(spec.variant)
     case = spec.case
     case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
                  "files": [f"inputs/{f.rel}" for f in case.fixtures], "checks": case.checks_json(),

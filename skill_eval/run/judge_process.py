@@ -21,6 +21,7 @@ from skill_eval.model.builtins import judge_builtin, judge_problems
 from skill_eval.model.config import AdapterConfig, Suite, describe_judge
 from skill_eval.model.errors import AdapterError, InvalidInput, JudgeError, JudgeFatal, SkillEvalError
 from skill_eval.model.schemas_io import validator
+from skill_eval.model.textcheck import hostile_parts, path_text
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import owner
 from skill_eval.run.adapters._common import FATAL_EXIT
@@ -133,6 +134,12 @@ def parse_judge_response(raw: bytes, ids: list[str], who: str = "judge"
         # Redact the whole text, then cut: a cut first could hide a secret's recognisable head.
         preview = redact(raw.decode("utf-8", "replace").strip())[:120] or "(nothing)"
         raise JudgeError(f"{who} did not answer with JSON ({exc}); stdout started: {preview!r}") from None
+    except RecursionError:
+        raise JudgeError(f"{who} answered with JSON nested too deeply to read") from None
+    if hostile_parts(data):
+        # Evidence is stored as UTF-8: a lone surrogate or runaway nesting is outside the protocol.
+        path, what = hostile_parts(data)[0]
+        raise JudgeError(f"{who} answered outside the judge protocol: {path_text(path)}: {what}")
     errors = sorted(validator("judge-response").iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         where = lambda e: "/".join(str(p) for p in e.absolute_path) or "(top level)"  # noqa: E731

@@ -15,6 +15,7 @@ from typing import Any
 
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import AdapterResponse, Event
+from skill_eval.model.textcheck import clean
 from skill_eval.plan.types import RunSpec
 from skill_eval.store.redact import redact
 
@@ -78,6 +79,9 @@ def parse_response(raw: bytes, source: str) -> AdapterResponse:
     except (ValueError, UnicodeDecodeError) as exc:
         raise AdapterError(f"{source}: adapter stdout is not JSON ({exc}); starts with "
                            f"{_preview(raw)!r}") from None
+    except RecursionError:
+        raise AdapterError(f"{source}: adapter response nests JSON too deeply to read; protocol v1 "
+                           "is {output, events, usage}") from None
     if not isinstance(data, dict):
         raise AdapterError(f"{source}: adapter response must be a JSON object, got {type(data).__name__}")
     extra = sorted(k for k in data if k not in _RESPONSE_FIELDS)
@@ -90,7 +94,9 @@ def parse_response(raw: bytes, source: str) -> AdapterResponse:
     if not isinstance(output, str):
         raise AdapterError(f"{source}: adapter response 'output' must be a string, "
                            f"got {type(output).__name__}")
-    return AdapterResponse(output=output, events=_events(data.get("events", []), source),
+    # Lone surrogates (a JSON "\ud83d": half an emoji, e.g. from a truncated answer) become U+FFFD,
+    # so the run is kept and everything after it (hashes, the store, tables) can encode it.
+    return AdapterResponse(output=clean(output), events=_events(data.get("events", []), source),
                            usage=_usage(data.get("usage", {}), source))
 
 
@@ -110,7 +116,8 @@ def _events(raw: Any, source: str) -> tuple[Event, ...]:
             raise AdapterError(f"{source}: events[{i}].type must be a non-empty string")
         if name is not None and not isinstance(name, str):
             raise AdapterError(f"{source}: events[{i}].name must be a string, got {type(name).__name__}")
-        events.append(Event(kind, name, _argv(kind, name, argv, f"{source}: events[{i}]")))
+        events.append(Event(clean(kind), clean(name) if name is not None else None,
+                            _argv(kind, name, argv, f"{source}: events[{i}]")))
     return tuple(events)
 
 
@@ -120,7 +127,7 @@ def _argv(kind: str, name: str | None, argv: Any, where: str) -> tuple[str, ...]
     if kind == "command":
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
             raise AdapterError(f"{where}: a 'command' event needs 'argv', a non-empty list of strings")
-        return tuple(argv)
+        return tuple(clean(a) for a in argv)
     if argv is not None:
         raise AdapterError(f"{where}: 'argv' belongs to 'command' events only; drop it or set type: command")
     if kind == "tool_call" and not name:
@@ -137,5 +144,5 @@ def _usage(raw: Any, source: str) -> dict[str, float]:
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             shown = _preview(json.dumps(value), 40)
             raise AdapterError(f"{source}: usage.{key} must be a number, got {shown}")
-        usage[key] = value
+        usage[clean(key)] = value
     return usage

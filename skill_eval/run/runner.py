@@ -13,6 +13,7 @@ import time
 from skill_eval.model.config import Suite
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.textcheck import clean
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
@@ -97,6 +98,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
 
 
 def _record(store: Store, error: RunError) -> RunError:
-    error = RunError(error.key, error.kind, redact(error.message), round(error.duration_s, 6))
+    # Messages quote what the adapter printed: a lone surrogate there must not stop the store.
+    error = RunError(error.key, error.kind, clean(redact(error.message)), round(error.duration_s, 6))
     store.put_error(error.key, error)
     return error

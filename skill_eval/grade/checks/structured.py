@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
 from skill_eval.grade.checks.files import resolve_output_file
+from skill_eval.model.limits import MAX_DEPTH, depth_over
+from skill_eval.model.userschema import schema_validator
 
 # Agents often wrap JSON in a fenced block; the first ```json (or bare ```) block is tried
 # when the whole text is not JSON.
@@ -39,15 +40,23 @@ def load_json(ctx: CheckContext, params: Mapping[str, Any]) -> tuple[Any, str]:
             return _MISSING, f"{source} unreadable: {e}"
         where = source
     try:
-        return json.loads(text), ""
+        return _nesting_ok(json.loads(text), where)
+    except RecursionError:
+        return _MISSING, f"{where} nests JSON more than {MAX_DEPTH} levels deep"
     except ValueError as e:
         fenced = _FENCE.search(text)
         if fenced:
             try:
-                return json.loads(fenced.group(1)), ""
-            except ValueError:
+                return _nesting_ok(json.loads(fenced.group(1)), where)
+            except (ValueError, RecursionError):
                 pass
         return _MISSING, f"{where} is not JSON ({e})"
+
+
+def _nesting_ok(doc: Any, where: str) -> tuple[Any, str]:
+    if depth_over(doc, MAX_DEPTH):
+        return _MISSING, f"{where} nests JSON more than {MAX_DEPTH} levels deep"
+    return doc, ""
 
 
 def _walk(doc: Any, dotted: str) -> tuple[Any, str]:
@@ -97,28 +106,26 @@ def json_path_equals(params: Mapping[str, Any], case_sensitive: bool, ctx: Check
     return False, clip(f"{dotted} is {shown}, expected {json.dumps(expected, ensure_ascii=False)}")
 
 
-@lru_cache(maxsize=256)
-def _validator(schema_text: str) -> Any:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    schema = json.loads(schema_text)
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as e:
-        raise CheckParamError(f"invalid JSON Schema: {e.message}") from e
-    return Draft202012Validator(schema)
+def _validator(schema: dict[str, Any]) -> Any:
+    validator, why = schema_validator(schema)
+    if validator is None:
+        raise CheckParamError(why)
+    return validator
 
 
 def json_schema(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     schema = params.get("schema")
     if not isinstance(schema, dict):
         raise CheckParamError("'schema' must be an object (an inline JSON Schema)")
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = _validator(schema)
     doc, why = load_json(ctx, params)
     if doc is _MISSING:
         return False, clip(why)
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    try:
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    except RecursionError:
+        # The schema passed the loop probe, so the document's own depth drove the recursion.
+        return False, clip("the JSON is nested too deeply to check against the schema")
     if not errors:
         return True, "valid against the schema"
     first = errors[0]

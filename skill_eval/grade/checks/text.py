@@ -1,27 +1,42 @@
 """Text checks on the run's output: contains, not_contains, contains_all, contains_any, regex, not_regex.
 
 Case-insensitive by default through ``str.casefold`` (so 'ß' matches 'SS'); ``case_sensitive``
-compares exactly. Regexes use ``re.search`` without DOTALL: '.' stops at a newline unless the
-pattern says ``(?s)``.
+compares exactly. Regexes search without DOTALL: '.' stops at a newline unless the pattern says
+``(?s)``.
+
+Regexes run on the ``regex`` engine (in its ``re``-compatible VERSION0 mode) rather than ``re``,
+for one reason: a search can be given a time limit. A pattern that backtracks catastrophically
+(``^(a+)+$`` on a long almost-match) would otherwise hang grading, ignore Ctrl-C (the match is one
+C call) and hang every later run of the stored output; with the limit the check fails with
+evidence "pattern timed out after N ms".
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+import regex as rx
+
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.model.limits import REGEX_TIMEOUT_MS
 
 _SNIPPET = 40
 
 
+class _TimedOut:
+    """What a search returns when it ran out of time."""
+
+
+TIMED_OUT = _TimedOut()
+
+
 @lru_cache(maxsize=4096)
-def compiled(pattern: str, case_sensitive: bool) -> re.Pattern[str]:
+def compiled(pattern: str, case_sensitive: bool) -> rx.Pattern[str]:
     try:
-        return re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
-    except re.error as e:
+        return rx.compile(pattern, rx.VERSION0 | (0 if case_sensitive else rx.IGNORECASE))
+    except (rx.error, ValueError, OverflowError, RecursionError) as e:
         raise CheckParamError(f"invalid regex {pattern!r}: {e}") from e
 
 
@@ -93,15 +108,26 @@ def contains_any(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckCont
 
 
 def _search(params: Mapping[str, Any], case_sensitive: bool,
-            ctx: CheckContext) -> tuple[str, re.Match[str] | None]:
+            ctx: CheckContext) -> tuple[str, rx.Match[str] | _TimedOut | None]:
     pattern = _str_param(params, "pattern")
     # IGNORECASE on the original text, not the folded one: folding would shift what the
     # pattern's own character classes and lengths mean.
-    return pattern, compiled(pattern, case_sensitive).search(ctx.output)
+    try:
+        return pattern, compiled(pattern, case_sensitive).search(ctx.output,
+                                                                 timeout=REGEX_TIMEOUT_MS / 1000)
+    except TimeoutError:
+        return pattern, TIMED_OUT
+
+
+def _timed_out(pattern: str) -> str:
+    return clip(f"/{pattern}/: pattern timed out after {REGEX_TIMEOUT_MS} ms (it backtracks "
+                "catastrophically; avoid a quantified group that holds a quantifier, like (a+)+)")
 
 
 def regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     pattern, m = _search(params, case_sensitive, ctx)
+    if isinstance(m, _TimedOut):
+        return False, _timed_out(pattern)
     if m is None:
         return False, clip(f"no match for /{pattern}/ in output ({len(ctx.output)} chars)")
     return True, clip(f"/{pattern}/ matched {m.group(0)!r} at {m.start()}")
@@ -109,6 +135,9 @@ def regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) ->
 
 def not_regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     pattern, m = _search(params, case_sensitive, ctx)
+    if isinstance(m, _TimedOut):
+        # Absence was not shown either: a forbidden pattern that cannot finish fails.
+        return False, _timed_out(pattern)
     if m is None:
         return True, clip(f"no match for forbidden /{pattern}/")
     return False, clip(f"forbidden /{pattern}/ matched {m.group(0)!r} at {m.start()}")

@@ -69,11 +69,10 @@ def read_native_checks(col: Collector, items: Any, at: At) -> list[tuple[Check, 
     """The ``checks`` extension, validated against schemas/evals.schema.json."""
     if items is None:
         return []
-    case_index = at[-1] if at and isinstance(at[-1], int) else 0
-    # Validate as case number ``case_index`` of a one-off document so paths and lines come out right.
-    filler = {"id": "_", "prompt": "_"}
-    probe = {"evals": [filler] * case_index + [{"id": "_", "prompt": "_", "checks": items}]}
-    found = schema_problems("evals", probe, col.doc.display, col.doc.where, prefix=at[:-2])
+    # Validate as the only case of a one-off document, then place the errors at this case's key
+    # path: validating a probe padded with the earlier cases made reading an eval set quadratic.
+    probe = {"evals": [{"id": "_", "prompt": "_", "checks": items}]}
+    found = schema_problems("evals", probe, col.doc.display, col.doc.where, prefix=at, drop=2)
     col.problems.extend(found)
     if not isinstance(items, list):
         return []

@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.model.errors import InvalidInput, Problem
+from skill_eval.model.jsonpos import json_positions
+from skill_eval.model.limits import MAX_DEPTH
+from skill_eval.model.textcheck import hostile_parts, path_text
 from skill_eval.model.yamlpos import Located, loads_yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -50,18 +53,29 @@ def load_document(path: Path, display: str) -> Document:
     text = read_text(path, display)
     if path.suffix.lower() in YAML_SUFFIXES:
         located = loads_yaml(text, display)
-        return Document(located.data, path, display, located)
+        return _refuse_hostile(Document(located.data, path, display, located))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput([Problem(display, f"invalid JSON: {exc.msg}; fix the syntax there",
                                     exc.lineno, exc.colno)]) from None
-    return Document(data, path, display, _json_positions(path, text))
+    except RecursionError:
+        raise InvalidInput([Problem(display, f"nested more than {MAX_DEPTH} levels deep; flatten the "
+                                    "document (no real eval set needs this)")]) from None
+    return _refuse_hostile(Document(data, path, display, _json_positions(path, text)))
+
+
+def _refuse_hostile(doc: Document) -> Document:
+    """Lone surrogates and runaway nesting are refused here, once for every dialect."""
+    found = hostile_parts(doc.data)
+    if found:
+        raise InvalidInput([Problem(doc.display, f"{path_text(at)}: {what}", *doc.where(at))
+                            for at, what in found])
+    return doc
 
 
 def _json_positions(path: Path, text: str) -> Located:
-    # JSON is close enough to YAML that the YAML loader can tell us where each key is; the data
-    # itself always comes from the json module. When the YAML loader disagrees we go without lines.
+    # The data always comes from the json module; jsonpos only says where each key is.
     try:
         stat = path.stat()
         return _cached_positions(str(path), stat.st_size, stat.st_mtime_ns, text)
@@ -71,7 +85,7 @@ def _json_positions(path: Path, text: str) -> Located:
 
 @lru_cache(maxsize=64)
 def _cached_positions(_path: str, _size: int, _mtime: int, text: str) -> Located:
-    return Located(None, loads_yaml(text, _path).positions)
+    return Located(None, json_positions(text))
 
 
 def skill_root_for(evalset: Path) -> Path:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from skill_eval.model.cases import Check, Fixture
 from skill_eval.model.errors import Problem, did_you_mean
 from skill_eval.model.evalsets.source import Document
+from skill_eval.model.limits import REGEX_TIMEOUT_MS
+from skill_eval.model.regexrisk import nested_quantifier
+from skill_eval.model.userschema import schema_validator
 
 At = tuple[str | int, ...]
 REGEX_TYPES = ("regex", "not_regex")
@@ -29,6 +33,7 @@ class Collector:
 
     doc: Document
     problems: list[Problem] = field(default_factory=list)
+    seen_files: dict[tuple[str, str], tuple[Path, str]] = field(default_factory=dict)
 
     def add(self, message: str, at: At = (), severity: str = "error") -> None:
         line, col = self.doc.where(at)
@@ -92,28 +97,48 @@ class Collector:
 
         ``..``, absolute paths and symlinks that resolve outside ``root`` are refused.
         """
-        if not rel.strip():
+        shape = _path_shape(rel)
+        if shape == "empty":
             self.error("empty file path; remove it or name a file", at)
             return None
-        if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).drive or PureWindowsPath(rel).root:
+        if shape == "absolute":
             self.error(f"file '{rel}' is an absolute path; give it relative to {root}", at)
             return None
-        if ".." in PurePosixPath(rel.replace("\\", "/")).parts:
+        if shape == "climbs":
             self.error(f"file '{rel}' uses '..' and would leave {root}; keep fixtures inside it", at)
             return None
         tried = root / rel
-        real = tried.resolve()
-        if not real.is_relative_to(root.resolve()):
+        real, state = self._look(rel, root)
+        if state == "outside":
             self.error(f"file '{rel}' ({tried}) resolves to {real}, outside {root}; "
                        "copy the file inside instead of linking to it", at)
             return None
-        if not real.exists():
+        if state == "missing":
             self.add(f"file '{rel}' not found (tried {tried}); add it or fix the path{suffix}", at, missing)
             return None
-        if not real.is_file():
+        if state == "folder":
             self.error(f"file '{rel}' is a folder ({tried}); list the files inside it", at)
             return None
         return real
+
+    def _look(self, rel: str, root: Path) -> tuple[Path, str]:
+        """Where ``root/rel`` really is, and whether it is 'ok', 'outside', 'missing' or a 'folder';
+        asked of the file system once per file and eval set (cases share fixtures)."""
+        key = (rel, str(root))
+        if key not in self.seen_files:
+            tried = root / rel
+            try:
+                real = tried.resolve()
+                if not real.is_relative_to(root.resolve()):
+                    state = "outside"
+                elif not real.exists():
+                    state = "missing"
+                else:
+                    state = "ok" if real.is_file() else "folder"
+            except OSError:  # a name too long, a loop of links: there is no such file to use
+                real, state = tried, "missing"
+            self.seen_files[key] = (real, state)
+        return self.seen_files[key]
 
     def finish_checks(self, checks: list[tuple[Check, At]]) -> tuple[Check, ...]:
         """Give default ids (``<type>-<n>``), refuse duplicate ids and regexes that do not compile."""
@@ -130,10 +155,13 @@ class Collector:
             seen.add(check.id)
             if check.type in REGEX_TYPES and not self._regex_ok(check, at):
                 continue
-            if check.type == "json_schema" and not self._schema_ok(check, at):
-                continue
             if not self._output_path_ok(check, at):
                 continue
+            if check.type == "json_schema" and isinstance(check.params.get("schema"), dict):
+                _, why = schema_validator(check.params["schema"])
+                if why is not None:
+                    self.error(f"json_schema check: {why}", at)
+                    continue
             out.append(check)
         return tuple(out)
 
@@ -154,23 +182,6 @@ class Collector:
             return False
         return True
 
-    def _schema_ok(self, check: Check, at: At) -> bool:
-        """An inline JSON Schema that is not one would fail every run's grade: refuse it now."""
-        schema = check.params.get("schema")
-        if not isinstance(schema, dict):
-            return True  # the schema or the typed mapping already reported it
-        from jsonschema import Draft202012Validator
-        from jsonschema.exceptions import SchemaError
-
-        try:
-            Draft202012Validator.check_schema(schema)
-        except SchemaError as exc:
-            where = "/".join(str(p) for p in exc.path) or "(root)"
-            self.error(f"json_schema schema is not a valid JSON Schema: {exc.message} (at {where}); "
-                       "fix the schema", at)
-            return False
-        return True
-
     def _regex_ok(self, check: Check, at: At) -> bool:
         pattern = check.params.get("pattern")
         if not isinstance(pattern, str):
@@ -181,7 +192,29 @@ class Collector:
             self.error(f"{check.type} pattern {pattern!r} does not compile: {exc}; "
                        "fix the regular expression", at)
             return False
+        except (ValueError, OverflowError, RecursionError) as exc:
+            self.error(f"{check.type} pattern {pattern!r} cannot be used: {exc}; "
+                       "simplify the regular expression", at)
+            return False
+        if nested_quantifier(pattern):
+            self.warn(f"{check.type} pattern {pattern!r} repeats a group that holds a repetition "
+                      "(like (a+)+), which can take exponential time on some outputs; grading stops it "
+                      f"after {REGEX_TIMEOUT_MS} ms and fails the check: rewrite it without the nesting",
+                      at)
         return True
+
+
+@lru_cache(maxsize=4096)
+def _path_shape(rel: str) -> str:
+    """'empty', 'absolute', 'climbs' (uses '..') or 'ok': a pure function of the text, so cases
+    sharing a fixture pay for it once."""
+    if not rel.strip():
+        return "empty"
+    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).drive or PureWindowsPath(rel).root:
+        return "absolute"
+    if ".." in PurePosixPath(rel.replace("\\", "/")).parts:
+        return "climbs"
+    return "ok"
 
 
 def check_skill_name(col: Collector, skill_name: Any, root: Path, at: At) -> str | None:

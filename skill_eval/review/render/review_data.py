@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from skill_eval.model.names import path_segment
+from skill_eval.model.safenames import path_component, variant_folder
 from skill_eval.review.benchmark import VARIANTS, usage_tokens
 from skill_eval.review.pagecache import PageCache, run_rel
 
@@ -103,7 +103,7 @@ def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
     """``cache``: page data of unchanged runs, kept from the last build (None: read every view)."""
     if results is None or out is None:
         return {"id": cid, "kind": kind, "prompt": "", "expected": "", "moved": cid in moved, "runs": []}
-    folder = path_segment(f"eval-{cid}")
+    folder = "eval-" + path_component(cid)
     case_dir_by_it = {i: out / f"iteration-{i}" / folder for i in range(1, iterations + 1)}
 
     def read_meta() -> Any:
@@ -116,7 +116,7 @@ def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
     arms = (*VARIANTS, *ablations) if kind == "task" else ("with_skill",)
     for i, case_dir in case_dir_by_it.items():
         for arm in arms:
-            arm_dir = case_dir / path_segment(arm)
+            arm_dir = case_dir / variant_folder(arm)
 
             def read(run_dir: Path = arm_dir, arm: str = arm, i: int = i) -> dict[str, Any] | None:
                 return run_entry(results, run_dir, arm, i, bench["skill"]) if run_dir.is_dir() else None

@@ -1,0 +1,33 @@
+"""Names that would share a folder under ``results/`` once mapped to path components."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from skill_eval.model.cases import EvalSet
+from skill_eval.model.errors import Problem
+from skill_eval.model.safenames import describe, path_component
+
+
+def name_problems(suite_file: str, models: Iterable[str], skills: Iterable[tuple[str, Iterable[EvalSet]]]
+                  ) -> list[Problem]:
+    """One error per name whose folder (see safenames) is already taken by another name: its
+    results would overwrite the other's."""
+    problems: list[Problem] = []
+    _unique(problems, "model", ((m, suite_file, None) for m in models))
+    skills = list(skills)
+    _unique(problems, "skill", ((name, suite_file, None) for name, _ in skills))
+    for name, sets in skills:
+        _unique(problems, f"case id of skill {name}",
+                ((c.id, c.source or str(es.path), c.line) for es in sets for c in es.cases))
+    return problems
+
+
+def _unique(problems: list[Problem], what: str, names: Iterable[tuple[str, str, int | None]]) -> None:
+    taken: dict[str, str] = {}
+    for name, file, line in names:
+        folder = path_component(name)
+        first = taken.setdefault(folder, name)
+        if first != name:
+            problems.append(Problem(file, f"{what} {describe(name)} is written to the same folder "
+                                    f"'{folder}' as {describe(first)}; rename one of them", line))

@@ -1,0 +1,186 @@
+"""Hostile input end to end (issue 14): names that try to leave results/, names too long for a
+file system, text no encoder accepts. Each must end in a one-line message or be stored safely;
+never a traceback, never a file outside the suite's store and results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from suitekit import Kit, case
+
+from skill_eval.model.safenames import MAX_COMPONENT_BYTES, path_component
+
+
+def files_under(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def test_a_case_id_with_dotdot_stays_inside_results(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    kit.write_evals("alpha", [case("x/../../../escaped"), case("a1")])
+    before = files_under(tmp_path)
+    code, out, err = kit.run()
+    assert code in (0, 1), err
+    assert "Traceback" not in err
+    for fmt in ("skill-creator", "agentskills"):
+        code, out, err = kit.cli("export", "suite.yaml", "--format", fmt)
+        assert code == 0 and "Traceback" not in err, err
+    new = files_under(tmp_path) - before
+    outside = [p for p in new if not p.startswith(("proj/results/", "proj/.skill-eval/", "proj/calls.log"))
+               and p not in ("proj/results", "proj/.skill-eval", "proj/calls.log")]
+    assert not outside, outside
+    folder = kit.results / "alpha" / "iteration-1" / f"eval-{path_component('x/../../../escaped')}"
+    assert json.loads((folder / "case.json").read_text())["id"] == "x/../../../escaped"
+
+
+def test_a_300_character_case_id_still_gets_its_tables(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    long_id = "case-" + "x" * 295
+    kit.write_evals("alpha", [case(long_id), case("a1")])
+    code, out, err = kit.run()
+    assert code in (0, 1), err
+    assert "Traceback" not in err and "too long" not in err
+    assert kit.bench("alpha").is_file()
+    assert (kit.results / "summary.md").is_file()
+    folders = [p.name for p in (kit.results / "alpha" / "iteration-1").iterdir()]
+    assert all(len(f.encode()) <= MAX_COMPONENT_BYTES + len("eval-") for f in folders)
+    assert len(folders) == 2
+
+
+def test_ids_that_collide_after_mapping_are_refused_by_validate(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    taken = path_component("a/b")
+    kit.write_evals("alpha", [case("a/b"), case(taken)])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2
+    assert f"is written to the same folder '{taken}' as 'a/b'; rename one of them" in err
+    assert "Traceback" not in err
+
+
+def test_model_names_with_separators_stay_inside_results(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]}, extra="models: [m1, ../../up]\n")
+    before = files_under(tmp_path)
+    code, out, err = kit.run()
+    assert code in (0, 1), err
+    new = files_under(tmp_path) - before
+    assert all(p.startswith(("proj/results", "proj/.skill-eval", "proj/calls.log")) for p in new), new
+    assert (kit.results / "alpha" / path_component("../../up") / "benchmark.json").is_file()
+
+
+def test_validate_refuses_bad_json_schemas_and_warns_on_nested_quantifiers(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    checks = [{"type": "json_schema", "schema": {"type": 5}},
+              {"type": "json_schema", "schema": {"$ref": "file:///etc/passwd"}},
+              {"type": "json_schema", "schema": {"$ref": "#"}},
+              {"type": "regex", "pattern": "^(a+)+$"}]
+    kit.write_evals("alpha", [dict(case(f"c{i}"), checks=[c]) for i, c in enumerate(checks)])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2
+    assert "Traceback" not in err
+    assert "json_schema check: invalid JSON Schema at type" in err
+    assert "json_schema check: schema $ref 'file:///etc/passwd' points outside the schema" in err
+    assert "json_schema check: the schema refers to itself in a loop" in err
+    assert ("warning: evals[3].checks[0]: regex pattern '^(a+)+$' repeats a group that holds "
+            "a repetition") in out
+
+
+_ODD_ADAPTER = r'''#!/usr/bin/env python3
+import json, sys
+req = json.load(sys.stdin)
+kind = req["prompt"].split(":")[0].removeprefix("Task ")
+if kind == "surrogate":
+    sys.stdout.write('{"output": "with_skill says \\ud83d", "events": [{"type": "t\\udc00"}], '
+                     '"usage": {"k\\ud800": 1}}')
+elif kind == "deep":
+    sys.stdout.write('{"output": "x", "usage": ' + "[" * 100000 + "]" * 100000 + "}")
+elif kind == "nan":
+    sys.stdout.write('{"output": "with_skill", "usage": {"cost_usd": NaN}}')
+elif kind == "nul":
+    sys.stdout.write(json.dumps({"output": "with_skill\u0000\u0007\u001b[31m"}))
+else:
+    sys.stdout.write(json.dumps({"output": "with_skill"}))
+'''
+
+
+def test_odd_adapter_output_is_kept_or_an_adapter_error_and_tables_are_built(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    (kit.root / "adapter.py").write_text(_ODD_ADAPTER)
+    kit.write_evals("alpha", [case(c) for c in ("surrogate", "deep", "nan", "nul", "plain")])
+    code, out, err = kit.run()
+    assert "Traceback" not in err and "Traceback" not in out
+    assert code == 2, (out, err)  # the deep and NaN responses are adapter errors
+    assert "nests JSON too deeply" in err or "nests JSON too deeply" in out
+    assert kit.bench("alpha").is_file() and (kit.results / "summary.md").is_file()
+    run = kit.results / "alpha" / "iteration-1" / "eval-surrogate" / "with_skill"
+    assert (run / "output.txt").read_text("utf-8") == "with_skill says \ufffd"
+    grading = json.loads((run / "grading.json").read_text("utf-8"))
+    assert grading["passed"] is True
+    nul = kit.results / "alpha" / "iteration-1" / "eval-nul" / "with_skill" / "output.txt"
+    assert nul.read_text("utf-8") == "with_skill\x00\x07\x1b[31m"
+    assert (kit.results / "alpha" / "iteration-1" / "eval-deep" / "with_skill" / "error.json").is_file()
+
+
+def test_a_lone_surrogate_in_an_eval_set_is_one_line_with_its_place(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    kit.write_evals("alpha", [dict(case("a1"), prompt="hi \ud83d there")])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert ("evals.json:6:7: " in err and "evals[0].prompt: contains a lone surrogate (\\ud83d" in err), err
+    code, out, err = kit.run()
+    assert code == 2 and "Traceback" not in err
+
+
+def test_deeply_nested_eval_set_and_suite_are_one_line(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    evals = kit.skill_dir("alpha") / "evals" / "evals.json"
+    evals.write_text('{"evals": [{"id": "a", "prompt": "p", "x": ' + "[" * 50000 + "]" * 50000 + "}]}")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert "nested more than 100 levels deep" in err
+    evals.write_text('{"evals": [{"id": "a", "prompt": "p", "x": ' + "[" * 500 + "]" * 500 + "}]}")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert "evals[0].x" in err and "nested more than 100 levels deep" in err
+    kit.suite.write_text(kit.suite.read_text() + "extra: " + "[" * 3000 + "]" * 3000 + "\n")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert "nested more than 100 levels deep" in err
+
+
+def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
+    # Grading runs in worker threads; a regex match that never returns kept them, and with them
+    # the whole run, alive after Ctrl-C. Each search now ends within its time limit.
+    import signal
+    import subprocess
+    import time
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []}, extra="variants: [with_skill]\n")
+    (kit.root / "adapter.py").write_text("import json, sys\nsys.stdin.read()\n"
+                                         "print(json.dumps({'output': 'x' * 5000}))\n")
+    checks = [{"id": f"slow-{i}", "type": "regex", "pattern": "(x+x+)+y"} for i in range(30)]
+    kit.write_evals("alpha", [dict(case("a1"), checks=checks)])
+    child = kit.subprocess("run", "suite.yaml")
+    time.sleep(3)
+    child.send_signal(signal.SIGINT)
+    try:
+        out, err = child.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail("skill-eval run ignored Ctrl-C while grading a backtracking regex")
+    assert child.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [("--max-cost", "nan"), ("--max-cost", "inf"), ("--max-cost", "-1"),
+                                  ("--iterations", "0"), ("--iterations", "-3"), ("-j", "0")])
+def test_command_line_numbers_must_be_finite_and_positive(tmp_path, args):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    done = kit.subprocess("run", "suite.yaml", *args)
+    out, err = done.communicate(timeout=60)
+    assert done.returncode == 2
+    assert f"argument {args[0]}" in err or "argument -j/--jobs" in err
+    assert "Traceback" not in err
+    assert kit.calls() == 0

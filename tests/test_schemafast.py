@@ -1,0 +1,60 @@
+"""The fast schema filter may only ever be stricter than jsonschema, never laxer."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skill_eval.model.schemafast import compile_schema
+from skill_eval.model.schemas_io import load_schema, quick_test, schema_problems, validator
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False),
+                     st.sampled_from(["", "x", "a b", "regex", "contains", "json_schema", "value", "id"]))
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.sampled_from(["type", "value", "values", "pattern", "id",
+                                                          "required", "schema", "path", "file", "x"]),
+                                         inner, max_size=4), max_leaves=12)
+_checks = st.fixed_dictionaries({"type": st.sampled_from(sorted(load_schema("evals")["$defs"]["check"]
+                                                                ["properties"]["type"]["enum"]))},
+                                optional={"value": _values, "values": _values, "pattern": _values,
+                                          "id": _values, "required": _values, "schema": _values,
+                                          "path": _values, "limit": _values})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_checks, _values), max_size=3))
+def test_never_accepts_what_jsonschema_refuses(checks: list[Any]) -> None:
+    doc = {"evals": [{"id": "c", "prompt": "p", "checks": checks}]}
+    quick = quick_test("evals")
+    assert quick is not None
+    if quick(doc):
+        assert not list(validator("evals").iter_errors(doc)), json.dumps(doc)
+
+
+def test_accepts_a_plain_valid_eval_set() -> None:
+    doc = {"evals": [{"id": "c", "prompt": "p", "checks": [{"type": "contains", "value": "x"},
+                                                          {"type": "regex", "pattern": "a+"}]}]}
+    assert quick_test("evals")(doc)  # type: ignore[misc]
+
+
+def test_a_refusal_still_gets_jsonschemas_message() -> None:
+    doc = {"evals": [{"id": "c", "prompt": "p", "checks": [{"type": "contains", "valeu": "x"}]}]}
+    problems = schema_problems("evals", doc, "e.json")
+    assert any("did you mean 'value'" in p.message for p in problems)
+
+
+def test_unknown_keywords_fall_back_to_jsonschema() -> None:
+    assert compile_schema({"type": "string", "format": "email"}) is None
+    assert compile_schema({"$ref": "https://example.org/x.json"}) is None
+
+
+def test_recursive_refs_compile() -> None:
+    kids = {"type": "array", "items": {"$ref": "#/$defs/node"}}
+    tree = {"$defs": {"node": {"type": "object", "properties": {"kids": kids}}}, "$ref": "#/$defs/node"}
+    test = compile_schema(tree)
+    assert test is not None
+    assert test({"kids": [{"kids": []}]})
+    assert not test({"kids": [{"kids": 3}]})
