@@ -14,7 +14,7 @@ from skill_eval.model.config import Suite, load_suite
 from skill_eval.model.errors import InvalidInput
 
 DATA = Path(__file__).parent / "data" / "test_config"
-SUITE_KEYS = ("adapter, allow_scripts, iterations, jobs, judge, max_cost_usd, max_output_bytes, "
+SUITE_KEYS = ("adapter, allow_scripts, executor, iterations, jobs, judge, max_cost_usd, max_output_bytes, "
               "minimum_lift, models, results, skills, skills_dir, split, store, strict_skills, suite, "
               "timeout_seconds, variants")
 

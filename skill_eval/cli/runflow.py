@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skill_eval.engine.options import RunOptions
-from skill_eval.model.config import display_path
+from skill_eval.model.config import ExecutorConfig, Suite, display_path
 from skill_eval.model.errors import InvalidInput, SkillEvalError
 from skill_eval.store.store import Store
 
@@ -69,6 +69,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
                 started: float, check: FastCheck | None = None) -> int:
     from skill_eval.cli.progress import ProgressLine
     from skill_eval.engine.engine import Engine
+    from skill_eval.engine.executors import make_executor
     from skill_eval.engine.fastpath import FastState, fingerprint, watch_files
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
@@ -96,7 +97,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))
     fp = fingerprint(suite, fast_options(options, split), watch)
-    engine = Engine(project, store, options, adapter=adapter)
+    jobs = options.jobs or suite.jobs
+    executor = make_executor(executor_config(suite, options.executor), jobs)
+    engine = Engine(project, store, options, adapter=adapter, executor=executor)
     if check is not None:
         engine.skill_names = sorted(set(check.selected) | {se.skill.name for se in project.skills})
     run_errors: list[tuple[str, str]] = []  # this invocation's adapter errors, shown at the end
@@ -117,14 +120,16 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     _say(f"{suite.name}: {total} runs planned, {len(runs)} to run, {len(grades)} to re-grade, "
          f"{len(skills)} tables to rebuild")
     engine.progress.total = len(runs)
-    jobs = options.jobs or suite.jobs
     try:
+        if runs:
+            executor.open()
         with ProgressLine(engine.progress):
             failures = execute(engine, runs, grades, skills, jobs) if (runs or grades or skills) else []
     except KeyboardInterrupt:
         engine.stop()
         raise
     finally:
+        executor.close()
         engine.save_state()
     if not skills and not (suite.results / "summary.json").is_file():
         for se in project.skills:
@@ -166,6 +171,13 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     else:
         FastState(store.root, suite.name).clear()
     return code
+
+
+def executor_config(suite: Suite, name: str | None) -> ExecutorConfig:
+    """The suite's executor, or the one --executor names (with the suite's settings for it)."""
+    if name is None or name == suite.executor.name:
+        return suite.executor
+    return ExecutorConfig(name)
 
 
 def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from skill_eval.engine.executors import Executor
+from skill_eval.engine.executors.threads import ThreadsExecutor
 from skill_eval.engine.options import RunOptions
 from skill_eval.engine.reasons import grade_reason, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
@@ -28,7 +30,6 @@ from skill_eval.plan.types import RunSpec
 from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
-from skill_eval.run.runner import execute
 from skill_eval.store.store import Store
 
 
@@ -54,7 +55,8 @@ class Progress:
 
 class Engine:
     def __init__(self, project: Project, store: Store, options: RunOptions | None = None,
-                 adapter: ResolvedAdapter | None = None, cache: HashCache | None = None):
+                 adapter: ResolvedAdapter | None = None, cache: HashCache | None = None,
+                 executor: Executor | None = None):
         self.project = project
         self.suite = project.suite
         self.store = store
@@ -81,6 +83,8 @@ class Engine:
         self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
         # (task slot, message) of grades a judge could not finish: not stored, retried next run.
         self.judge_errors: list[tuple[str, str]] = []
+        # Where runs execute (threads here, or Ray tasks); the store is written here either way.
+        self.executor: Executor = executor or ThreadsExecutor()
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -179,7 +183,7 @@ class Engine:
             self.progress.running += 1
         self.on_event("start", spec, None)
         try:
-            outcome = execute(spec, self.suite, self.store)
+            outcome = self.executor.run(spec, self.suite, self.store)
         finally:
             with self.progress.lock:
                 self.progress.running -= 1
@@ -242,6 +246,7 @@ class Engine:
         moment for the worker threads to notice (their killed runs are not recorded as errors)."""
         self.interrupted.set()
         kill_all()
+        self.executor.cancel()
         deadline = time.monotonic() + 3.0
         while self.progress.running and time.monotonic() < deadline:
             kill_all()

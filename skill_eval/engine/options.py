@@ -14,3 +14,4 @@ class RunOptions:
     shard: tuple[int, int] | None = None
     jobs: int | None = None
     max_cost: float | None = None
+    executor: str | None = None  # --executor: overrides the suite's executor

@@ -40,6 +40,17 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
+class ExecutorConfig:
+    """Where runs execute (never part of a key: every executor gives the same results)."""
+
+    name: str = "threads"  # "threads" | "ray"
+    address: str | None = None  # ray: "auto", "ray://host:10001", host:port; None: RAY_ADDRESS or local
+    num_cpus_per_run: float = 1.0
+    resources: dict[str, float] = field(default_factory=dict, hash=False)
+    runtime_env: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
 class SkillSelector:
     """One entry of ``skills:``: a name or glob, optionally with a format and eval-set files."""
 
@@ -70,6 +81,7 @@ class Suite:
     strict_skills: bool = False
     max_cost_usd: float | None = None
     split: str = "all"
+    executor: ExecutorConfig = ExecutorConfig()
 
     @property
     def root(self) -> Path:
@@ -123,6 +135,19 @@ def _adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
         options=dict(raw.get("options", {})),
         responses=_resolve(root, responses) if responses else None,
     )
+
+
+def _executor(raw: Any) -> ExecutorConfig:
+    if not raw:
+        return ExecutorConfig()
+    if isinstance(raw, str):
+        return ExecutorConfig(raw)
+    name, cfg = next(iter(raw.items()))
+    cfg = cfg or {}
+    return ExecutorConfig(name, address=cfg.get("address"),
+                          num_cpus_per_run=float(cfg.get("num_cpus_per_run", 1)),
+                          resources={k: float(v) for k, v in (cfg.get("resources") or {}).items()},
+                          runtime_env=dict(cfg.get("runtime_env") or {}))
 
 
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
@@ -274,4 +299,5 @@ def load_suite(path: str | Path) -> Suite:
         strict_skills=bool(raw.get("strict_skills", False)),
         max_cost_usd=raw.get("max_cost_usd"),
         split=raw.get("split", "all"),
+        executor=_executor(raw.get("executor")),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 from skill_eval.model.config import Suite
 from skill_eval.model.errors import AdapterError
@@ -71,25 +72,37 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
                                workspace.env(spec.adapter), suite.timeout_seconds, suite.max_output_bytes)
         except AdapterError as exc:
             return _record(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
-        failure = _failure(spec, suite, proc)
-        if failure is not None:
-            return _record(store, failure)
-        try:
-            response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
-        except AdapterError as exc:
-            return _record(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
-        meta = {
-            "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
-            "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay_key(request),
-        }
-        stored = store.put_run(spec.key, _redacted(response), round(proc.duration_s, 6), meta,
-                               outputs=workspace.outputs,
-                               stderr=redact(proc.stderr.decode("utf-8", "replace")))
-        store.put_json("replay", meta["replay_key"], {"run": spec.key})
-        store.clear_error(spec.key)
-        return RunResult(spec.key, response, stored.duration_s, stored.outputs_dir)
+        return conclude(spec, suite, store, proc, replay_key(request), workspace.outputs)
     finally:
         workspace.remove()
+
+
+def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
+             outputs: Path | None) -> RunResult | RunError:
+    """What the adapter process did -> the store: an error, or the (redacted) run with the kept
+    files under ``outputs``. Shared by local runs and runs that executed on another machine."""
+    failure = _failure(spec, suite, proc)
+    if failure is not None:
+        return _record(store, failure)
+    try:
+        response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
+    except AdapterError as exc:
+        return _record(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
+    meta = {
+        "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
+        "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,
+    }
+    stored = store.put_run(spec.key, _redacted(response), round(proc.duration_s, 6), meta,
+                           outputs=outputs,
+                           stderr=redact(proc.stderr.decode("utf-8", "replace")))
+    store.put_json("replay", replay, {"run": spec.key})
+    store.clear_error(spec.key)
+    return RunResult(spec.key, response, stored.duration_s, stored.outputs_dir)
+
+
+def record_error(store: Store, error: RunError) -> RunError:
+    """Store a run's error (redacted, rounded) and return it as stored."""
+    return _record(store, error)
 
 
 def _record(store: Store, error: RunError) -> RunError:

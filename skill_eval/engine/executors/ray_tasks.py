@@ -1,0 +1,140 @@
+"""The ``ray`` executor: each run is a Ray task; the store stays with the driver.
+
+The task receives the run's job and the content-addressed bytes it needs (each file put in
+Ray's object store once per invocation, whatever the number of runs sharing it), runs the
+adapter on whichever node Ray picks (run/remote.py) and returns what happened; this process
+verifies it and writes the store. doit's threads bound the runs in flight (``-j N``): each waits
+for its task. A task whose worker or node is lost is an error of that run (retried by the next
+`run`, as every error is); Ray does not retry it behind our back (max_retries=0).
+
+Without an address (suite ``executor.ray.address`` or RAY_ADDRESS) a local Ray is started for
+this invocation and stopped at its end, sized so that ``-j N`` runs fit at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import threading
+from typing import Any
+
+import ray
+from ray import exceptions as rex
+
+from skill_eval.model.config import ExecutorConfig, Suite
+from skill_eval.model.errors import AdapterError, SkillEvalError
+from skill_eval.model.results import RunError, RunResult
+from skill_eval.plan.types import RunSpec
+from skill_eval.run.remote import RemoteOutcome, finish, run_job
+from skill_eval.run.runner import record_error
+from skill_eval.run.shipment import Packer, RemoteJob
+from skill_eval.store.store import Store
+
+_LOCAL_OBJECT_STORE = 256 * 1024 * 1024  # runs ship text-sized inputs; Ray spills past this
+_LOST = (rex.WorkerCrashedError, rex.NodeDiedError, rex.ObjectLostError, rex.OwnerDiedError,
+         rex.RaySystemError, rex.LocalRayletDiedError)
+
+
+def _work(job: RemoteJob, shas: tuple[str, ...], *blobs: bytes) -> RemoteOutcome:
+    # Ray resolves top-level ObjectRef arguments, so the blobs arrive as bytes.
+    return run_job(job, dict(zip(shas, blobs, strict=True)))
+
+
+class RayExecutor:
+    name = "ray"
+
+    def __init__(self, config: ExecutorConfig, jobs: int = 1):
+        self.config = config
+        self.jobs = max(jobs, 1)
+        self.address = config.address or os.environ.get("RAY_ADDRESS") or None
+        self._packer = Packer()
+        self._lock = threading.Lock()
+        self._refs: dict[str, Any] = {}  # sha256 -> ObjectRef of the bytes, put once
+        self._inflight: set[Any] = set()
+        self._cancelled = threading.Event()
+        self._task: Any = None
+        self._opened = False
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    def open(self) -> None:
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        cfg = self.config
+        common: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR,
+                                  "configure_logging": True}
+        if cfg.runtime_env:
+            common["runtime_env"] = dict(cfg.runtime_env)
+        where = f"the Ray cluster at {self.address}" if self.address else "a local Ray"
+        try:
+            if self.address:
+                ray.init(address=self.address, **common)
+            else:
+                # Logical CPUs, so that -j N runs fit at once (as with threads: agents mostly wait).
+                cpus = max(os.cpu_count() or 1, math.ceil(self.jobs * cfg.num_cpus_per_run))
+                resources = {k: v * self.jobs for k, v in cfg.resources.items()}
+                ray.init(num_cpus=cpus, resources=resources or None, include_dashboard=False,
+                         object_store_memory=_LOCAL_OBJECT_STORE, **common)
+        except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; each is one line for the user
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise SkillEvalError(f"executor ray: could not start or join {where}: {first} "
+                                 "(check executor.ray.address in the suite or RAY_ADDRESS)") from None
+        self._opened = True
+        self._task = ray.remote(_work).options(num_cpus=cfg.num_cpus_per_run,
+                                               resources=dict(cfg.resources) or None, max_retries=0)
+
+    def close(self) -> None:
+        if self._opened:
+            self._opened = False
+            self._refs.clear()
+            ray.shutdown()  # stops the local Ray we started; only disconnects from a cluster
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+        with self._lock:
+            refs = list(self._inflight)
+        for ref in refs:
+            try:
+                # Not force: Ray interrupts the task, whose process code kills the adapter's group.
+                ray.cancel(ref, force=False)
+            except Exception:  # noqa: BLE001, S110 - already finished or its worker is gone
+                pass
+
+    # ---- one run --------------------------------------------------------------------------
+    def _ref(self, sha: str, data: bytes) -> Any:
+        with self._lock:
+            ref = self._refs.get(sha)
+            if ref is None:
+                ref = self._refs[sha] = ray.put(data)
+            return ref
+
+    def run(self, spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
+        if self._cancelled.is_set() or self._task is None:
+            return RunError(spec.key, "interrupted", "interrupted before it started")
+        try:
+            job, blobs = self._packer.pack(spec, suite)
+        except AdapterError as exc:
+            return record_error(store, RunError(spec.key, "workspace", str(exc)))
+        shas = tuple(blobs)
+        ref = self._task.remote(job, shas, *(self._ref(sha, data) for sha, data in blobs.items()))
+        with self._lock:
+            self._inflight.add(ref)
+        try:
+            outcome = ray.get(ref)
+        except rex.TaskCancelledError:
+            return RunError(spec.key, "interrupted", "interrupted")
+        except _LOST as exc:
+            return record_error(store, RunError(spec.key, "worker_lost", "the Ray worker running it was "
+                                                f"lost ({type(exc).__name__}); the next run retries it"))
+        except rex.RayTaskError as exc:
+            # run_job raised: the worker cannot run skill-eval (not installed there, wrong version).
+            cause = str(exc.cause if getattr(exc, "cause", None) else exc).strip().splitlines()
+            return record_error(store, RunError(spec.key, "worker", "the Ray task failed: "
+                                                f"{cause[-1] if cause else type(exc).__name__} (is "
+                                                "skill-eval[ray] installed on every node?)"))
+        except rex.RayError as exc:
+            return record_error(store, RunError(spec.key, "worker_lost", f"Ray could not finish it "
+                                                f"({type(exc).__name__}); the next run retries it"))
+        finally:
+            with self._lock:
+                self._inflight.discard(ref)
+        return finish(spec, suite, store, job, outcome)
