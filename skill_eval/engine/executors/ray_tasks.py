@@ -41,6 +41,11 @@ def _work(job: RemoteJob, shas: tuple[str, ...], *blobs: bytes) -> RemoteOutcome
     return run_job(job, dict(zip(shas, blobs, strict=True)))
 
 
+def _check_in() -> int:
+    """A worker is up and could import skill-eval's run layer (this module did, to get here)."""
+    return os.getpid()
+
+
 class RayExecutor:
     name = "ray"
 
@@ -79,8 +84,25 @@ class RayExecutor:
             raise SkillEvalError(f"executor ray: could not start or join {where}: {first} "
                                  "(check executor.ray.address in the suite or RAY_ADDRESS)") from None
         self._opened = True
-        self._task = ray.remote(_work).options(num_cpus=cfg.num_cpus_per_run,
-                                               resources=dict(cfg.resources) or None, max_retries=0)
+        options: dict[str, Any] = {"num_cpus": cfg.num_cpus_per_run,
+                                   "resources": dict(cfg.resources) or None, "max_retries": 0}
+        self._task = ray.remote(_work).options(**options)
+        self._probe(options)
+
+    def _probe(self, options: dict[str, Any]) -> None:
+        """Learn now, once, whether a worker can run skill-eval at all (rather than as one error
+        per run). If the cluster is busy past the wait, runs simply queue behind the probe."""
+        ref = ray.remote(_check_in).options(**options).remote()
+        try:
+            ray.get(ref, timeout=60)
+        except rex.GetTimeoutError:
+            ray.cancel(ref, force=False)
+        except rex.RayError as exc:
+            cause = str(getattr(exc, "cause", None) or exc).strip().splitlines()
+            self.close()
+            raise SkillEvalError("executor ray: a Ray worker cannot run skill-eval: "
+                                 f"{cause[-1] if cause else type(exc).__name__}; install skill-eval[ray] "
+                                 "on every node (or give executor.ray.runtime_env pip)") from None
 
     def close(self) -> None:
         if self._opened:
