@@ -298,3 +298,16 @@ def test_ctrl_c_cancels_the_ray_tasks(tmp_path, cluster, ray_env):
     while any(Path(f"/proc/{p}").exists() for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in pids if Path(f"/proc/{p}").exists()]  # every adapter is gone
+
+
+@needs_ray
+def test_unreachable_cluster_is_one_line_and_exit_2(tmp_path, ray_env, monkeypatch):
+    kit = make_kit(tmp_path, extra="executor: {ray: {address: '127.0.0.1:1'}}\n")
+    monkeypatch.setenv("KIT_DIR", str(kit.root))
+    code, _, err = kit.run()
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "skill-eval: executor ray: cannot reach the Ray cluster at 127.0.0.1:1 (Connection refused); "
+        "check executor.ray.address in the suite or RAY_ADDRESS, and that the cluster is up"]
+    assert kit.stored_runs() == [] and lines(kit) == []
+    assert not list((kit.store / "errors").glob("*.json"))  # nothing recorded as the runs' fault

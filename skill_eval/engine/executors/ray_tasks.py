@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import socket
 import threading
 from typing import Any
 
@@ -31,6 +32,7 @@ from skill_eval.run.runner import record_error
 from skill_eval.run.shipment import Packer, RemoteJob
 from skill_eval.store.store import Store
 
+_CONNECT_TIMEOUT_S = 5.0
 _LOCAL_OBJECT_STORE = 256 * 1024 * 1024  # runs ship text-sized inputs; Ray spills past this
 _LOST = (rex.WorkerCrashedError, rex.NodeDiedError, rex.ObjectLostError, rex.OwnerDiedError,
          rex.RaySystemError, rex.LocalRayletDiedError)
@@ -44,6 +46,20 @@ def _work(job: RemoteJob, shas: tuple[str, ...], *blobs: bytes) -> RemoteOutcome
 def _check_in() -> int:
     """A worker is up and could import skill-eval's run layer (this module did, to get here)."""
     return os.getpid()
+
+
+def _reachable(address: str) -> None:
+    """One quick TCP connect to ``host:port`` or ``ray://host:port`` ('auto' is Ray's to find)."""
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or "/" in hostport:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise SkillEvalError(f"executor ray: cannot reach the Ray cluster at {address} "
+                             f"({exc.strerror or exc}); check executor.ray.address in the suite or "
+                             "RAY_ADDRESS, and that the cluster is up") from None
 
 
 class RayExecutor:
@@ -70,6 +86,8 @@ class RayExecutor:
         if cfg.runtime_env:
             common["runtime_env"] = dict(cfg.runtime_env)
         where = f"the Ray cluster at {self.address}" if self.address else "a local Ray"
+        if self.address:
+            _reachable(self.address)  # Ray itself retries an unreachable address for minutes
         try:
             if self.address:
                 ray.init(address=self.address, **common)
