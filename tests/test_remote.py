@@ -12,7 +12,7 @@ from skill_eval.model.cases import Check
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.run.remote import RemoteOutcome, finish, run_job
 from skill_eval.run.runner import execute
-from skill_eval.run.shipment import Packer
+from skill_eval.run.shipment import Packer, read_blobs
 from skill_eval.store.store import Store
 
 ECHO = """#!/usr/bin/env python3
@@ -41,8 +41,8 @@ def _entry(store: Store, key: str) -> dict[str, bytes]:
 
 
 def _remote(spec, suite, store):
-    job, blobs = Packer().pack(spec, suite)
-    return finish(spec, suite, store, job, run_job(job, blobs))
+    job, sources = Packer().pack(spec, suite)
+    return finish(spec, suite, store, job, run_job(job, read_blobs(sources)))
 
 
 def test_remote_run_stores_what_a_local_run_stores(run_setup, write_adapter, tmp_path):
@@ -72,7 +72,8 @@ def test_the_worker_needs_nothing_of_the_drivers_files(run_setup, write_adapter,
     script = write_adapter(ECHO, "echo.py")
     suite, spec = run_setup(["python3", str(script)])
     s = spec("with_skill")
-    job, blobs = Packer().pack(s, suite)
+    job, sources = Packer().pack(s, suite)
+    blobs = read_blobs(sources)
     assert [p for p in job.argv if p[0] == "file"] == [("file", "adapter/echo.py")]
     script.unlink()
     shutil.rmtree(s.skill_path)
@@ -95,7 +96,8 @@ def test_the_job_carries_no_grading_material(run_setup, write_adapter):
 def test_bytes_that_do_not_match_their_hash_are_a_workspace_error(run_setup, write_adapter, tmp_path):
     suite, spec = run_setup([write_adapter(ECHO, "echo.py")])
     s = spec()
-    job, blobs = Packer().pack(s, suite)
+    job, sources = Packer().pack(s, suite)
+    blobs = read_blobs(sources)
     sha = next(iter(blobs))
     outcome = run_job(job, {**blobs, sha: b"tampered"})
     assert outcome.error_kind == "workspace" and "do not match" in outcome.error_message
@@ -108,8 +110,8 @@ def test_bytes_that_do_not_match_their_hash_are_a_workspace_error(run_setup, wri
 def test_driver_refuses_an_answer_for_another_run_or_a_damaged_file(run_setup, write_adapter, tmp_path):
     suite, spec = run_setup([write_adapter(ECHO, "echo.py")])
     s = spec()
-    job, blobs = Packer().pack(s, suite)
-    outcome = run_job(job, blobs)
+    job, sources = Packer().pack(s, suite)
+    outcome = run_job(job, read_blobs(sources))
     store = Store(tmp_path / "store")
     wrong = finish(s, suite, store, job, replace(outcome, key="0" * 64))
     assert isinstance(wrong, RunError) and wrong.kind == "worker" and not store.has_run(s.key)
@@ -126,7 +128,8 @@ def test_adapter_faults_on_the_worker_are_the_same_errors(run_setup, write_adapt
     err = _remote(spec(), suite, store)
     assert isinstance(err, RunError) and err.kind == "timeout"
     suite, spec = run_setup([str(tmp_path / "missing-adapter")])
-    outcome = run_job(*Packer().pack(spec(), suite))
+    job, sources = Packer().pack(spec(), suite)
+    outcome = run_job(job, read_blobs(sources))
     assert isinstance(outcome, RemoteOutcome) and outcome.error_kind == "not_found"
 
 
@@ -140,3 +143,16 @@ def test_unreadable_fixture_is_a_workspace_error_on_the_driver(run_setup, write_
         assert type(exc).__name__ == "AdapterError" and "could not be read" in str(exc)
     else:
         raise AssertionError("pack should refuse a missing fixture")
+
+
+def test_a_file_changed_after_hashing_is_refused(run_setup, write_adapter):
+    suite, spec = run_setup([write_adapter(ECHO, "echo.py")])
+    s = spec()
+    job, sources = Packer().pack(s, suite)
+    Path(s.case.fixtures[0].source).write_bytes(b"edited since")
+    try:
+        read_blobs(sources)
+    except Exception as exc:  # noqa: BLE001
+        assert type(exc).__name__ == "AdapterError" and "changed while the suite was running" in str(exc)
+    else:
+        raise AssertionError("bytes that no longer match their hash must not be sent")

@@ -61,33 +61,34 @@ class RemoteJob:
 
 
 class Packer:
-    """Builds jobs; remembers each file's bytes by (path, size, mtime) so the skill's files,
-    shared by every run of it, are read once per invocation."""
+    """Builds jobs. A file's hash is remembered by (path, size, mtime), so the skill's files,
+    shared by every run of it, are hashed once per invocation; no bytes are kept here (the
+    executor reads them when it has to send them: a big suite's fixtures never sit in memory)."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, int, int], tuple[str, bytes]] = {}
+        self._seen: dict[tuple[str, int, int], str] = {}
 
-    def _read(self, path: Path) -> tuple[str, bytes, bool]:
+    def _hash(self, path: Path) -> tuple[str, bool]:
         st = os.stat(path)
         mark = (str(path), st.st_size, st.st_mtime_ns)
-        hit = self._seen.get(mark)
-        if hit is None:
-            data = path.read_bytes()
-            hit = (hashlib.sha256(data).hexdigest(), data)
-            self._seen[mark] = hit
-        return hit[0], hit[1], bool(st.st_mode & stat.S_IXUSR)
+        sha = self._seen.get(mark)
+        if sha is None:
+            with open(path, "rb") as f:
+                sha = self._seen[mark] = hashlib.file_digest(f, "sha256").hexdigest()
+        return sha, bool(st.st_mode & stat.S_IXUSR)
 
-    def pack(self, spec: RunSpec, suite: Suite) -> tuple[RemoteJob, dict[str, bytes]]:
-        """The job and its bytes by hash; AdapterError (a 'workspace' error) when a file is unreadable."""
-        blobs: dict[str, bytes] = {}
+    def pack(self, spec: RunSpec, suite: Suite) -> tuple[RemoteJob, dict[str, Path]]:
+        """The job, and for each hash it names a file holding those bytes; AdapterError (a
+        'workspace' error) when a file cannot be read."""
+        sources: dict[str, Path] = {}
         files: list[ShippedFile] = []
 
         def ship(path: Path, dest: str, what: str) -> None:
             try:
-                sha, data, exe = self._read(path)
+                sha, exe = self._hash(path)
             except OSError as exc:
                 raise AdapterError(f"{what} {path} could not be read: {exc.strerror or exc}") from None
-            blobs[sha] = data
+            sources[sha] = path
             files.append(ShippedFile(dest, sha, exe))
 
         for fixture in sorted(spec.case.fixtures, key=lambda f: f.rel):
@@ -117,4 +118,20 @@ class Packer:
         lean = replace(spec, case=replace(spec.case, expected_output="", fixtures=(), checks=(), rubric=()))
         job = RemoteJob(lean, tuple(argv), env, extra_env, skill_path, tuple(files),
                         suite.timeout_seconds, suite.max_output_bytes)
-        return job, blobs
+        return job, sources
+
+
+def read_blob(sha: str, path: Path) -> bytes:
+    """The bytes ``sha`` names, read from ``path``; AdapterError when the file is gone or changed
+    since it was hashed (the run would not be the one its key describes)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AdapterError(f"{path} could not be read: {exc.strerror or exc}") from None
+    if hashlib.sha256(data).hexdigest() != sha:
+        raise AdapterError(f"{path} changed while the suite was running; run again")
+    return data
+
+
+def read_blobs(sources: dict[str, Path]) -> dict[str, bytes]:
+    return {sha: read_blob(sha, path) for sha, path in sources.items()}

@@ -18,6 +18,8 @@ import math
 import os
 import socket
 import threading
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import ray
@@ -29,11 +31,14 @@ from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.remote import RemoteOutcome, finish, run_job
 from skill_eval.run.runner import record_error
-from skill_eval.run.shipment import Packer, RemoteJob
+from skill_eval.run.shipment import Packer, RemoteJob, read_blob
 from skill_eval.store.store import Store
 
 _CONNECT_TIMEOUT_S = 5.0
 _LOCAL_OBJECT_STORE = 256 * 1024 * 1024  # runs ship text-sized inputs; Ray spills past this
+# Bytes already in Ray's object store are sent again by reference, not by value; the most
+# recently used are remembered up to this size (the skill's files stay; old fixtures go).
+_REF_CACHE_BYTES = 64 * 1024 * 1024
 _LOST = (rex.WorkerCrashedError, rex.NodeDiedError, rex.ObjectLostError, rex.OwnerDiedError,
          rex.RaySystemError, rex.LocalRayletDiedError)
 
@@ -71,7 +76,8 @@ class RayExecutor:
         self.address = config.address or os.environ.get("RAY_ADDRESS") or None
         self._packer = Packer()
         self._lock = threading.Lock()
-        self._refs: dict[str, Any] = {}  # sha256 -> ObjectRef of the bytes, put once
+        self._refs: OrderedDict[str, tuple[Any, int]] = OrderedDict()  # sha256 -> (ObjectRef, size)
+        self._ref_bytes = 0
         self._inflight: set[Any] = set()
         self._cancelled = threading.Event()
         self._task: Any = None
@@ -126,6 +132,7 @@ class RayExecutor:
         if self._opened:
             self._opened = False
             self._refs.clear()
+            self._ref_bytes = 0
             ray.shutdown()  # stops the local Ray we started; only disconnects from a cluster
 
     def cancel(self) -> None:
@@ -140,22 +147,33 @@ class RayExecutor:
                 pass
 
     # ---- one run --------------------------------------------------------------------------
-    def _ref(self, sha: str, data: bytes) -> Any:
+    def _ref(self, sha: str, path: Path) -> Any:
         with self._lock:
-            ref = self._refs.get(sha)
-            if ref is None:
-                ref = self._refs[sha] = ray.put(data)
-            return ref
+            hit = self._refs.get(sha)
+            if hit is not None:
+                self._refs.move_to_end(sha)
+                return hit[0]
+        data = read_blob(sha, path)
+        ref = ray.put(data)
+        with self._lock:
+            if sha not in self._refs:
+                self._refs[sha] = (ref, len(data))
+                self._ref_bytes += len(data)
+            # A ref dropped here stays valid for the tasks that hold it (Ray counts references).
+            while self._ref_bytes > _REF_CACHE_BYTES and len(self._refs) > 1:
+                _, (_, size) = self._refs.popitem(last=False)
+                self._ref_bytes -= size
+        return ref
 
     def run(self, spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
         if self._cancelled.is_set() or self._task is None:
             return RunError(spec.key, "interrupted", "interrupted before it started")
         try:
-            job, blobs = self._packer.pack(spec, suite)
+            job, sources = self._packer.pack(spec, suite)
+            blobs = [self._ref(sha, path) for sha, path in sources.items()]
         except AdapterError as exc:
             return record_error(store, RunError(spec.key, "workspace", str(exc)))
-        shas = tuple(blobs)
-        ref = self._task.remote(job, shas, *(self._ref(sha, data) for sha, data in blobs.items()))
+        ref = self._task.remote(job, tuple(sources), *blobs)
         with self._lock:
             self._inflight.add(ref)
         try:
