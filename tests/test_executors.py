@@ -30,6 +30,7 @@ needs_ray = pytest.mark.skipif(RAY_MISSING, reason="ray is not installed here (p
 ADAPTER = r'''#!/usr/bin/env python3
 import json, os, sys, time
 d = os.environ["KIT_DIR"]
+started = time.time()
 req = json.load(sys.stdin)
 try:
     ctl = json.load(open(os.path.join(d, "control.json")))
@@ -67,6 +68,7 @@ os.makedirs("outputs/sub", exist_ok=True)
 open("outputs/sub/kept.txt", "w").write(req["mode"] + " " + req["prompt"])
 out = "%s says: %s [%s] %s" % (req["mode"], req["prompt"], inputs, ",".join(skill))
 events = [{"type": "skill_loaded", "name": req["skill"]["name"]}] if req["skill"] else []
+log("spans.log", "%f\t%f\n" % (started, time.time()))
 json.dump({"output": out, "events": events, "usage": {"input_tokens": 10, "output_tokens": 5}},
           sys.stdout)
 '''
@@ -99,6 +101,17 @@ def lines(kit: Kit, name: str = "calls.log") -> list[list[str]]:
         return [line.split("\t") for line in (kit.root / name).read_text().splitlines()]
     except FileNotFoundError:
         return []
+
+
+def most_at_once(kit: Kit) -> int:
+    """The most adapters that were running at the same moment."""
+    edges = sorted((float(t), step) for start, end in lines(kit, "spans.log")
+                   for t, step in ((start, 1), (end, -1)))
+    now = peak = 0
+    for _, step in edges:
+        now += step
+        peak = max(peak, now)
+    return peak
 
 
 def tables(kit: Kit) -> dict[str, object]:
@@ -232,11 +245,12 @@ def test_cluster_by_ray_address_uses_both_nodes(tmp_path, cluster, ray_env, monk
     kit.control(sleep=0.5)
     monkeypatch.setenv("KIT_DIR", str(kit.root))
     monkeypatch.setenv("RAY_ADDRESS", cluster)
-    code, out, err = kit.run("--executor", "ray", "-j", "4")
+    code, out, err = kit.run("--executor", "ray", "-j", "3")
     assert code == 0, err
     calls = lines(kit)
     assert len(calls) == 12
     assert len({c[2] for c in calls}) == 2, calls  # runs landed on both nodes' raylets
+    assert 2 <= most_at_once(kit) <= 3  # -j bounds the runs in flight (the cluster has 4 CPUs)
     reference = make_kit(tmp_path, "reference")
     monkeypatch.setenv("KIT_DIR", str(reference.root))
     assert reference.run()[0] == 0
