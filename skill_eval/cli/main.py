@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--max-cost", type=positive_number, metavar="USD",
                    help="stop scheduling new runs past this spend")
     r.add_argument("--no-wait", action="store_true", help="fail instead of waiting when the store is in use")
+    r.add_argument("--executor", choices=["threads", "ray"],
+                   help="where runs execute: threads (default) or ray (local Ray, or the cluster at "
+                        "RAY_ADDRESS / the suite's executor.ray.address)")
 
     s = sub.add_parser("status", help=COMMANDS["status"], description=COMMANDS["status"])
     run_opts(s)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skill_eval.engine.options import RunOptions
-from skill_eval.model.config import display_path
+from skill_eval.model.config import ExecutorConfig, Suite, display_path
 from skill_eval.model.errors import InvalidInput, SkillEvalError
 from skill_eval.model.storage import StorageError, writing
 from skill_eval.store.redact import redact
@@ -72,6 +72,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
                 started: float, check: FastCheck | None = None) -> int:
     from skill_eval.cli.progress import ProgressLine
     from skill_eval.engine.engine import Engine
+    from skill_eval.engine.executors import make_executor
     from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, watch_files
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
@@ -106,7 +107,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))
     fp = fingerprint(suite, fast_options(options, split), watch)
-    engine = Engine(project, store, options, adapter=adapter)
+    jobs = options.jobs or suite.jobs
+    executor = make_executor(executor_config(suite, options.executor), jobs)
+    engine = Engine(project, store, options, adapter=adapter, executor=executor)
     if check is not None:
         engine.skill_names = sorted(set(check.selected) | {se.skill.name for se in project.skills})
     run_errors: list[tuple[str, str]] = []  # this invocation's adapter errors, shown at the end
@@ -138,14 +141,16 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     _say(f"{suite.name}: {total} runs planned, {len(runs)} to run, {len(grades)} to re-grade, "
          f"{len(skills)} tables to rebuild")
     engine.progress.total = len(runs)
-    jobs = options.jobs or suite.jobs
     try:
+        if runs:
+            executor.open()
         with ProgressLine(engine.progress):
             failures = execute(engine, runs, grades, skills, jobs) if (runs or grades or skills) else []
     except KeyboardInterrupt:
         engine.stop()
         raise
     finally:
+        executor.close()
         release_owner()  # our adapters and workspaces are gone by now
         _save_state(engine)
     if engine.storage_error is not None:
@@ -215,6 +220,13 @@ def _save_state(engine: Engine) -> None:
         return
     with contextlib.suppress(StorageError):
         engine.save_state()
+
+
+def executor_config(suite: Suite, name: str | None) -> ExecutorConfig:
+    """The suite's executor, or the one --executor names (with the suite's settings for it)."""
+    if name is None or name == suite.executor.name:
+        return suite.executor
+    return ExecutorConfig(name)
 
 
 def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:

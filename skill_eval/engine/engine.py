@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from skill_eval.engine.executors import Executor
+from skill_eval.engine.executors.threads import ThreadsExecutor
 from skill_eval.engine.options import RunOptions
 from skill_eval.engine.reasons import grade_reason, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
@@ -29,7 +31,6 @@ from skill_eval.plan.types import RunSpec
 from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
-from skill_eval.run.runner import execute
 from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
 from skill_eval.store.store import Store
@@ -57,7 +58,8 @@ class Progress:
 
 class Engine:
     def __init__(self, project: Project, store: Store, options: RunOptions | None = None,
-                 adapter: ResolvedAdapter | None = None, cache: HashCache | None = None):
+                 adapter: ResolvedAdapter | None = None, cache: HashCache | None = None,
+                 executor: Executor | None = None):
         self.project = project
         self.suite = project.suite
         self.store = store
@@ -100,6 +102,8 @@ class Engine:
         # and names them.
         self.damaged: list[str] = []
         self.rerun_damaged = True
+        # Where runs execute (threads here, or Ray tasks); the store is written here either way.
+        self.executor: Executor = executor or ThreadsExecutor()
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -202,7 +206,7 @@ class Engine:
             self.progress.running += 1
         self.on_event("start", spec, None)
         try:
-            outcome = execute(spec, self.suite, self.store)
+            outcome = self.executor.run(spec, self.suite, self.store)
         finally:
             with self.progress.lock:
                 self.progress.running -= 1
@@ -284,6 +288,7 @@ class Engine:
         recorded as errors), and remove the workspaces still there."""
         self.interrupted.set()
         kill_all()
+        self.executor.cancel()
         deadline = time.monotonic() + 3.0
         while self.progress.running and time.monotonic() < deadline:
             kill_all()

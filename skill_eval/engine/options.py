@@ -14,6 +14,7 @@ class RunOptions:
     shard: tuple[int, int] | None = None
     jobs: int | None = None
     max_cost: float | None = None
+    executor: str | None = None  # --executor: overrides the suite's executor
 
 
 ONLY_SHAPE = "skill/case/variant/model/iteration"

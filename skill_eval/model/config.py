@@ -45,6 +45,17 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
+class ExecutorConfig:
+    """Where runs execute (never part of a key: every executor gives the same results)."""
+
+    name: str = "threads"  # "threads" | "ray"
+    address: str | None = None  # ray: "auto", "ray://host:10001", host:port; None: RAY_ADDRESS or local
+    num_cpus_per_run: float = 1.0
+    resources: dict[str, float] = field(default_factory=dict, hash=False)
+    runtime_env: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
 class SkillSelector:
     """One entry of ``skills:``: a name or glob, optionally with a format and eval-set files."""
 
@@ -77,6 +88,7 @@ class Suite:
     max_cost_usd: float | None = None
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
+    executor: ExecutorConfig = ExecutorConfig()
 
     @property
     def root(self) -> Path:
@@ -161,6 +173,19 @@ def _depends_problems(raw: dict[str, Any], root: Path, file: str, where: Any) ->
                                           "(it is relative to this file's folder) or remove it",
                                     line, col))
     return problems
+
+
+def _executor(raw: Any) -> ExecutorConfig:
+    if not raw:
+        return ExecutorConfig()
+    if isinstance(raw, str):
+        return ExecutorConfig(raw)
+    name, cfg = next(iter(raw.items()))
+    cfg = cfg or {}
+    return ExecutorConfig(name, address=cfg.get("address"),
+                          num_cpus_per_run=float(cfg.get("num_cpus_per_run", 1)),
+                          resources={k: float(v) for k, v in (cfg.get("resources") or {}).items()},
+                          runtime_env=dict(cfg.get("runtime_env") or {}))
 
 
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
@@ -347,6 +372,7 @@ def load_suite(path: str | Path) -> Suite:
         max_cost_usd=raw.get("max_cost_usd"),
         split=raw.get("split", "all"),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
+        executor=_executor(raw.get("executor")),
     )
 
 

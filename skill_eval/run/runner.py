@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping, Sequence
 
 from skill_eval.model.config import Suite
 from skill_eval.model.errors import AdapterError
@@ -74,27 +75,43 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
                                workspace.env(spec.adapter), suite.timeout_seconds, suite.max_output_bytes)
         except AdapterError as exc:
             return _record(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
-        failure = _failure(spec, suite, proc)
-        if failure is not None:
-            return _record(store, failure)
-        try:
-            response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
-        except AdapterError as exc:
-            return _record(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
-        meta = {
-            "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
-            "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay_key(request),
-        }
-        kept, dropped = workspace.kept_files(suite.max_output_bytes)
-        if dropped:
-            meta["files_not_kept"] = dropped  # the run stays: a paid run is never thrown away
-        stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,
-                               stderr=proc.stderr.decode("utf-8", "replace"))
-        store.put_json("replay", meta["replay_key"], {"run": spec.key})
-        store.clear_error(spec.key)
-        return stored
+        ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
+        kept, dropped = workspace.kept_files(suite.max_output_bytes) if ok else ([], {})
+        return conclude(spec, suite, store, proc, replay_key(request), kept, dropped)
     finally:
         workspace.remove()
+
+
+def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
+             kept: Sequence[tuple[str, bytes]] = (), dropped: Mapping[str, str] | None = None
+             ) -> RunResult | RunError:
+    """What the adapter process did -> the store: an error, or the run with the files it left
+    (``kept``: workspace-relative path and bytes; ``dropped``: path -> why it was not kept).
+    Shared by local runs and runs that executed on another machine. The store redacts all of
+    it; the stored result is returned, so the first grade sees what every regrade sees."""
+    failure = _failure(spec, suite, proc)
+    if failure is not None:
+        return _record(store, failure)
+    try:
+        response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
+    except AdapterError as exc:
+        return _record(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
+    meta = {
+        "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
+        "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,
+    }
+    if dropped:
+        meta["files_not_kept"] = dict(dropped)  # the run stays: a paid run is never thrown away
+    stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,
+                           stderr=proc.stderr.decode("utf-8", "replace"))
+    store.put_json("replay", replay, {"run": spec.key})
+    store.clear_error(spec.key)
+    return stored
+
+
+def record_error(store: Store, error: RunError) -> RunError:
+    """Store a run's error (redacted, rounded) and return it as stored."""
+    return _record(store, error)
 
 
 def _record(store: Store, error: RunError) -> RunError:
