@@ -65,3 +65,41 @@ def test_seed_file_exists_verdicts_per_run(tmp_path: Path, capsys):
     kept = {p.as_posix().split("/files/", 1)[1] for p in (tmp_path / "store" / "runs").rglob("*")
             if p.is_file() and "/files/" in p.as_posix()}
     assert kept == {"outputs/CHANGELOG-entry.md", "report.md", "CHANGELOG-entry.md"}  # not home/, tmp/
+
+
+BIG = '''
+import json, sys
+json.load(sys.stdin)
+open("small.txt", "w").write("kept\\n")
+open("huge.bin", "wb").write(b"x" * 5000)
+json.dump({"output": "ok"}, sys.stdout)
+'''
+
+
+def test_a_file_that_cannot_be_kept_is_one_line_and_exit_2_and_the_run_stays(tmp_path: Path, capsys):
+    skill = tmp_path / "skills" / "big"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: big\ndescription: Big files.\n---\nWrite them.\n")
+    (skill / "evals" / "evals.json").write_text(json.dumps({"evals": [
+        {"id": "c", "prompt": "Write.", "checks": [{"type": "contains", "value": "ok"}]}]}))
+    (tmp_path / "adapter.py").write_text(BIG)
+    (tmp_path / "suite.yaml").write_text(
+        f"suite: big\nskills_dir: skills\niterations: 1\njobs: 1\nmax_output_bytes: 2000\n"
+        f"variants: [with_skill]\nadapter:\n  command: [{sys.executable}, adapter.py]\n"
+        "store: store\nresults: results\n")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code = main(["run", "suite.yaml"])
+        out, err = capsys.readouterr()
+        assert code == 2, out + err
+        assert "Traceback" not in err
+        lines = [line for line in err.splitlines() if "were not kept" in line]
+        assert len(lines) == 1 and "huge.bin (over max_output_bytes (2000)" in lines[0]
+        # The paid run is stored, with the file that fitted: the next run calls nothing.
+        kept = [p.name for p in (tmp_path / "store" / "runs").rglob("*") if "/files/" in p.as_posix()]
+        assert "small.txt" in kept and "huge.bin" not in kept
+        assert main(["status", "suite.yaml"]) == 0
+        assert "would run 0" in capsys.readouterr().out
+    finally:
+        os.chdir(cwd)

@@ -138,8 +138,10 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
 
         if not matches_any(engine.plan.runs, options.only):  # (an empty shard is fine)
             raise SkillEvalError(only_matched_nothing(options.only))
-    _say(f"{suite.name}: {total} runs planned, {len(runs)} to run, {len(grades)} to re-grade, "
-         f"{len(skills)} tables to rebuild")
+    from skill_eval.review.render.markdown import plural
+
+    _say(f"{suite.name}: {plural(total, 'run')} planned, {len(runs)} to run, {len(grades)} to re-grade, "
+         f"{plural(len(skills), 'table')} to rebuild")
     engine.progress.total = len(runs)
     try:
         if runs:
@@ -170,6 +172,12 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if len(run_errors) > _SHOWN_ERRORS:
         print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
               f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
+    for name, dropped in sorted(engine.not_kept)[:_SHOWN_ERRORS]:
+        shown = "; ".join(f"{path} ({why})" for path, why in sorted(dropped.items())[:3])
+        more = f" and {len(dropped) - 3} more" if len(dropped) > 3 else ""
+        print(f"skill-eval: error in agent:{name}: files the adapter left were not kept: {shown}{more}. "
+              "The run is stored (its checks cannot see those files); raise max_output_bytes or have "
+              "the adapter write less, then re-run it with --only and --force", file=sys.stderr)
     for name in sorted(engine.damaged)[:_SHOWN_ERRORS]:
         print(f"skill-eval: note: the stored run agent:{name} was damaged (it did not match its "
               "checksums); it was removed and run again", file=sys.stderr)
@@ -184,7 +192,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         code = 1 if "fail" in {b.get("verdict") for b in benches} else 0
     else:
         code = verdict_exit_code(benches)
-    if failures or engine.progress.errors or engine.judge_errors:
+    if failures or engine.progress.errors or engine.judge_errors or engine.not_kept:
         code = 2
     _print_outcome(engine, benches, time.monotonic() - started)
     if engine.budget_stopped:

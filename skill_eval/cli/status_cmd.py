@@ -10,6 +10,7 @@ from skill_eval.engine.options import RunOptions
 from skill_eval.engine.status import explain, plan_status
 from skill_eval.model.errors import SkillEvalError
 from skill_eval.model.project import Project
+from skill_eval.review.render.markdown import plural
 
 
 def status(project: Project, options: RunOptions, as_json: bool = False,
@@ -36,8 +37,8 @@ def _print(data: dict[str, Any]) -> None:
     reasons = Counter(i["reason"] for i in data["run"])
     # Counted as `run` counts them: skill tables (the summary is rebuilt with any of them).
     tables = sum(1 for i in data["rebuild"] if i["task"] != "summary")
-    print(f"{data['suite']}: {data['planned']} runs planned; would run {len(data['run'])}, "
-          f"re-grade {len(data['regrade'])}, rebuild {tables} tables"
+    print(f"{data['suite']}: {plural(data['planned'], 'run')} planned; would run {len(data['run'])}, "
+          f"re-grade {len(data['regrade'])}, rebuild {plural(tables, 'table')}"
           + (f"; estimated cost ${data['estimated_cost_usd']:.2f}" if data["estimated_cost_usd"] else ""))
     if reasons and len(data["run"]) > 20:
         for reason, n in reasons.most_common(5):

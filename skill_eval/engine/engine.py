@@ -101,6 +101,8 @@ class Engine:
         # `run` runs them again at once; `report`, which runs nothing, sets rerun_damaged=False
         # and names them.
         self.damaged: list[str] = []
+        # (slot, {path: why}) of stored runs some of whose workspace files could not be kept.
+        self.not_kept: list[tuple[str, dict[str, str]]] = []
         self.rerun_damaged = True
         # Where runs execute (threads here, or Ray tasks); the store is written here either way.
         self.executor: Executor = executor or ThreadsExecutor()
@@ -230,6 +232,8 @@ class Engine:
                     # `status` estimates what a re-run of this slot would cost from this.
                     with self.state.lock:
                         self.state.extra.setdefault("slot_cost", {})[self.slot(spec)] = float(cost)
+                if outcome.not_kept:
+                    self.not_kept.append((self.slot(spec), dict(outcome.not_kept)))
             self.touched_slots.add(self.slot(spec))
         stamp = entry_stamp(self.store.root, spec.key) if isinstance(outcome, RunResult) else None
         material = slot_material(self.plan.materials[spec.key])

@@ -59,6 +59,9 @@ class RunResult:
     # The kept workspace files (in the store), workspace-relative; None for a run stored by an
     # older version, which kept only outputs/.
     files_dir: Path | None = None
+    # Files the adapter left that could not be kept (path -> why: over max_output_bytes,
+    # unreadable). Known only to the invocation that ran it; the store lists them in meta.json.
+    not_kept: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def output(self) -> str:

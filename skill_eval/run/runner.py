@@ -7,6 +7,7 @@ the first grade sees exactly the text every later regrade sees.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -106,7 +107,7 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
                            stderr=proc.stderr.decode("utf-8", "replace"))
     store.put_json("replay", replay, {"run": spec.key})
     store.clear_error(spec.key)
-    return stored
+    return dataclasses.replace(stored, not_kept=dict(dropped)) if dropped else stored
 
 
 def record_error(store: Store, error: RunError) -> RunError:
