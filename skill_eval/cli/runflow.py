@@ -127,7 +127,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     # Tables deleted or edited by hand since the last complete run are rewritten, though their
     # inputs are unchanged (that is what defeated the fast path).
-    edited = edited_tables(FastState(store.root, suite.name).load())
+    edited = edited_tables(check.data if check is not None else FastState(store.root, suite.name).load())
     touched |= {se.skill.name for se in project.skills
                 if edited & {str(p) for p in skill_files(engine, se.skill.name)}}
     skills = sorted(touched | set(stale_skills(engine)))

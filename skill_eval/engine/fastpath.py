@@ -219,7 +219,12 @@ class FastState:
         selected skill; ``tables``: the table files whose stat must stay as it is now."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         stamps = dict(zip(tables, table_stamps(tables), strict=True))
-        sums = {t: _content(t) for t in tables}
+        # A table whose stat line is as last recorded keeps its recorded hash: re-hashing every
+        # table (a 6,000-run review page is megabytes) after each run would be the same answer.
+        last = self.load() or {}
+        last_stamps, last_sums = last.get("tables") or {}, last.get("table_sums") or {}
+        sums = {t: last_sums[t] if last_stamps.get(t) == stamps[t] and t in last_sums else _content(t)
+                for t in tables}
         fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".fast.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -23,11 +23,14 @@ from skill_eval.store.redact import redact
 INPUTS_FIELD = "inputs_key"
 
 
-@writes(lambda path, text: path)
-def write_text(path: Path, text: str) -> None:
+@writes(lambda path, *_args, **_kwargs: path)
+def write_text(path: Path, text: str, from_store: bool = False) -> None:
     """Atomic: a reader (or a crash) never sees half a table. Redacted: every results/ file
-    passes here, and no secret reaches one, whatever the format."""
-    text = redact(text)
+    passes here, and no secret reaches one, whatever the format. ``from_store``: the text is a
+    stored run's, which the store redacted when it wrote it (redacting it again is the same
+    text at a megabyte-per-second price)."""
+    if not from_store:
+        text = redact(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = sharedfiles.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -256,8 +259,9 @@ def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade
     response = {"output": result.output, "events": [{"type": e.type, **({"name": e.name} if e.name else {})}
                                                    for e in result.response.events],
                 "usage": result.response.usage}
-    write_text(run_dir / "output.txt", result.output)
-    write_text(run_dir / "response.json", dump_json(response))
+    # The result is the stored run (the runner returns what the store kept; tables read the store).
+    write_text(run_dir / "output.txt", result.output, from_store=True)
+    write_text(run_dir / "response.json", dump_json(response), from_store=True)
     write_text(run_dir / "timing.json", dump_json({"duration_s": result.duration_s}))
     if grade is not None:
         write_text(run_dir / "grading.json", dump_json(grade))

@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from skill_eval.model.config import Suite
 from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import RunError, RunResult
-from skill_eval.model.textcheck import clean
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
@@ -68,14 +67,14 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
     try:
         workspace = prepare_workspace(spec)
     except AdapterError as exc:
-        return _record(store, RunError(spec.key, "workspace", str(exc), time.perf_counter() - start))
+        return record_error(store, RunError(spec.key, "workspace", str(exc), time.perf_counter() - start))
     try:
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
         try:
             proc = run_process(spec.adapter.argv, json.dumps(request).encode("utf-8"), workspace.path,
                                workspace.env(spec.adapter), suite.timeout_seconds, suite.max_output_bytes)
         except AdapterError as exc:
-            return _record(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
+            return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
         kept, dropped = workspace.kept_files(suite.max_output_bytes) if ok else ([], {})
         return conclude(spec, suite, store, proc, replay_key(request), kept, dropped)
@@ -92,11 +91,11 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     it; the stored result is returned, so the first grade sees what every regrade sees."""
     failure = _failure(spec, suite, proc)
     if failure is not None:
-        return _record(store, failure)
+        return record_error(store, failure)
     try:
         response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
     except AdapterError as exc:
-        return _record(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
+        return record_error(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
     meta = {
         "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
         "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,
@@ -111,12 +110,5 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
 
 
 def record_error(store: Store, error: RunError) -> RunError:
-    """Store a run's error (redacted, rounded) and return it as stored."""
-    return _record(store, error)
-
-
-def _record(store: Store, error: RunError) -> RunError:
-    # Messages quote what the adapter printed: a lone surrogate there must not stop the store.
-    error = RunError(error.key, error.kind, clean(redact(error.message)), round(error.duration_s, 6))
-    store.put_error(error.key, error)
-    return error
+    """Store a run's error (the store redacts it) and return it as stored."""
+    return store.put_error(error.key, error)

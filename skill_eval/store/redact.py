@@ -141,6 +141,7 @@ def _looks_like_prose(value: str) -> bool:
 _env_lock = threading.Lock()
 _env_values: dict[str, str] = {}  # value -> variable name
 _env_pattern: re.Pattern[str] | None = None
+_env_latin1: tuple[re.Pattern[str], dict[str, str]] | None = None  # the same, for latin-1 text
 
 
 def secret_env_names(allow_listed: Iterable[str], builtin: Iterable[str]) -> list[str]:
@@ -152,7 +153,7 @@ def secret_env_names(allow_listed: Iterable[str], builtin: Iterable[str]) -> lis
 
 def register_env(names: Iterable[str], environ: dict[str, str] | None = None) -> None:
     """Treat the current values of ``names`` (8+ characters) as secrets from now on."""
-    global _env_pattern
+    global _env_pattern, _env_latin1
     environ = dict(os.environ) if environ is None else environ
     with _env_lock:
         added = False
@@ -165,16 +166,18 @@ def register_env(names: Iterable[str], environ: dict[str, str] | None = None) ->
             # Longest first, so a value containing another is replaced whole.
             values = sorted(_env_values, key=len, reverse=True)
             _env_pattern = re.compile("|".join(re.escape(v) for v in values))
+            # The same values as they read in bytes decoded as latin-1 (files that are not UTF-8).
+            latin = {v.encode("utf-8").decode("latin-1"): n for v, n in _env_values.items()}
+            _env_latin1 = (re.compile("|".join(re.escape(v) for v in sorted(latin, key=len, reverse=True))),
+                           latin)
 
 
 def _env_sub(text: str, latin1: bool = False) -> str:
     pattern = _env_pattern
     if pattern is None:
         return text
-    if latin1:
-        pat = re.compile("|".join(re.escape(v.encode("utf-8").decode("latin-1"))
-                                  for v in sorted(_env_values, key=len, reverse=True)))
-        back = {v.encode("utf-8").decode("latin-1"): n for v, n in _env_values.items()}
+    if latin1 and _env_latin1 is not None:
+        pat, back = _env_latin1
         return pat.sub(lambda m: marker("env:" + back[m.group(0)]), text)
     return pattern.sub(lambda m: marker("env:" + _env_values[m.group(0)]), text)
 

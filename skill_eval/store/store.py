@@ -33,6 +33,7 @@ from skill_eval.model import sharedfiles
 from skill_eval.model.errors import StoreError
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
 from skill_eval.model.storage import fault_of, writing
+from skill_eval.model.textcheck import clean
 from skill_eval.store.redact import redact, redact_bytes, redact_json
 
 MANIFEST = "COMPLETE.json"
@@ -192,10 +193,13 @@ class Store:
     def _error_path(self, key: str) -> Path:
         return self.root / "errors" / f"{key}.json"
 
-    def put_error(self, key: str, error: RunError) -> None:
+    def put_error(self, key: str, error: RunError) -> RunError:
+        """Store a run's error, redacted and rounded (its message quotes what the adapter printed:
+        a lone surrogate there must not stop the store); the error as stored."""
+        stored = RunError(key, redact(error.kind), clean(redact(error.message)), round(error.duration_s, 6))
         _write_atomic(self._error_path(key), _dump({
-            "key": key, "kind": redact(error.kind), "message": redact(error.message),
-            "duration_s": round(error.duration_s, 6)}))
+            "key": key, "kind": stored.kind, "message": stored.message, "duration_s": stored.duration_s}))
+        return stored
 
     def get_error(self, key: str) -> RunError | None:
         try:
