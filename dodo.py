@@ -8,7 +8,7 @@ from doit import get_var
 
 from skill_eval.engine.engine import Engine
 from skill_eval.engine.tasks import DOIT_COMMANDS, dodo_groups, doit_config  # noqa: F401
-from skill_eval.model.errors import InvalidInput
+from skill_eval.errors import InvalidInput
 from skill_eval.model.project import load_project
 from skill_eval.store.store import Store
 

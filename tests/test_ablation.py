@@ -13,8 +13,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from skill_eval.cli.main import main
+from skill_eval.intake.schemas_io import load_schema
 from skill_eval.model.ablations import remove_section
-from skill_eval.model.schemas_io import load_schema
 from skill_eval.review.ablations import verdict
 
 SKILL_MD = """\

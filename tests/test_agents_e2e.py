@@ -19,7 +19,7 @@ from fakechat import FakeChat
 from jsonschema import Draft202012Validator
 
 from skill_eval.cli.main import main
-from skill_eval.model.schemas_io import load_schema
+from skill_eval.intake.schemas_io import load_schema
 
 DATA = Path(__file__).parent / "data"
 SKILL = "csv-summary"

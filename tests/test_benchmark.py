@@ -4,7 +4,7 @@ import pytest
 from benchdata import SKILL, case, error, main_fixture, record
 from jsonschema import Draft202012Validator
 
-from skill_eval.model.schemas_io import load_schema
+from skill_eval.intake.schemas_io import load_schema
 from skill_eval.review.benchmark import RunRecord, build_benchmark, diff_benchmarks
 
 

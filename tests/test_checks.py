@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from skill_eval.errors import InvalidInput
 from skill_eval.grade.checks import CHECKS, CheckContext, check_problem, run_check
 from skill_eval.model.cases import Check
-from skill_eval.model.errors import InvalidInput
 from skill_eval.model.results import Event
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.model.errors import InvalidInput
+from skill_eval.errors import InvalidInput
 from skill_eval.run.adapters import claude_code
 from skill_eval.run.protocol import parse_response
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_eval.errors import InvalidInput
 from skill_eval.model.config import Suite, load_suite
-from skill_eval.model.errors import InvalidInput
 
 DATA = Path(__file__).parent / "data" / "test_config"
 SUITE_KEYS = ("ablations, adapter, allow_scripts, executor, iterations, jobs, judge, max_cost_usd, "

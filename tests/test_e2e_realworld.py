@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from skill_eval.cli.main import main
-from skill_eval.model.schemas_io import validator
+from skill_eval.intake.schemas_io import validator
 
 REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "realworld"
 SOURCES = {

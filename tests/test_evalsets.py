@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skill_eval.cli.inspect_cmd import format_inspect, inspect_path
-from skill_eval.model.errors import InvalidInput
+from skill_eval.errors import InvalidInput
 from skill_eval.model.evalsets import READERS, find_evalsets, load_evalset, read_evalset
 
 DATA = Path(__file__).parent / "data" / "test_evalsets"

@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from test_agents_e2e import DATA, EVALS, SKILL, Project, calls, claude_yaml, fake_agent
 
-from skill_eval.model.schemas_io import load_schema
+from skill_eval.intake.schemas_io import load_schema
 
 
 def export(project: Project, capsys, fmt: str, out: Path) -> tuple[int, str]:

@@ -76,8 +76,8 @@ def snapshot(root: Path, allowed: tuple[Path, ...]) -> dict[str, tuple[int, int]
 
 def _suite_folders(root: Path, suite: str) -> tuple[Path, ...]:
     """The store and results folders the suite names (defaults when it does not load)."""
+    from skill_eval.errors import SkillEvalError
     from skill_eval.model.config import load_suite
-    from skill_eval.model.errors import SkillEvalError
 
     try:
         loaded = load_suite(root / suite)
@@ -366,8 +366,8 @@ def test_adapter_responses_end_to_end(response_suite, raw):
 @example(b'{"output": "' + b"a" * 40 + b'!"}')
 def test_adapter_responses_parse_and_grade(raw):
     """The cheap half: protocol parsing, grading with the demo's checks, and what the store writes."""
+    from skill_eval.errors import AdapterError
     from skill_eval.grade.grading import grade_run
-    from skill_eval.model.errors import AdapterError
     from skill_eval.model.evalsets import read_evalset
     from skill_eval.model.results import RunResult
     from skill_eval.run.protocol import parse_response

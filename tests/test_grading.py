@@ -3,11 +3,11 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
+from skill_eval.errors import InvalidInput
 from skill_eval.grade.grading import apply_verdicts, grade_run, has_gradable_checks
+from skill_eval.intake.schemas_io import load_schema
 from skill_eval.model.cases import Case, Check, RubricItem
-from skill_eval.model.errors import InvalidInput
 from skill_eval.model.results import AdapterResponse, Event, RunResult
-from skill_eval.model.schemas_io import load_schema
 from skill_eval.plan.keys import GRADER_VERSION
 
 

@@ -9,7 +9,7 @@ import pytest
 from suitekit import Kit
 
 from skill_eval.engine.engine import Engine
-from skill_eval.model.hashing import HashCache, canonical_json, key_of, tree_digest
+from skill_eval.fs.hashing import HashCache, canonical_json, key_of, tree_digest
 from skill_eval.model.project import load_project
 from skill_eval.store.store import Store
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from suitekit import Kit, case
 
-from skill_eval.model.safenames import MAX_COMPONENT_BYTES, path_component
+from skill_eval.fs.safenames import MAX_COMPONENT_BYTES, path_component
 
 
 def files_under(root: Path) -> set[str]:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skill_eval.model.jsonpos import json_positions
-from skill_eval.model.yamlpos import loads_yaml
+from skill_eval.intake.jsonpos import json_positions
+from skill_eval.intake.yamlpos import loads_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from skill_eval.cli.main import main
-from skill_eval.model.errors import JudgeError
-from skill_eval.model.schemas_io import validator
+from skill_eval.errors import JudgeError
+from skill_eval.intake.schemas_io import validator
 from skill_eval.run.judge_process import parse_judge_response
 
 ADAPTER = """\

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from suitekit import Kit
 
+from skill_eval.fs.safenames import path_component
 from skill_eval.model.names import doit_name
-from skill_eval.model.safenames import path_component
 
 
 def test_ordinary_names_read_as_typed():

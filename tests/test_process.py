@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from skill_eval.model.errors import AdapterError
+from skill_eval.errors import AdapterError
 from skill_eval.run.process import run_process
 
 ENV = {"PATH": os.environ.get("PATH", os.defpath)}

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from skill_eval.model.errors import AdapterError
+from skill_eval.errors import AdapterError
+from skill_eval.intake.schemas_io import schema_problems
 from skill_eval.model.results import Event
-from skill_eval.model.schemas_io import schema_problems
 from skill_eval.run.protocol import build_request, parse_response, replay_key
 
 

@@ -125,7 +125,7 @@ def test_in_a_cgroup_even_a_daemon_that_clears_its_environment_dies(tmp_path, wr
 
 def test_in_a_cgroup_start_errors_are_those_of_a_direct_start(tmp_path, write_adapter):
     # The cgroup launch goes through /bin/sh, which would run a file without '#!' as a script.
-    from skill_eval.model.errors import AdapterError
+    from skill_eval.errors import AdapterError
 
     if cgroup.base() is None:
         pytest.skip("no cgroup v2 we may create children in (needs root or a systemd delegation)")

@@ -148,7 +148,7 @@ def test_bytes_that_are_not_utf8_are_redacted_byte_for_byte():
 
 
 def test_a_preview_is_redacted_before_it_is_cut():
-    from skill_eval.model.errors import AdapterError
+    from skill_eval.errors import AdapterError
     from skill_eval.run.protocol import parse_response
 
     raw = ("x" * 70 + " sk-ant-abcdefghijklmnopqrstuvwxyz0123 not json").encode()

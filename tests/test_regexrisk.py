@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skill_eval.model.regexrisk import nested_quantifier
+from skill_eval.intake.regexrisk import nested_quantifier
 
 
 @pytest.mark.parametrize("pattern", [r"^(a+)+$", r"(x+x+)+y", r"(\w*\s?)*$", r"((a+))*", r"(?:a*)*",

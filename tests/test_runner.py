@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_eval.errors import InvalidInput
 from skill_eval.model.config import AdapterConfig
-from skill_eval.model.errors import InvalidInput
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skill_eval.model.schemafast import compile_schema
-from skill_eval.model.schemas_io import load_schema, quick_test, schema_problems, validator
+from skill_eval.intake.schemafast import compile_schema
+from skill_eval.intake.schemas_io import load_schema, quick_test, schema_problems, validator
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False),
                      st.sampled_from(["", "x", "a b", "regex", "contains", "json_schema", "value", "id"]))

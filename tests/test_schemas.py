@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from skill_eval.model.schemas_io import load_schema, schema_path, schema_problems, validator
-from skill_eval.model.yamlpos import load_yaml
+from skill_eval.intake.schemas_io import load_schema, schema_path, schema_problems, validator
+from skill_eval.intake.yamlpos import load_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = sorted((ROOT / "schemas").glob("*.schema.json"))
@@ -99,7 +99,7 @@ def test_valid_instance_has_no_problems():
 def test_a_source_checkout_reads_the_schemas_beside_the_package(monkeypatch):
     # Run from a checkout that is not installed, `skill_eval.schemas` does not exist: schemas/
     # beside the package must be found without it.
-    import skill_eval.model.schemas_io as sio
+    import skill_eval.intake.schemas_io as sio
 
     def no_package(name: str):  # noqa: ANN202
         raise ModuleNotFoundError(name)

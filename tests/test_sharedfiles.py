@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from suitekit import Kit
 
-from skill_eval.model import sharedfiles
+from skill_eval.fs import sharedfiles
 
 
 @pytest.fixture

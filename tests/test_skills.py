@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from skill_eval.cli.main import main
+from skill_eval.errors import InvalidInput
 from skill_eval.model.config import SkillSelector
-from skill_eval.model.errors import InvalidInput
 from skill_eval.model.skills import discover_skills, load_skill, parse_frontmatter
 
 DATA = Path(__file__).parent / "data" / "test_skills"

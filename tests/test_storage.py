@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from suitekit import Kit
 
-from skill_eval.model.storage import StorageError, fault_of, writing
+from skill_eval.fs.storage import StorageError, fault_of, writing
 from skill_eval.store.store import Store
 
 ALL = 18

@@ -124,7 +124,7 @@ def test_json_blobs(tmp_path):
 def test_lock_refuses_a_second_process(tmp_path):
     store = Store(tmp_path)
     code = ("import sys; from pathlib import Path; from skill_eval.store.store import Store\n"
-            "from skill_eval.model.errors import StoreError\n"
+            "from skill_eval.errors import StoreError\n"
             "try:\n    with Store(Path(sys.argv[1])).lock():\n        pass\nexcept StoreError as e:\n"
             "    print(e); sys.exit(3)\n")
     with store.lock():

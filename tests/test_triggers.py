@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from skill_eval.cli.main import main
-from skill_eval.model.schemas_io import validator
+from skill_eval.intake.schemas_io import validator
 
 # Loads the skill when the query says "LOAD"; "HALF" loads on odd iterations only (2 of 3 runs).
 ADAPTER = """\

@@ -1,11 +1,11 @@
-"""skill_eval.model.yamlpos: safe YAML with the line and column of every key path."""
+"""skill_eval.intake.yamlpos: safe YAML with the line and column of every key path."""
 
 from __future__ import annotations
 
 import pytest
 
-from skill_eval.model.errors import InvalidInput
-from skill_eval.model.yamlpos import Located, load_yaml, loads_yaml
+from skill_eval.errors import InvalidInput
+from skill_eval.intake.yamlpos import Located, load_yaml, loads_yaml
 
 
 def error(text: str, line_offset: int = 0) -> str:

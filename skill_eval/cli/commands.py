@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from skill_eval.model.errors import InvalidInput, Problem
+from skill_eval.errors import InvalidInput, Problem
 
 
 def _out(line: str = "") -> None:
@@ -83,7 +83,7 @@ def _load(args: argparse.Namespace):  # noqa: ANN202
 
 def _options(args: argparse.Namespace):  # noqa: ANN202
     from skill_eval.engine.options import RunOptions
-    from skill_eval.model.errors import SkillEvalError
+    from skill_eval.errors import SkillEvalError
 
     shard = None
     if getattr(args, "shard", None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model.errors import InvalidInput
+from skill_eval.errors import InvalidInput
 from skill_eval.model.evalsets import find_evalsets, read_evalset
 from skill_eval.model.evalsets.discover import find_all_evalsets
 

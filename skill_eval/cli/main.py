@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from skill_eval.model.errors import InvalidInput, SkillEvalError
+    from skill_eval.errors import InvalidInput, SkillEvalError
 
     try:
         from skill_eval.cli import commands
@@ -161,7 +161,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 2
     except OSError as exc:
         # A full disk or a read-only folder on a path no writer wrapped: still one line.
-        from skill_eval.model.storage import fault_of
+        from skill_eval.fs.storage import fault_of
 
         fault = fault_of(exc, exc.filename or "a file")
         if fault is None:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skill_eval.engine.options import RunOptions
+from skill_eval.errors import InvalidInput, SkillEvalError
+from skill_eval.fs.storage import StorageError, writing
 from skill_eval.model.config import ExecutorConfig, Suite, display_path
-from skill_eval.model.errors import InvalidInput, SkillEvalError
-from skill_eval.model.storage import StorageError, writing
 from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from skill_eval.engine.options import RunOptions
 from skill_eval.engine.status import explain, plan_status
-from skill_eval.model.errors import SkillEvalError
+from skill_eval.errors import SkillEvalError
 from skill_eval.model.project import Project
 from skill_eval.review.render.markdown import plural
 

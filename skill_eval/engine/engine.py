@@ -17,13 +17,13 @@ from skill_eval.engine.executors.threads import ThreadsExecutor
 from skill_eval.engine.options import RunOptions
 from skill_eval.engine.reasons import grade_reason, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
+from skill_eval.errors import JudgeError, JudgeFatal
+from skill_eval.fs.hashing import HashCache
+from skill_eval.fs.storage import StorageError
 from skill_eval.grade.judge import JudgePort
 from skill_eval.grade.judging import grade_with_judge
-from skill_eval.model.errors import JudgeError, JudgeFatal
-from skill_eval.model.hashing import HashCache
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunError, RunResult
-from skill_eval.model.storage import StorageError
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.keys import GRADER_VERSION, GradeKeys, slot
 from skill_eval.plan.planner import Plan, make_plan, matches_only, shard

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.model import sharedfiles
+from skill_eval.fs import sharedfiles
+from skill_eval.fs.storage import writes, writing
 from skill_eval.model.config import Suite, depends_files
-from skill_eval.model.storage import writes, writing
 from skill_eval.plan.keys import GRADER_VERSION
 
 FAST_VERSION = 2
@@ -136,7 +136,7 @@ def table_stamps(paths: list[str]) -> list[str]:
 
 
 def _content(path: str) -> str | None:
-    from skill_eval.model.hashing import sha256_file
+    from skill_eval.fs.hashing import sha256_file
 
     try:
         return sha256_file(Path(path))

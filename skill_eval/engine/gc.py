@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from skill_eval.engine.engine import Engine, RunOptions
-from skill_eval.model.errors import SkillEvalError
+from skill_eval.errors import SkillEvalError
 from skill_eval.model.project import load_project
 from skill_eval.store.store import Store
 

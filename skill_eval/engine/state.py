@@ -17,9 +17,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model import sharedfiles
-from skill_eval.model.hashing import key_of
-from skill_eval.model.storage import writes
+from skill_eval.fs import sharedfiles
+from skill_eval.fs.hashing import key_of
+from skill_eval.fs.storage import writes
 
 STATE_VERSION = 1
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from skill_eval.engine.engine import Engine, RunOptions
 from skill_eval.engine.options import only_matched_nothing
-from skill_eval.model.errors import SkillEvalError
-from skill_eval.model.hashing import key_of
+from skill_eval.errors import SkillEvalError
+from skill_eval.fs.hashing import key_of
 from skill_eval.model.project import Project
 from skill_eval.plan.planner import matches_any
 from skill_eval.plan.types import RunSpec

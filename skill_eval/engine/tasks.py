@@ -25,7 +25,7 @@ from doit.loader import generate_tasks
 from doit.reporter import ZeroReporter
 
 from skill_eval.engine.engine import Engine, Pending
-from skill_eval.model.storage import StorageError, fault_of, writing
+from skill_eval.fs.storage import StorageError, fault_of, writing
 from skill_eval.plan.types import RunSpec
 
 DOIT_COMMANDS = {"run", "list", "info", "clean", "forget", "ignore", "help", "strace",

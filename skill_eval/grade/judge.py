@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from skill_eval.fs.hashing import key_of, sha256_bytes
 from skill_eval.model.config import Suite
-from skill_eval.model.hashing import key_of, sha256_bytes
 from skill_eval.model.results import RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.store.redact import redact, redact_json

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from skill_eval.fs.hashing import key_of
 from skill_eval.model import ablation_patch
-from skill_eval.model.hashing import key_of
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 _NAME = re.compile(NAME_PATTERN)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from skill_eval.errors import Problem, did_you_mean
+from skill_eval.fs.hashing import tree_files
 from skill_eval.model.ablations import AblatedSkill, Ablation, resolve
 from skill_eval.model.cases import Case
 from skill_eval.model.config import display_path
-from skill_eval.model.errors import Problem, did_you_mean
-from skill_eval.model.hashing import tree_files
 from skill_eval.model.skills import Skill
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skill_eval.model.errors import Problem
+from skill_eval.errors import Problem
 
 ADAPTERS_PACKAGE = "skill_eval.run.adapters"
 

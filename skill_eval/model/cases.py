@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.errors import Problem
 from skill_eval.model.ablations import Ablation
-from skill_eval.model.errors import Problem
 
 
 @dataclass(frozen=True)

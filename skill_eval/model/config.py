@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.errors import InvalidInput, Problem, did_you_mean
+from skill_eval.intake.schemas_io import describe_value, schema_problems
+from skill_eval.intake.textcheck import hostile_parts, path_text
+from skill_eval.intake.yamlpos import load_yaml
 from skill_eval.model.ablations import Ablation, default_name
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
-from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
-from skill_eval.model.schemas_io import describe_value, schema_problems
-from skill_eval.model.textcheck import hostile_parts, path_text
-from skill_eval.model.yamlpos import load_yaml
 
 DEFAULT_ADAPTER = "demo"
 
@@ -283,7 +283,7 @@ def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
     """Where the store remembers that exactly this config passed the schema: checking it again
     would cost importing jsonschema on every no-op run."""
     from skill_eval import __version__
-    from skill_eval.model.hashing import key_of
+    from skill_eval.fs.hashing import key_of
 
     store = raw.get("store", ".skill-eval/store")
     if not isinstance(store, str) or not store:

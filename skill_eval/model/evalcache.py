@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.errors import Problem
+from skill_eval.fs.hashing import HashCache, key_of
 from skill_eval.model.ablations import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
-from skill_eval.model.errors import Problem
-from skill_eval.model.hashing import HashCache, key_of
 
 CACHE_FORMAT = 3  # 2: checks carry critical/arms, rubric items critical; 3: ablations
 

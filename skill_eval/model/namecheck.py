@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from skill_eval.errors import Problem
+from skill_eval.fs.safenames import describe, path_component
 from skill_eval.model.cases import EvalSet
-from skill_eval.model.errors import Problem
-from skill_eval.model.safenames import describe, path_component
 
 
 def name_problems(suite_file: str, models: Iterable[str], skills: Iterable[tuple[str, Iterable[EvalSet]]]

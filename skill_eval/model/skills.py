@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.errors import InvalidInput, Problem, did_you_mean
+from skill_eval.intake.schemas_io import schema_problems
+from skill_eval.intake.yamlpos import loads_yaml
 from skill_eval.model.config import SkillSelector, display_path
-from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
-from skill_eval.model.schemas_io import schema_problems
-from skill_eval.model.yamlpos import loads_yaml
 
 _FRONTMATTER_END = re.compile(r"^---\s*$", re.MULTILINE)
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from skill_eval.fs.hashing import key_of
 from skill_eval.model.config import Suite
-from skill_eval.model.hashing import key_of
 from skill_eval.plan.types import RunSpec
 
 # Part of every grade key: bump it when a check's semantics change, so grades are redone.

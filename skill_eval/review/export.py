@@ -52,10 +52,10 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.errors import SkillEvalError
+from skill_eval.fs.safenames import path_component
 from skill_eval.model.cases import Case
-from skill_eval.model.errors import SkillEvalError
 from skill_eval.model.results import RunError, RunResult
-from skill_eval.model.safenames import path_component
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.benchmark import usage_tokens
 from skill_eval.review.source import ResultSource

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.model import sharedfiles
-from skill_eval.model.safenames import path_component, variant_folder
+from skill_eval.fs import sharedfiles
+from skill_eval.fs.safenames import path_component, variant_folder
 
 FOLDER = ".review"
 SHARDS = 32

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.model import sharedfiles
+from skill_eval.fs import sharedfiles
+from skill_eval.fs.hashing import key_of
+from skill_eval.fs.safenames import path_component, variant_folder
+from skill_eval.fs.storage import writes
 from skill_eval.model.config import describe_judge
-from skill_eval.model.hashing import key_of
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
-from skill_eval.model.safenames import path_component, variant_folder
-from skill_eval.model.storage import writes
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
 from skill_eval.store.redact import redact

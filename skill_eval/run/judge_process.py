@@ -17,11 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from skill_eval.errors import AdapterError, InvalidInput, JudgeError, JudgeFatal, SkillEvalError
+from skill_eval.intake.schemas_io import validator
+from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.model.builtins import judge_builtin, judge_problems
 from skill_eval.model.config import AdapterConfig, Suite, describe_judge
-from skill_eval.model.errors import AdapterError, InvalidInput, JudgeError, JudgeFatal, SkillEvalError
-from skill_eval.model.schemas_io import validator
-from skill_eval.model.textcheck import hostile_parts, path_text
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import owner
 from skill_eval.run.adapters._common import FATAL_EXIT

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from skill_eval.model.errors import AdapterError
-from skill_eval.model.storage import writing
+from skill_eval.errors import AdapterError
+from skill_eval.fs.storage import writing
 from skill_eval.run import cgroup, owner, reaper
 
 _POLL_S = 0.02

@@ -13,9 +13,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model.errors import AdapterError
+from skill_eval.errors import AdapterError
+from skill_eval.intake.textcheck import clean
 from skill_eval.model.results import AdapterResponse, Event
-from skill_eval.model.textcheck import clean
 from skill_eval.plan.types import RunSpec
 from skill_eval.store.redact import redact
 

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
-from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec

@@ -12,9 +12,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from skill_eval.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.builtins import adapter_module, adapter_names
 from skill_eval.model.config import depends_files
-from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.plan.adapter import ResolvedAdapter
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 
+from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
-from skill_eval.model.errors import AdapterError
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.adapters._common import FATAL_EXIT

@@ -16,9 +16,9 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from skill_eval.errors import AdapterError
+from skill_eval.fs.hashing import tree_files
 from skill_eval.model.config import Suite, depends_files
-from skill_eval.model.errors import AdapterError
-from skill_eval.model.hashing import tree_files
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.adapters.command import _INTERPRETER
 from skill_eval.run.resolve import _PACKAGE_PARENT

@@ -24,10 +24,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from skill_eval.errors import AdapterError
+from skill_eval.fs.hashing import tree_files
+from skill_eval.fs.storage import fault_of, writing
 from skill_eval.model.ablations import AblatedSkill
-from skill_eval.model.errors import AdapterError
-from skill_eval.model.hashing import tree_files
-from skill_eval.model.storage import fault_of, writing
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
 from skill_eval.run import cgroup, owner, reaper

@@ -29,11 +29,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from skill_eval.model import sharedfiles
-from skill_eval.model.errors import StoreError
+from skill_eval.errors import StoreError
+from skill_eval.fs import sharedfiles
+from skill_eval.fs.storage import fault_of, writing
+from skill_eval.intake.textcheck import clean
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
-from skill_eval.model.storage import fault_of, writing
-from skill_eval.model.textcheck import clean
 from skill_eval.store.redact import redact, redact_bytes, redact_json
 
 MANIFEST = "COMPLETE.json"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import Protocol
 
+from skill_eval.errors import SkillEvalError
 from skill_eval.model.config import ExecutorConfig, Suite
-from skill_eval.model.errors import SkillEvalError
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.store.store import Store

@@ -25,8 +25,8 @@ from typing import Any
 import ray
 from ray import exceptions as rex
 
+from skill_eval.errors import AdapterError, SkillEvalError
 from skill_eval.model.config import ExecutorConfig, Suite
-from skill_eval.model.errors import AdapterError, SkillEvalError
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.remote import RemoteOutcome, finish, run_job

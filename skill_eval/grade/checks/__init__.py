@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from skill_eval.errors import InvalidInput, Problem
 from skill_eval.grade.checks import efficiency, files, reference, skills, structured, text, trace
 from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult
 from skill_eval.grade.checks.script import script
 from skill_eval.grade.checks.secrets import no_secrets
 from skill_eval.model.cases import Check
-from skill_eval.model.errors import InvalidInput, Problem
 
 __all__ = ["CHECKS", "CheckContext", "CheckFn", "CheckResult", "check_problem", "run_check"]
 

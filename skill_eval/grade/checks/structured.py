@@ -9,8 +9,8 @@ from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
 from skill_eval.grade.checks.files import resolve_output_file
-from skill_eval.model.limits import MAX_DEPTH, depth_over
-from skill_eval.model.userschema import schema_validator
+from skill_eval.intake.limits import MAX_DEPTH, depth_over
+from skill_eval.intake.userschema import schema_validator
 
 # Agents often wrap JSON in a fenced block; the first ```json (or bare ```) block is tried
 # when the whole text is not JSON.

@@ -20,7 +20,7 @@ from typing import Any
 import regex as rx
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.model.limits import REGEX_TIMEOUT_MS
+from skill_eval.intake.limits import REGEX_TIMEOUT_MS
 
 _SNIPPET = 40
 

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from skill_eval.errors import InvalidInput, Problem, raise_if_errors
 from skill_eval.model.cases import EvalSet
-from skill_eval.model.errors import InvalidInput, Problem, raise_if_errors
 from skill_eval.model.evalsets.discover import find_evalsets
 from skill_eval.model.evalsets.registry import READERS, detect_format, reader
 from skill_eval.model.evalsets.source import load_document, skill_root_for

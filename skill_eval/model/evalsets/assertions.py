@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from skill_eval.intake.schemas_io import schema_problems
 from skill_eval.model.cases import Check, RubricItem
 from skill_eval.model.evalsets.typed import native_check, typed_assertion
 from skill_eval.model.evalsets.validate import At, Collector, at_text
-from skill_eval.model.schemas_io import schema_problems
 
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
 

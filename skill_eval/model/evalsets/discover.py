@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model.errors import InvalidInput
+from skill_eval.errors import InvalidInput
 from skill_eval.model.evalsets.registry import detect_format
 from skill_eval.model.evalsets.source import load_document
 

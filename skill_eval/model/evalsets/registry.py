@@ -7,7 +7,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
+from skill_eval.errors import InvalidInput, Problem, did_you_mean
 
 # format name -> module (imported on first use)
 READERS: dict[str, str] = {

@@ -8,11 +8,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model.errors import InvalidInput, Problem
-from skill_eval.model.jsonpos import json_positions
-from skill_eval.model.limits import MAX_DEPTH
-from skill_eval.model.textcheck import hostile_parts, path_text
-from skill_eval.model.yamlpos import Located, loads_yaml
+from skill_eval.errors import InvalidInput, Problem
+from skill_eval.intake.jsonpos import json_positions
+from skill_eval.intake.limits import MAX_DEPTH
+from skill_eval.intake.textcheck import hostile_parts, path_text
+from skill_eval.intake.yamlpos import Located, loads_yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
 

@@ -10,10 +10,10 @@ import re
 import shlex
 from typing import Any
 
+from skill_eval.errors import did_you_mean
+from skill_eval.intake.schemas_io import load_schema
 from skill_eval.model.cases import Check, RubricItem
-from skill_eval.model.errors import did_you_mean
 from skill_eval.model.evalsets.validate import At, Collector
-from skill_eval.model.schemas_io import load_schema
 
 META = ("name", "id", "type", "description", "required", "case_sensitive", "ci", "weight", "oracle")
 JUDGE_TYPES = ("judge", "rubric", "llm_judge", "llm-judge")

@@ -9,12 +9,12 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from skill_eval.errors import Problem, did_you_mean
+from skill_eval.intake.limits import REGEX_TIMEOUT_MS
+from skill_eval.intake.regexrisk import nested_quantifier
+from skill_eval.intake.userschema import schema_validator
 from skill_eval.model.cases import Check, Fixture
-from skill_eval.model.errors import Problem, did_you_mean
 from skill_eval.model.evalsets.source import Document
-from skill_eval.model.limits import REGEX_TIMEOUT_MS
-from skill_eval.model.regexrisk import nested_quantifier
-from skill_eval.model.userschema import schema_validator
 
 At = tuple[str | int, ...]
 REGEX_TYPES = ("regex", "not_regex")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from skill_eval.model.safenames import path_component, variant_folder
+from skill_eval.fs.safenames import path_component, variant_folder
 from skill_eval.review.benchmark import VARIANTS, usage_tokens
 from skill_eval.review.pagecache import PageCache, run_rel
 

@@ -84,7 +84,7 @@ def options_to_argv(
     ``--flag=value`` so a value starting with "-" (an extra CLI argument) is not read as a flag.
     Unknown keys are an ``InvalidInput`` naming the suite file.
     """
-    from skill_eval.model.errors import InvalidInput, Problem, did_you_mean
+    from skill_eval.errors import InvalidInput, Problem, did_you_mean
 
     unknown = sorted(k for k in options if k not in flags)
     if unknown:

@@ -28,7 +28,7 @@ BUILTIN_VERSION = "1"
 
 def _responses(suite: Any) -> Path:
     if suite.adapter.responses is None:
-        from skill_eval.model.errors import InvalidInput, Problem
+        from skill_eval.errors import InvalidInput, Problem
 
         raise InvalidInput([Problem(suite.display(suite.path), "adapter: builtin 'replay' needs "
                                     "'responses: <folder of recordings or another store>'")])
@@ -47,7 +47,7 @@ def identity_extra(options: dict[str, Any], suite: Any) -> dict[str, Any]:
 
 
 def from_store(store: Path, request: dict[str, Any]) -> dict[str, Any]:
-    from skill_eval.model.errors import AdapterError
+    from skill_eval.errors import AdapterError
     from skill_eval.run.protocol import parse_response, replay_key
 
     key = replay_key(request)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skill_eval.model.errors import StoreError
+from skill_eval.errors import StoreError
 
 _HINTS = {
     errno.ENOSPC: "free some space there and run again",

@@ -9,8 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model.errors import Problem, did_you_mean
-from skill_eval.model.schemafast import compile_schema
+from skill_eval.errors import Problem, did_you_mean
+from skill_eval.intake.schemafast import compile_schema
 
 Where = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 

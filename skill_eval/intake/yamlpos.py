@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from skill_eval.model.errors import InvalidInput, Problem
-from skill_eval.model.limits import MAX_DEPTH, MAX_YAML_NODES
+from skill_eval.errors import InvalidInput, Problem
+from skill_eval.intake.limits import MAX_DEPTH, MAX_YAML_NODES
 
 Path_ = tuple[str | int, ...]
 _PLAIN_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap"}

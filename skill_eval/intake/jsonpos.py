@@ -12,7 +12,7 @@ import re
 from json.decoder import scanstring
 from typing import Any
 
-from skill_eval.model.limits import MAX_DEPTH
+from skill_eval.intake.limits import MAX_DEPTH
 
 Path_ = tuple[str | int, ...]
 

@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-from skill_eval.model.limits import MAX_DEPTH
+from skill_eval.intake.limits import MAX_DEPTH
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 Path_ = tuple[str | int, ...]

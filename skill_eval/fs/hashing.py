@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model import sharedfiles
-from skill_eval.model.storage import writes
+from skill_eval.fs import sharedfiles
+from skill_eval.fs.storage import writes
 
 CACHE_VERSION = 1
 

@@ -1,4 +1,6 @@
-"""Error kinds, kept apart as doit keeps TaskError / TaskFailed / InvalidTask apart.
+"""Error kinds, kept apart as doit keeps TaskError / TaskFailed / InvalidTask apart. Every floor
+speaks them, the file-system and intake floors below the model included, so they sit beneath all
+of them and import nothing of ours.
 
 - ``InvalidInput``: a user's file is wrong; carries every problem found; exit code 2.
 - ``AdapterError``: a run could not happen (crash, timeout, bad response); recorded, never cached.
