@@ -68,7 +68,17 @@ def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
         has = engine.has_grade(spec)
         items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
     return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
-                   "suite": engine.suite.name})
+                   "suite": engine.suite.name, **_rule_inputs(engine)})
+
+
+def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
+    """The decision rule's settings, only where set (tables without them keep their keys)."""
+    out: dict[str, Any] = {}
+    if engine.adaptive is not None:
+        out["adaptive"] = [engine.adaptive.max_iterations, engine.adaptive.alpha, engine.suite.iterations]
+    if engine.suite.gate != "mean":
+        out["gate"] = engine.suite.gate
+    return out
 
 
 def _stored_inputs_key(path: Path) -> str | None:
@@ -211,6 +221,11 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(engine.suite.name, skill, model, task_cases,
                                 [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift)
+        if engine.adaptive is not None:
+            from skill_eval.review.sequential import adaptive_block
+
+            bench["adaptive"] = adaptive_block(task_cases, runs, engine.suite.minimum_lift, engine.adaptive,
+                                               engine.suite.iterations)
         if se.ablations:
             bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
