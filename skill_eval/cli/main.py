@@ -85,6 +85,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
     r.add_argument("--max-cost", type=positive_number, metavar="USD",
                    help="stop scheduling new runs past this spend")
+    r.add_argument("--until-decided", action="store_true",
+                   help="add one iteration at a time to undecided skills until the lift's confidence "
+                        "sequence clears or misses minimum_lift (docs/statistics.md)")
+    r.add_argument("--max-iterations", type=positive_int, metavar="N",
+                   help="--until-decided: at most N iterations per case "
+                        "(default: adaptive.max_iterations or 10)")
     r.add_argument("--no-wait", action="store_true", help="fail instead of waiting when the store is in use")
     r.add_argument("--executor", choices=["threads", "ray"],
                    help="where runs execute: threads (default) or ray (local Ray, or the cluster at "

@@ -26,4 +26,5 @@ def adaptive_problems(raw: dict[str, Any], file: str, where: Any) -> list[Proble
         return []
     line, col = where(("adaptive", "max_iterations"))
     return [Problem(file, f"adaptive.max_iterations ({adaptive['max_iterations']}) is below iterations "
-                          f"({start}), where --until-decided starts; raise it or lower iterations", line, col)]
+                          f"({start}), where --until-decided starts; raise it or lower iterations",
+                    line, col)]

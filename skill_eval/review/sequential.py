@@ -45,7 +45,8 @@ def adaptive_block(cases: Sequence[Case], runs: Sequence[RunRecord], minimum_lif
     elif len(rows) >= settings.max_iterations:
         reason = f"max_iterations ({settings.max_iterations}) reached"
     else:
-        reason = f"{len(rows)} of at most {settings.max_iterations} iterations run; 'run --until-decided' adds more"
+        reason = (f"{len(rows)} of at most {settings.max_iterations} iterations run; "
+                  "'run --until-decided' adds more")
     return {
         "decision": d.decision, "reason": reason, "looks": len(d.looks), "iterations": d.rounds,
         "runs": len(paired), "runs_saved": max(0, full - len(paired)),

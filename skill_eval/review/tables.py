@@ -305,7 +305,7 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
     from skill_eval.review.render import FORMATS
 
     results = engine.suite.results
-    benches = load_benches(engine)
+    benches = _adjusted(engine, load_benches(engine))
     previous = _previous(results)
     moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]
     for name in formats:
@@ -321,6 +321,18 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
     write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
     write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
     return True
+
+
+def _adjusted(engine: ResultSource, benches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Holm's adjustment across the suite's comparisons, written back into their tables."""
+    from skill_eval.review.multiplicity import adjust
+    from skill_eval.review.render.markdown import benchmark_md
+
+    for i in adjust(benches, engine.suite.gate):
+        out = bench_dir(engine, benches[i]["skill"], benches[i]["model"])
+        write_text(out / "benchmark.json", dump_json(benches[i]))
+        write_text(out / "benchmark.md", benchmark_md(benches[i]))
+    return benches
 
 
 def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:

@@ -29,6 +29,7 @@ from skill_eval.review.render.markdown import (
     usd,
     warnings,
 )
+from skill_eval.review.render.statslines import decision_line, interval_line
 
 _TEMPLATES = "templates"
 
@@ -91,6 +92,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}.",
+        "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "triggers": None if not trig else
         f"Trigger queries: precision {_r(trig.get('precision'))}, recall {_r(trig.get('recall'))}, "
