@@ -35,7 +35,8 @@ def wilson(p: float, n: float, level: float = LEVEL) -> tuple[float, float]:
     z2n = z * z / n
     centre = (p + z2n / 2) / (1 + z2n)
     half = z * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # Rounding must not leave the observed rate outside its own interval (p = 1 gives hi 1).
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def clustered_se(values: Sequence[float]) -> float | None:
