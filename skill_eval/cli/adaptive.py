@@ -6,7 +6,6 @@ and a repeated command resumes where the store is (and does nothing when it is a
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import defaultdict
 from dataclasses import replace
@@ -54,18 +53,6 @@ def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None
     return out
 
 
-def _benches(results: Path) -> list[dict[str, Any]]:
-    out = []
-    for path in sorted(results.rglob("benchmark.json")):
-        try:
-            bench = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(bench, dict) and isinstance(bench.get("adaptive"), dict):
-            out.append(bench)
-    return out
-
-
 def next_rounds(benches: list[dict[str, Any]], rounds: Rounds, settings: AdaptiveConfig) -> Rounds:
     """The comparisons that get one more iteration: undecided, every planned iteration graded
     (an errored run is retried first), and below max_iterations."""
@@ -84,6 +71,7 @@ def run_until_decided(suite_path: str | Path, options: RunOptions, split: str | 
                       max_iterations: int | None) -> int:
     from skill_eval.cli.runflow import run_suite
     from skill_eval.model.config import load_suite
+    from skill_eval.review.planning import read_benches
 
     if options.only or options.shard or options.force:
         raise SkillEvalError("--until-decided decides whole skill x model comparisons: it cannot be "
@@ -98,7 +86,8 @@ def run_until_decided(suite_path: str | Path, options: RunOptions, split: str | 
     rounds = stored_rounds(suite_path, options, split, settings, start)
     while True:
         code = run_suite(suite_path, replace(options, rounds=_as_tuple(rounds)), split, wait)
-        benches = [b for b in _benches(suite.results) if (b["skill"], b["model"]) in rounds]
+        benches = [b for b in read_benches(suite.results, suite.name)
+                   if (b["skill"], b["model"]) in rounds and isinstance(b.get("adaptive"), dict)]
         grow = next_rounds(benches, rounds, settings)
         if not grow or code == 2:
             break

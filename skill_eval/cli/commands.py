@@ -160,3 +160,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
     _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
     return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from skill_eval.cli.plan_cmd import cmd_plan as plan
+
+    return plan(args)
