@@ -33,6 +33,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         all_problems.extend(project.gradability_problems(warn=False))
         all_problems.extend(adapter_problems(project))
         all_problems.extend(script_problems(project))
+        all_problems.extend(grader_audits(project))
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
     errors = sum(p.is_error for p in all_problems)
@@ -70,6 +71,13 @@ def script_problems(project) -> list[Problem]:  # noqa: ANN001
                                    "allow_scripts: true (set it only for eval sets you trust)",
                                    severity="warning"))
     return out
+
+
+def grader_audits(project) -> list[Problem]:  # noqa: ANN001
+    """Warnings for cases whose checks pass a useless answer (grade/audit.py); no adapter call."""
+    from skill_eval.grade.audit import audit_problems
+
+    return [p for se in project.skills for p in audit_problems(se.cases, se.skill.names)]
 
 
 def _load(args: argparse.Namespace):  # noqa: ANN202

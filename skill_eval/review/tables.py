@@ -221,6 +221,7 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(engine.suite.name, skill, model, task_cases,
                                 [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift)
+        _audit_flags(bench, task_cases, se.skill.names)
         if engine.adaptive is not None:
             from skill_eval.review.sequential import adaptive_block
 
@@ -242,6 +243,15 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         for spec, result, grade in rewrite:
             write_run_view(out, spec, result, grade)
     return True
+
+
+def _audit_flags(bench: dict[str, Any], cases: list[Any], names: tuple[str, ...]) -> None:
+    """The grader audits' flags on each case row (free: no run is involved)."""
+    from skill_eval.grade.audit import audit_case
+
+    flags = {c.id: audit_case(c, names).flags for c in cases}
+    for row in bench["cases"]:
+        row["flags"] += [f for f in flags.get(row["id"], ()) if f not in row["flags"]]
 
 
 def _forget_pages(out: Path, everything: bool, specs: list[RunSpec]) -> None:
