@@ -49,12 +49,20 @@ def test_iterations_of_a_case_are_not_independent_runs():
     assert arm["se_clustered"] == pytest.approx(math.sqrt(0.3) / math.sqrt(6))
 
 
+@pytest.mark.parametrize(("df", "want"), [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228),
+                                          (30, 2.042)])
+def test_t_quantile_matches_the_tables(df, want):
+    assert iv.t_quantile(0.975, df) == pytest.approx(want, abs=3e-3)
+
+
 def test_three_cases_all_plus_100pp_do_not_report_certainty():
     """The bug this replaces: a bootstrap over three identical deltas said ci95 [1.0, 1.0]."""
     out = iv.lift_interval([1.0, 1.0, 1.0])
     assert out["ci95_bootstrap"] == [1.0, 1.0]
     lo, hi = out["ci95"]
-    assert hi == 1.0 and lo < 0.0  # three cases cannot exclude "no effect"
+    assert hi == 1.0 and lo < 0.0  # three cases cannot exclude "no effect" (sign-flip p = 0.25)
+    six = iv.lift_interval([1.0] * 6)["ci95"]
+    assert 0.5 < six[0] < 1.0  # six can (p = 1/32), and the interval says so
 
 
 @settings(deadline=None, max_examples=40)  # each example bootstraps 10,000 resamples

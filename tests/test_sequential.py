@@ -39,7 +39,7 @@ def test_a_pass_needs_the_whole_interval_above_the_minimum(seed):
 
 def test_false_pass_rate_under_optional_stopping_is_at_most_alpha():
     """True lift exactly at the minimum, a look after every round, stop at the first pass:
-    a pass is a false pass. The rule promises at most alpha (it spends alpha/2 per side)."""
+    a pass is a false pass. The rule promises at most alpha."""
     rng = random.Random(7)
     reps = 400
     false = sum(decide(_suite(rng, 0.1), 0.1, alpha=0.05, first_look=1).decision == "pass"

@@ -14,9 +14,11 @@ z = (x + 1) / 2 in [0, 1], with two choices made for this design:
   centre keeps the supermartingale, Fan et al. 2015), so the variance the interval pays for is
   the variation within cases, not the spread between them.
 
-By Ville's inequality the interval covers D at every round at once with probability 1 - alpha,
-so stopping at a data-dependent round (optional stopping) keeps it: a false pass (D at or below
-the minimum, lower bound above it) happens at most alpha/2 of the time.
+Each bound is a one-sided confidence sequence at level alpha: by Ville's inequality the lower
+bound stays below D at every round at once with probability at least 1 - alpha, so stopping at
+a data-dependent round (optional stopping) keeps it, and a false pass (D at or below the
+minimum, lower bound above it) happens at most alpha of the time; likewise a false fail with
+the upper bound. Together the two bounds form a (1 - 2 alpha) interval.
 """
 
 from __future__ import annotations
@@ -47,12 +49,12 @@ def _psi(lam: float) -> float:
 
 
 def confidence_sequence(rounds: Sequence[Sequence[float]], alpha: float = 0.05) -> list[tuple[float, float]]:
-    """The (1 - alpha) interval for D after each round (a running intersection, in [-1, 1]).
-    Every round must list the same cases in the same order."""
+    """The bounds for D after each round, each a one-sided level-alpha confidence sequence
+    (a running intersection, in [-1, 1]). Every round lists the same cases in the same order."""
     if not rounds:
         return []
     k = len(rounds[0])
-    log_term = math.log(2 / alpha)
+    log_term = math.log(1 / alpha)
     case_sums = [0.0] * k
     seen = 0  # observations so far
     sq = 0.0  # sum of squared deviations from the predictions
