@@ -44,11 +44,12 @@ def main() -> None:
     print(f"{a.suites:,} simulated suites per row: {a.cases} cases, start {a.iterations} iterations, "
           f"max {a.max_iterations}, minimum_lift {a.minimum:+.2f}, alpha {a.alpha}; fixed design "
           f"{fixed} runs per suite")
-    print(f"{'true lift':>10} {'pass':>7} {'fail':>7} {'undecided':>10} {'mean runs':>10} "
+    print(f"{'true lift':>14} {'pass':>7} {'fail':>7} {'undecided':>10} {'mean runs':>10} "
           f"{'vs fixed':>9} {'saved':>7}")
     started = time.monotonic()
     rows: dict[float, dict[str, float]] = {}
-    for lift in (a.minimum, 0.0, 0.1, 0.2, 0.4):
+    lifts = sorted({0.0, 0.1, 0.2, 0.4, 0.6, a.minimum})
+    for lift in lifts:
         rng = random.Random(f"{a.seed}:{lift}")
         counts = {"pass": 0, "fail": 0, "undecided": 0}
         runs = 0
@@ -58,8 +59,8 @@ def main() -> None:
             runs += used
         mean = runs / a.suites
         rows[lift] = {**counts, "mean": mean}
-        label = f"{lift * 100:+.0f} pp" + (" (=min)" if lift == a.minimum and len(rows) == 1 else "")
-        print(f"{label:>10} {counts['pass'] / a.suites:7.1%} {counts['fail'] / a.suites:7.1%} "
+        label = f"{lift * 100:+.0f} pp" + (" (=min)" if lift == a.minimum else "")
+        print(f"{label:>14} {counts['pass'] / a.suites:7.1%} {counts['fail'] / a.suites:7.1%} "
               f"{counts['undecided'] / a.suites:10.1%} {mean:10.1f} {mean / fixed:9.1%} "
               f"{1 - mean / fixed:7.1%}")
     false = rows[a.minimum]["pass"]
