@@ -98,3 +98,14 @@ def test_p_holm_sits_beside_every_p_and_gate_holm_uses_it(tmp_path):
     gamma = json.loads(kit.bench("gamma").read_text())
     assert gamma["lift"]["met"] is False and gamma["verdict"] == "fail"
     assert json.loads(kit.bench("beta").read_text())["verdict"] == "pass"
+
+
+def test_a_spent_budget_stops_the_rounds_and_says_so(tmp_path):
+    kit = Kit.create(tmp_path, iterations=2, extra=ADAPTIVE, skills={"alpha": SKILLS["alpha"]})
+    kit.control(cost=0.01)
+    code, out, err = kit.run("--until-decided", "--max-cost", "0.3", "-j", "1")
+    assert code == 2, out + err
+    assert "budget" in err and "until-decided stopped early" in err
+    assert kit.calls() <= 31  # nothing started past the budget (one run may be in flight)
+    a = json.loads(kit.bench("alpha").read_text())["adaptive"]
+    assert a["decision"] == "undecided"

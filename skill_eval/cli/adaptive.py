@@ -84,8 +84,18 @@ def run_until_decided(suite_path: str | Path, options: RunOptions, split: str | 
                              "every case starts with; raise it or lower --iterations")
     options = replace(options, until_decided=settings)
     rounds = stored_rounds(suite_path, options, split, settings, start)
+    # The budget covers the whole command, not each round: what the stored runs cost grows by
+    # what each round spent.
+    budget = options.max_cost if options.max_cost is not None else suite.max_cost_usd
+    spent_before = _stored_cost(read_benches(suite.results, suite.name))
     while True:
-        code = run_suite(suite_path, replace(options, rounds=_as_tuple(rounds)), split, wait)
+        left = None if budget is None else budget - (_stored_cost(read_benches(suite.results, suite.name))
+                                                       - spent_before)
+        if left is not None and left <= 0:
+            print(f"skill-eval: budget of ${budget:g} spent; stopping before the next round", file=sys.stderr)
+            code = 2
+            break
+        code = run_suite(suite_path, replace(options, rounds=_as_tuple(rounds), max_cost=left), split, wait)
         benches = [b for b in read_benches(suite.results, suite.name)
                    if (b["skill"], b["model"]) in rounds and isinstance(b.get("adaptive"), dict)]
         grow = next_rounds(benches, rounds, settings)
@@ -95,6 +105,11 @@ def run_until_decided(suite_path: str | Path, options: RunOptions, split: str | 
         print(f"until-decided: {len(grow)} of {len(rounds)} comparisons undecided; adding iteration "
               f"{max(grow.values())}", flush=True)
     return _outcome(benches, code)
+
+
+def _stored_cost(benches: list[dict[str, Any]]) -> float:
+    return sum(b["variants"][v].get("cost_usd") or 0.0 for b in benches
+               for v in ("with_skill", "without_skill"))
 
 
 def _as_tuple(rounds: Rounds) -> tuple[tuple[str, str, int], ...]:
@@ -113,5 +128,7 @@ def _outcome(benches: list[dict[str, Any]], code: int) -> int:
         print("skill-eval: undecided: the interval still straddles minimum_lift; raise --max-iterations "
               "(or adaptive.max_iterations) or add cases ('skill-eval plan' sizes them)", file=sys.stderr)
     if code == 2:
+        print("skill-eval: until-decided stopped early: a run errored, the budget was spent or the "
+              "store failed (see above); comparisons not decided by then stay undecided", file=sys.stderr)
         return 2
     return 0 if decisions and all(d == "pass" for d in decisions) else 1

@@ -7,7 +7,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from skill_eval.review.render.statslines import decision_line, interval_line
+from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")
@@ -256,7 +256,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
              pct(b["variants"]["with_skill"]["pass_rate"]),
              pct(b["variants"]["without_skill"]["pass_rate"]),
              f"{signed(b['lift']['pass_rate'])} (n={b['lift']['cases']})",
-             pvalue(b["lift"]["p_value"]) + _ind(b["lift"]),
+             pvalue(b["lift"]["p_value"]) + holm_note(b["lift"]) + _ind(b["lift"]),
              _cost_pair(b), b["verdict"]] for b in benches]
     lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
                                "cost (with / without)", "verdict"]))

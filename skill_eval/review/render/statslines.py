@@ -56,3 +56,9 @@ def decision_line(bench: Mapping[str, Any]) -> str | None:
     if a.get("reason"):
         text += f"; {a['reason']}"
     return text + "."
+
+
+def holm_note(lift: Mapping[str, Any]) -> str:
+    """" (Holm 0.031)" beside a p-value when the suite has an adjusted one, else ""."""
+    p_holm = lift.get("p_holm")
+    return "" if p_holm is None else f" (Holm {_p(p_holm)})"
