@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from skill_eval.grade.audit import audit_case, audit_problems
 from skill_eval.model.cases import Case, Check
 from tests.suitekit import Kit
@@ -44,6 +46,7 @@ def test_an_exact_reference_answer_that_fails_its_own_checks():
     assert prose.flags == ()
 
 
+@pytest.mark.slow
 def test_validate_status_and_the_tables_show_the_flags_without_calling_the_adapter(tmp_path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2"]})
     data = kit.evals("alpha")

@@ -47,7 +47,9 @@ def decision_line(bench: Mapping[str, Any]) -> str | None:
         return None
     where = f"confidence sequence {_pp(a['interval'])}" if a.get("interval") else "no look yet"
     minimum = f"{a['minimum_lift'] * 100:+.1f} pp"
-    head = {"pass": f"PASS: the lift is above {minimum}", "fail": f"FAIL: the lift is below {minimum}",
+    # About these cases (their true rates), not cases in general: that is the p-value's question.
+    head = {"pass": f"PASS: the lift on these cases is above {minimum}",
+            "fail": f"FAIL: the lift on these cases is below {minimum}",
             "undecided": f"UNDECIDED against {minimum}"}[a["decision"]]
     text = (f"Sequential decision: {head} ({where}, alpha {a['alpha']:g}) after "
             f"{_n(a['iterations'], 'iteration')} per case, {_n(a['looks'], 'look')}, "
