@@ -33,6 +33,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         all_problems.extend(project.gradability_problems(warn=False))
         all_problems.extend(adapter_problems(project))
         all_problems.extend(script_problems(project))
+        all_problems.extend(grader_audits(project))
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
     errors = sum(p.is_error for p in all_problems)
@@ -72,6 +73,13 @@ def script_problems(project) -> list[Problem]:  # noqa: ANN001
     return out
 
 
+def grader_audits(project) -> list[Problem]:  # noqa: ANN001
+    """Warnings for cases whose checks pass a useless answer (grade/audit.py); no adapter call."""
+    from skill_eval.grade.audit import audit_problems
+
+    return [p for se in project.skills for p in audit_problems(se.cases, se.skill.names)]
+
+
 def _load(args: argparse.Namespace):  # noqa: ANN202
     from skill_eval.model.project import load_project
 
@@ -102,6 +110,11 @@ def _options(args: argparse.Namespace):  # noqa: ANN202
 def cmd_run(args: argparse.Namespace) -> int:
     from skill_eval.cli.runflow import run_suite
 
+    if args.until_decided or args.max_iterations:
+        from skill_eval.cli.adaptive import run_until_decided
+
+        return run_until_decided(args.suite, _options(args), args.split, not args.no_wait,
+                                 args.max_iterations)
     return run_suite(args.suite, _options(args), split=args.split, wait=not args.no_wait)
 
 
@@ -155,3 +168,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
     _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
     return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from skill_eval.cli.plan_cmd import cmd_plan as plan
+
+    return plan(args)

@@ -16,6 +16,7 @@ COMMANDS = {
     "inspect": "one eval-set file or skill folder: detected format, counts, problems",
     "gc": "drop store entries that no listed suite references",
     "export": "write results in another tool's layout (skill-creator, agentskills)",
+    "plan": "cases, runs and cost needed to detect a lift, from the stored spread of per-case deltas",
 }
 
 
@@ -85,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
     r.add_argument("--max-cost", type=positive_number, metavar="USD",
                    help="stop scheduling new runs past this spend")
+    r.add_argument("--until-decided", action="store_true",
+                   help="add one iteration at a time to undecided skills until the lift's confidence "
+                        "sequence clears or misses minimum_lift (docs/statistics.md)")
+    r.add_argument("--max-iterations", type=positive_int, metavar="N",
+                   help="--until-decided: at most N iterations per case "
+                        "(default: adaptive.max_iterations or 10)")
     r.add_argument("--no-wait", action="store_true", help="fail instead of waiting when the store is in use")
     r.add_argument("--executor", choices=["threads", "ray"],
                    help="where runs execute: threads (default) or ray (local Ray, or the cluster at "
@@ -114,7 +121,21 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("suite", metavar="SUITE")
     e.add_argument("--format", required=True, choices=["skill-creator", "agentskills"])
     e.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
+    pl = sub.add_parser("plan", help=COMMANDS["plan"], description=COMMANDS["plan"])
+    pl.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    pl.add_argument("--lift", type=positive_number, required=True, metavar="L",
+                    help="the smallest lift to detect, as a fraction (0.1 = +10 pp)")
+    pl.add_argument("--power", type=_fraction, default=0.8, help="chance of detecting it (default 0.8)")
+    pl.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided level (default 0.05)")
+    pl.add_argument("--json", action="store_true")
     return p
+
+
+def _fraction(text: str) -> float:
+    value = positive_number(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be below 1")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

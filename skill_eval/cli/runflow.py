@@ -30,8 +30,12 @@ def _say(line: str) -> None:
 
 
 def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
-    return {"iterations": options.iterations, "only": options.only, "shard": options.shard,
-            "split": split}
+    out: dict[str, Any] = {"iterations": options.iterations, "only": options.only, "shard": options.shard,
+                           "split": split}
+    if options.until_decided is not None:  # a plain run after it plans other iterations
+        out["until_decided"] = [options.until_decided.max_iterations, options.until_decided.alpha,
+                                [list(r) for r in options.rounds]]
+    return out
 
 
 def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,

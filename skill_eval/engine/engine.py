@@ -72,7 +72,11 @@ class Engine:
         register_env(secret_env_names((*self.suite.adapter.env, *judge_env), self.adapter.env_names))
         # The plan always holds every run of the suite (tables are built from all of them);
         # --only and --shard narrow what runs, in selected_runs().
-        self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations)
+        self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations,
+                                    rounds={(s, m): n for s, m, n in self.options.rounds})
+        # The sequential rule's settings when tables report a decision (`--until-decided` or the
+        # suite's `adaptive:` key), else None.
+        self.adaptive = self.options.until_decided or self.suite.adaptive
         self.state = SuiteState(store.root / "state" / f"{self.suite.name}.json")
         self.progress = Progress()
         self.on_event: Callable[[str, RunSpec, Any], None] = lambda kind, spec, data: None

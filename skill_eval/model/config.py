@@ -12,6 +12,7 @@ from skill_eval.intake.schemas_io import describe_value, schema_problems
 from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.intake.yamlpos import load_yaml
 from skill_eval.model.ablations import Ablation, default_name
+from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 
 DEFAULT_ADAPTER = "demo"
@@ -89,6 +90,8 @@ class Suite:
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
+    adaptive: AdaptiveConfig | None = None
+    gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
 
     @property
     def root(self) -> Path:
@@ -234,6 +237,7 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
     elif isinstance(judge, dict):
         line, col = where(("judge",))
         problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
+    problems += adaptive_problems(raw, file, where)
     for key in ("store", "results", "skills_dir"):
         value = raw.get(key)
         long = [part for part in re.split(r"[/\\]", value) if len(part.encode("utf-8", "replace")) > 255] \
@@ -373,6 +377,8 @@ def load_suite(path: str | Path) -> Suite:
         split=raw.get("split", "all"),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
         executor=_executor(raw.get("executor")),
+        adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
+        gate=raw.get("gate", "mean"),
     )
 
 

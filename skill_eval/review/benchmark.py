@@ -11,6 +11,7 @@ from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.stats import measures as stats
 from skill_eval.stats.credit import arm_credit, variant_credit
+from skill_eval.stats.intervals import arm_interval, lift_interval
 
 SCHEMA_VERSION = 1
 VARIANTS = ("with_skill", "without_skill")
@@ -134,6 +135,7 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
         "rubric_ungraded": _ungraded(graded),
         "cases": len(case_rates),
         "pass_rate": sum(case_rates) / len(case_rates) if case_rates else None,
+        **arm_interval(case_rates, len(graded)),
         "duration_s": {"median": stats.median(durations), "p95": stats.p95(durations),
                        "total": sum(durations)},
         "usage": dict(sorted(usage.items())),
@@ -288,7 +290,7 @@ def _lift(deltas: list[float], minimum_lift: float | None) -> dict[str, Any]:
     met = None if minimum_lift is None else (mean is not None and mean >= minimum_lift - _EPS)
     return {
         "pass_rate": mean, "p_value": p,
-        "ci95": list(stats.bootstrap_ci(deltas)) if deltas else None,
+        **(lift_interval(deltas) if deltas else {"ci95": None}),
         "cases": len(deltas), "nonzero_cases": nonzero,
         "minimum_lift": minimum_lift, "met": met,
         "significant": p is not None and p <= SIGNIFICANCE,

@@ -68,7 +68,17 @@ def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
         has = engine.has_grade(spec)
         items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
     return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
-                   "suite": engine.suite.name})
+                   "suite": engine.suite.name, **_rule_inputs(engine)})
+
+
+def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
+    """The decision rule's settings, only where set (tables without them keep their keys)."""
+    out: dict[str, Any] = {}
+    if engine.adaptive is not None:
+        out["adaptive"] = [engine.adaptive.max_iterations, engine.adaptive.alpha, engine.suite.iterations]
+    if engine.suite.gate != "mean":
+        out["gate"] = engine.suite.gate
+    return out
 
 
 def _stored_inputs_key(path: Path) -> str | None:
@@ -211,6 +221,12 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(engine.suite.name, skill, model, task_cases,
                                 [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift)
+        _audit_flags(bench, task_cases, se.skill.names)
+        if engine.adaptive is not None:
+            from skill_eval.review.sequential import adaptive_block
+
+            bench["adaptive"] = adaptive_block(task_cases, runs, engine.suite.minimum_lift, engine.adaptive,
+                                               engine.suite.iterations)
         if se.ablations:
             bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
@@ -227,6 +243,15 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         for spec, result, grade in rewrite:
             write_run_view(out, spec, result, grade)
     return True
+
+
+def _audit_flags(bench: dict[str, Any], cases: list[Any], names: tuple[str, ...]) -> None:
+    """The grader audits' flags on each case row (free: no run is involved)."""
+    from skill_eval.grade.audit import audit_case
+
+    flags = {c.id: audit_case(c, names).flags for c in cases}
+    for row in bench["cases"]:
+        row["flags"] += [f for f in flags.get(row["id"], ()) if f not in row["flags"]]
 
 
 def _forget_pages(out: Path, everything: bool, specs: list[RunSpec]) -> None:
@@ -290,7 +315,7 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
     from skill_eval.review.render import FORMATS
 
     results = engine.suite.results
-    benches = load_benches(engine)
+    benches = _adjusted(engine, load_benches(engine))
     previous = _previous(results)
     moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]
     for name in formats:
@@ -306,6 +331,18 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
     write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
     write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
     return True
+
+
+def _adjusted(engine: ResultSource, benches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Holm's adjustment across the suite's comparisons, written back into their tables."""
+    from skill_eval.review.multiplicity import adjust
+    from skill_eval.review.render.markdown import benchmark_md
+
+    for i in adjust(benches, engine.suite.gate):
+        out = bench_dir(engine, benches[i]["skill"], benches[i]["model"])
+        write_text(out / "benchmark.json", dump_json(benches[i]))
+        write_text(out / "benchmark.md", benchmark_md(benches[i]))
+    return benches
 
 
 def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.review.render.markdown import loads, pct, plural, pvalue, signed, ungraded_note
+from skill_eval.review.render.statslines import decision_line, holm_note
 
 _SHOWN_FAILURES = 3
 
@@ -19,7 +20,10 @@ def skill_lines(b: dict[str, Any]) -> list[str]:
             if lift.get("indeterminate") and lift.get("pass_rate") is not None else "")
     lines = [f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
              f"lift {signed(lift['pass_rate'])} over {plural(lift['cases'], 'case')}, "
-             f"p={pvalue(lift['p_value'])}{note} -> {b['verdict']}"]
+             f"p={pvalue(lift['p_value'])}{holm_note(lift)}{note} -> {b['verdict']}"]
+    decided = decision_line(b)
+    if decided:
+        lines.append(f"    {decided}")
     ungraded = ungraded_note(b)
     if ungraded:
         lines.append(f"    {ungraded}")

@@ -7,6 +7,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
+
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")
 
@@ -178,6 +180,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
         lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift['met'] else 'NOT met'}.")
+    lines += [x for x in (interval_line(bench), decision_line(bench)) if x]
     parts = parts_line(bench)
     if parts:
         lines.append(parts)
@@ -253,7 +256,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
              pct(b["variants"]["with_skill"]["pass_rate"]),
              pct(b["variants"]["without_skill"]["pass_rate"]),
              f"{signed(b['lift']['pass_rate'])} (n={b['lift']['cases']})",
-             pvalue(b["lift"]["p_value"]) + _ind(b["lift"]),
+             pvalue(b["lift"]["p_value"]) + holm_note(b["lift"]) + _ind(b["lift"]),
              _cost_pair(b), b["verdict"]] for b in benches]
     lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
                                "cost (with / without)", "verdict"]))
@@ -287,6 +290,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
                  *(_ratio(b["triggers"][k]) for k in ("precision", "recall", "accuracy"))] for b in triggered]
         lines.append(_table(rows, ["skill", "model", "queries", "precision", "recall", "accuracy"]))
     lines += ablation_summary_md(benches)
+    lines += decision_summary_md(benches)
     if moved:
         lines += ["", "## Moved since the previous benchmark", ""]
         rows = [[md_text(m["skill"]), md_text(m["id"]), m["status"],
@@ -350,3 +354,16 @@ def ablation_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     return ["", "## Ablations (loss when the part is removed; not in the verdict)", "",
             _table(rows, ["skill", "model", *_ABLATION_HEADERS])]
+
+
+def decision_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
+    """summary.md's table of sequential decisions (empty when no benchmark has one)."""
+    rows = [[md_text(b["skill"]), md_text(b["model"]), a["decision"], ci(a.get("interval")),
+             str(a["iterations"]), str(a["looks"]), str(a["runs"]), str(a["runs_saved"]),
+             md_text(a.get("reason") or "")]
+            for b in benches if (a := b.get("adaptive"))]
+    if not rows:
+        return []
+    return ["", "## Sequential decisions (run --until-decided)", "",
+            _table(rows, ["skill", "model", "decision", "interval", "iterations", "looks", "runs",
+                          "runs saved", "why undecided"])]

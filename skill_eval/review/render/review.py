@@ -29,6 +29,7 @@ from skill_eval.review.render.markdown import (
     usd,
     warnings,
 )
+from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 
 _TEMPLATES = "templates"
 
@@ -81,7 +82,8 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "skill": bench["skill"], "model": bench["model"], "verdict": bench["verdict"],
         "cases": len(bench["cases"]),
         "with": pct(v["with_skill"]["pass_rate"]), "without": pct(v["without_skill"]["pass_rate"]),
-        "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})", "p": pvalue(lift["p_value"]),
+        "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})",
+        "p": pvalue(lift["p_value"]) + holm_note(lift),
         "ci": ci(lift["ci95"]), "note": lift_note(bench),
         "indeterminate": bool(lift.get("indeterminate")) and lift.get("pass_rate") is not None,
         "arms": [_arm_row("with skill", v["with_skill"]), _arm_row("without skill", v["without_skill"])],
@@ -91,6 +93,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}.",
+        "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "triggers": None if not trig else
         f"Trigger queries: precision {_r(trig.get('precision'))}, recall {_r(trig.get('recall'))}, "
