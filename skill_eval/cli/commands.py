@@ -155,3 +155,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
     _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
     return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from skill_eval.cli.compare_cmd import compare
+
+    return compare(_load(args), args.against, args.format, args.fail_on_regression, args.alpha)
+
+
+def cmd_bless(args: argparse.Namespace) -> int:
+    from skill_eval.cli.compare_cmd import bless
+
+    return bless(_load(args))

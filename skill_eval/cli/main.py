@@ -16,6 +16,8 @@ COMMANDS = {
     "inspect": "one eval-set file or skill folder: detected format, counts, problems",
     "gc": "drop store entries that no listed suite references",
     "export": "write results in another tool's layout (skill-creator, agentskills)",
+    "compare": "what an edit of a skill did: per case before/after, the paired change and its p",
+    "bless": "write <suite>.baseline.json from the stored results, for compare --against baseline",
 }
 
 
@@ -114,6 +116,23 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("suite", metavar="SUITE")
     e.add_argument("--format", required=True, choices=["skill-creator", "agentskills"])
     e.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
+
+    c = sub.add_parser("compare", help=COMMANDS["compare"], description=COMMANDS["compare"])
+    c.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    c.add_argument("--against", default="previous", metavar="previous|baseline|REV",
+                   help="previous (the last recorded version that differs; default), baseline "
+                        "(<suite>.baseline.json), or a git revision")
+    c.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when the with-skill pass rate dropped with p < alpha, or a critical "
+                        "case regressed")
+    c.add_argument("--alpha", type=positive_number, default=0.05, metavar="P",
+                   help="significance level of the gate (default 0.05)")
+    c.add_argument("--format", default="md", choices=["md", "json", "github"])
+    c.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+    b = sub.add_parser("bless", help=COMMANDS["bless"], description=COMMANDS["bless"])
+    b.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    b.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
     return p
 
 

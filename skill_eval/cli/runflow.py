@@ -211,6 +211,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     complete = (not partial and not failures and not engine.progress.errors
                 and not engine.judge_errors and not engine.budget_stopped and engine.fatal is None)
     if complete:
+        from skill_eval.review.history import record_run
+
+        record_run(engine, benches)  # what compare and the review page's history read
         by_skill = dict(check.data["by_skill"]) if check is not None else {}
         by_skill.update(fast_entries(engine))
         FastState(store.root, suite.name).save(fp, by_skill, {"exit_code": code}, watch,

@@ -1,0 +1,91 @@
+"""History records made from benchmarks: what a completed run appends (store/history.py keeps
+them), and the current version's record, built from the store, that ``compare`` and ``bless``
+set against another version."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skill_eval.review.source import ResultSource
+from skill_eval.review.tables import models, skill_specs, stored_records
+from skill_eval.store.gitinfo import head
+from skill_eval.store.history import ARMS, CaseCounts, History, HistoryRecord
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _run_keys(engine: ResultSource, skill: str, model: str) -> dict[str, dict[str, list[list[Any]]]]:
+    out: dict[str, dict[str, list[list[Any]]]] = {}
+    for spec in skill_specs(engine, skill):
+        if spec.model != model or spec.variant not in ARMS or spec.case.kind != "task":
+            continue
+        arms = out.setdefault(spec.case.id, {a: [] for a in ARMS})
+        arms[spec.variant].append([spec.iteration, spec.key, engine.grade_key(spec)])
+    for arms in out.values():
+        for runs in arms.values():
+            runs.sort()
+    return out
+
+
+def _counts(arm: Mapping[str, Any]) -> tuple[int, int]:
+    return (int(arm["passed"]), int(arm["graded"]))
+
+
+def record_of(engine: ResultSource, bench: Mapping[str, Any], git: tuple[str, bool] | None,
+              date: str) -> HistoryRecord:
+    """The history record of one benchmark (one skill x model); keeps its run keys blob."""
+    skill, model = str(bench["skill"]), str(bench["model"])
+    v, lift = bench["variants"], bench["lift"]
+    cases = {str(c["id"]): CaseCounts(_counts(c["with_skill"]), _counts(c["without_skill"]))
+             for c in bench["cases"]}
+    runs = History(engine.store, engine.suite.name).put_runs(_run_keys(engine, skill, model))
+    return HistoryRecord(
+        suite=engine.suite.name, skill=skill, model=model, skill_hash=engine.plan.skills[skill].digest,
+        date=date, git=git, cases=cases,
+        pass_rate={a: v[a]["pass_rate"] for a in ARMS},
+        lift={"pass_rate": lift["pass_rate"], "p_value": lift["p_value"], "ci95": lift["ci95"]},
+        cost_usd={a: v[a].get("cost_usd") for a in ARMS}, runs=runs)
+
+
+def git_state(engine: ResultSource, skill: str) -> tuple[str, bool] | None:
+    se = next((s for s in engine.project.skills if s.skill.name == skill), None)
+    if se is None:
+        return None
+    return head(engine.suite.path.parent, [se.skill.path])
+
+
+def record_run(engine: ResultSource, benches: Sequence[Mapping[str, Any]]) -> list[HistoryRecord]:
+    """After a complete run: append a record per planned skill x model (a repeat of a pair's
+    last record is not appended). Returns what was added."""
+    planned = set(engine.plan.skills)
+    date = now_iso()
+    records = [record_of(engine, b, git_state(engine, str(b["skill"])), date)
+               for b in benches if b.get("skill") in planned]
+    return History(engine.store, engine.suite.name).append(records)
+
+
+def current_benches(engine: ResultSource) -> list[dict[str, Any]]:
+    """Each planned skill x model's benchmark, from what the store holds now (nothing is run or
+    written under results/): what compare and bless set against another version."""
+    from skill_eval.review.benchmark import VARIANTS, RunRecord, build_benchmark
+
+    out = []
+    for se in engine.project.skills:
+        tasks = [c for c in se.cases if c.kind == "task"]
+        for model in models(engine):
+            specs = [s for s in skill_specs(engine, se.skill.name)
+                     if s.model == model and s.variant in VARIANTS and s.case.kind == "task"]
+            runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
+                    for spec, result, grade in stored_records(engine, specs)]
+            out.append(build_benchmark(engine.suite.name, se.skill.name, model, tasks, runs,
+                                       engine.suite.minimum_lift))
+    return out
+
+
+def current_records(engine: ResultSource) -> list[HistoryRecord]:
+    date = now_iso()
+    return [record_of(engine, b, git_state(engine, str(b["skill"])), date) for b in current_benches(engine)]
