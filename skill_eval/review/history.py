@@ -36,13 +36,14 @@ def _counts(arm: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def record_of(engine: ResultSource, bench: Mapping[str, Any], git: tuple[str, bool] | None,
-              date: str) -> HistoryRecord:
-    """The history record of one benchmark (one skill x model); keeps its run keys blob."""
+              date: str, keep_runs: bool = True) -> HistoryRecord:
+    """The history record of one benchmark (one skill x model); keeps its run keys blob unless
+    ``keep_runs`` is False (then the record names none: it is only looked at)."""
     skill, model = str(bench["skill"]), str(bench["model"])
     v, lift = bench["variants"], bench["lift"]
     cases = {str(c["id"]): CaseCounts(_counts(c["with_skill"]), _counts(c["without_skill"]))
              for c in bench["cases"]}
-    runs = History(engine.store, engine.suite.name).put_runs(_run_keys(engine, skill, model))
+    runs = History(engine.store, engine.suite.name).put_runs(_run_keys(engine, skill, model)) if keep_runs else None
     return HistoryRecord(
         suite=engine.suite.name, skill=skill, model=model, skill_hash=engine.plan.skills[skill].digest,
         date=date, git=git, cases=cases,
