@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from suitekit import Kit
 from skill_eval.fs.hashing import HashCache, tree_digest
 from skill_eval.intake.schemas_io import validator
 from skill_eval.store.gitinfo import head, skill_hash_at
-from skill_eval.store.history import CaseCounts, History, HistoryRecord
+from skill_eval.store.history import CaseCounts, History, HistoryRecord, _line
 from skill_eval.store.store import Store
 
 
@@ -45,15 +46,20 @@ def test_a_damaged_line_is_skipped_and_counted_and_appending_goes_on(tmp_path: P
         f.write('{"not": "a record"}\n{broken')
     assert len(history.records()) == 1 and history.damaged == 2
     history.append([record(passed=2)])
-    assert [r.cases["c"].with_skill for r in history.records()] == [(1, 2), (2, 2)]
+    assert [r.pass_rate["with_skill"] for r in history.records()] == [0.5, 1.0]
 
 
-def test_run_keys_are_kept_apart_by_content(tmp_path: Path):
+def test_the_detail_is_kept_apart_by_content_and_its_loss_is_not_a_crash(tmp_path: Path):
     history = History(Store(tmp_path / "store"), "s")
     runs = {"c": {"with_skill": [[1, "k1", "g1"]], "without_skill": [[1, "k2", "g2"]]}}
-    digest = history.put_runs(runs)
-    assert history.put_runs(runs) == digest and history.get_runs(digest) == runs
-    assert history.get_runs(None) is None and history.get_runs("f" * 64) is None
+    counts = {"c": CaseCounts((1, 1), (0, 1))}
+    digest = history.put_detail(counts, runs)
+    assert history.put_detail(counts, runs) == digest
+    r = dataclasses.replace(record(), cases=None, detail=digest)
+    assert history.runs(r) == runs and history.detailed(r).cases == counts
+    assert json.loads(_line(r))["cases"] == 0 and len(_line(r)) < 600  # the line holds no case
+    gone = dataclasses.replace(r, detail="f" * 64)
+    assert history.runs(gone) is None and history.detailed(gone) is None
 
 
 @pytest.mark.slow
@@ -64,8 +70,9 @@ def test_a_complete_run_records_and_gc_keeps_the_history(tmp_path: Path):
     lines = path.read_text().splitlines()
     assert [json.loads(x)["skill"] for x in lines] == ["alpha", "beta"]
     first = json.loads(lines[0])
-    assert first["cases"] == {"a1": {"with_skill": [1, 1], "without_skill": [0, 1]},
-                              "a2": {"with_skill": [1, 1], "without_skill": [0, 1]}}
+    assert first["cases"] == 2
+    detail = History(Store(kit.store), "kit").detailed(History(Store(kit.store), "kit").records()[0])
+    assert detail.cases == {"a1": CaseCounts((1, 1), (0, 1)), "a2": CaseCounts((1, 1), (0, 1))}
     assert first["git"] is None and first["lift"]["pass_rate"] == 1.0
     assert kit.run("--only", "alpha/*", "--force")[0] == 0  # partial: not a version of the suite
     assert path.read_text().splitlines() == lines
@@ -75,8 +82,8 @@ def test_a_complete_run_records_and_gc_keeps_the_history(tmp_path: Path):
     code, out, err = kit.cli("gc", "suite.yaml")
     assert code == 0, err
     assert len(path.read_text().splitlines()) == 3
-    runs = History(Store(kit.store), "kit").records()[0].runs
-    assert History(Store(kit.store), "kit").get_runs(runs)  # the old version's keys survive gc too
+    history = History(Store(kit.store), "kit")
+    assert history.runs(history.records()[0])  # the old version's detail survives gc too
 
 
 def git(root: Path, *args: str) -> str:

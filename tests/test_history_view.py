@@ -57,7 +57,7 @@ def test_without_another_version_there_is_no_compare_table_or_strip(tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_a_regressed_case_shows_both_versions_and_the_strip_two_versions_in_a_browser(browser, tmp_path: Path):  # noqa: F811
+def test_a_regressed_case_shows_both_versions_and_the_history_strip_in_a_browser(browser, tmp_path: Path):  # noqa: F811
     kit = edited_suite(tmp_path)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()

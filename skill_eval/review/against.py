@@ -30,13 +30,14 @@ def critical_cases(engine: ResultSource, skill: str) -> set[str]:
 
 
 def _no_runs(r: HistoryRecord) -> bool:
-    return not any(c.with_skill[1] for c in r.cases.values())
+    return not any(c.with_skill[1] for c in (r.cases or {}).values())
 
 
 def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
             ) -> list[Comparison | Missing]:
     suite = engine.suite
-    history = by_pair(History(engine.store, suite.name).records())
+    store_history = History(engine.store, suite.name)
+    history = by_pair(store_history.records())
     run_hint = f"skill-eval run {display_path(suite.path)}"
     base: dict[tuple[str, str], HistoryRecord] | None = None
     if against == "baseline":
@@ -55,7 +56,7 @@ def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
         if against == "previous":
             other = previous_of(records, now.skill_hash)
             why = (f"{who}: no earlier version of the skill is recorded in the store's history "
-                   f"({display_path(History(engine.store, suite.name).path)}); a version is recorded by each "
+                   f"({display_path(store_history.path)}); a version is recorded by each "
                    f"complete '{run_hint}', so run the suite before you edit the skill, or compare "
                    "against 'baseline' or a git revision")
         elif against == "baseline":
@@ -72,8 +73,13 @@ def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
             out.append(Missing(now.skill, now.model, why if not only_now else
                                f"{who}: unchanged since it was first recorded (one version in the history)",
                                fatal=not only_now))
+            continue
+        full = store_history.detailed(other)
+        if full is None:
+            out.append(Missing(now.skill, now.model, f"{who}: the per-case results of version {other.label} "
+                                                     f"are gone from the store; run that version again"))
         else:
-            out.append(compare(against, other, now, critical_cases(engine, now.skill)))
+            out.append(compare(against, full, now, critical_cases(engine, now.skill)))
     return out
 
 

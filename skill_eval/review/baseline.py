@@ -32,7 +32,8 @@ def _arm(counts: tuple[int, int], keys: Sequence[str]) -> dict[str, Any]:
 def baseline_json(suite: str, records: Sequence[HistoryRecord], history: History) -> dict[str, Any]:
     skills: dict[str, dict[str, Any]] = {}
     for r in sorted(records, key=lambda r: r.pair):
-        keys = history.get_runs(r.runs) or {}
+        assert r.cases is not None  # the current version's records, made with their cases
+        keys = history.runs(r) or {}
         cases = {cid: {arm: _arm(c.arm(arm), [k[1] for k in keys.get(cid, {}).get(arm, [])]) for arm in ARMS}
                  for cid, c in sorted(r.cases.items())}
         skills.setdefault(r.skill, {})[r.model] = {

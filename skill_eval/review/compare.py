@@ -148,6 +148,8 @@ def compare(against: str, before: HistoryRecord, after: HistoryRecord,
             critical: Iterable[str] = ()) -> Comparison:
     """Cases in the current version's order, then those only the other version had."""
     crit = set(critical)
+    if before.cases is None or after.cases is None:
+        raise ValueError("compare needs both records with their cases (History.detailed)")
     ids = list(after.cases) + [c for c in before.cases if c not in after.cases]
     changes = tuple(CaseChange(cid, before.cases[cid].with_skill if cid in before.cases else None,
                                after.cases[cid].with_skill if cid in after.cases else None, cid in crit)

@@ -37,19 +37,21 @@ def _counts(arm: Mapping[str, Any]) -> tuple[int, int]:
 
 def record_of(engine: ResultSource, bench: Mapping[str, Any], git: tuple[str, bool] | None,
               date: str, keep_runs: bool = True) -> HistoryRecord:
-    """The history record of one benchmark (one skill x model); keeps its run keys blob unless
-    ``keep_runs`` is False (then the record names none: it is only looked at)."""
+    """The history record of one benchmark (one skill x model); keeps its detail (per-case
+    counts and run keys) unless ``keep_runs`` is False (then the record names none: it is only
+    looked at)."""
     skill, model = str(bench["skill"]), str(bench["model"])
     v, lift = bench["variants"], bench["lift"]
     cases = {str(c["id"]): CaseCounts(_counts(c["with_skill"]), _counts(c["without_skill"]))
              for c in bench["cases"]}
-    runs = History(engine.store, engine.suite.name).put_runs(_run_keys(engine, skill, model)) if keep_runs else None
+    history = History(engine.store, engine.suite.name)
+    detail = history.put_detail(cases, _run_keys(engine, skill, model)) if keep_runs else None
     return HistoryRecord(
         suite=engine.suite.name, skill=skill, model=model, skill_hash=engine.plan.skills[skill].digest,
         date=date, git=git, cases=cases,
         pass_rate={a: v[a]["pass_rate"] for a in ARMS},
         lift={"pass_rate": lift["pass_rate"], "p_value": lift["p_value"], "ci95": lift["ci95"]},
-        cost_usd={a: v[a].get("cost_usd") for a in ARMS}, runs=runs)
+        cost_usd={a: v[a].get("cost_usd") for a in ARMS}, detail=detail)
 
 
 def git_state(engine: ResultSource, skill: str) -> tuple[str, bool] | None:

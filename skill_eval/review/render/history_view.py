@@ -42,7 +42,7 @@ def compare_block(c: Comparison) -> dict[str, Any]:
 
 
 def _same_version(a: HistoryRecord, b: HistoryRecord) -> bool:
-    return a.skill_hash == b.skill_hash and dict(a.cases) == dict(b.cases)
+    return (a.skill_hash, dict(a.pass_rate), dict(a.lift)) == (b.skill_hash, dict(b.pass_rate), dict(b.lift))
 
 
 def strip(records: Sequence[HistoryRecord], current: HistoryRecord) -> dict[str, Any] | None:
@@ -72,8 +72,10 @@ def strip(records: Sequence[HistoryRecord], current: HistoryRecord) -> dict[str,
             "x": _PAD + i * _STEP, "with": y_rate(r.pass_rate.get("with_skill")),
             "without": y_rate(r.pass_rate.get("without_skill")), "lift": y_lift(r.lift.get("pass_rate")),
             "lo": y_lift(ci[0]) if ci else None, "hi": y_lift(ci[1]) if ci else None,
-            "title": f"{r.label}{' ' + r.date if r.date else ''}: with {pct(r.pass_rate.get('with_skill'))}, "
-                     f"without {pct(r.pass_rate.get('without_skill'))}, lift {signed(r.lift.get('pass_rate'))}"
+            "title": f"{r.label}{' ' + r.date if r.date else ''}: "
+                     f"with {pct(r.pass_rate.get('with_skill'))}, "
+                     f"without {pct(r.pass_rate.get('without_skill'))}, "
+                     f"lift {signed(r.lift.get('pass_rate'))}"
                      + (f" [{ci[0] * 100:+.1f}, {ci[1] * 100:+.1f}] pp" if ci else ""),
             "current": r is versions[-1],
         })
@@ -128,7 +130,9 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
         elif records.get((str(b["skill"]), str(b["model"]))):
             # Not planned this time (the fast path planned only changed skills): unchanged since
             # its last complete run, which is its last record.
-            current.append(records[(str(b["skill"]), str(b["model"]))][-1])
+            last = history.detailed(records[(str(b["skill"]), str(b["model"]))][-1])
+            if last is not None:
+                current.append(last)
     against = "baseline" if baseline_path(engine.suite.path).is_file() else "previous"
     try:
         found = resolve(engine, current, against)
@@ -144,8 +148,8 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
         c = comparisons.get(pair)
         if c is None:
             continue
-        source = c.before if c.before.runs else latest_with_hash(records.get(pair, []), c.before.skill_hash)
-        keys = history.get_runs(source.runs if source is not None else None)
+        source = c.before if c.before.detail else latest_with_hash(records.get(pair, []), c.before.skill_hash)
+        keys = history.runs(source) if source is not None else None
         if not keys:
             continue
         for case in skill_data["cases"]:
