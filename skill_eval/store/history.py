@@ -117,6 +117,7 @@ class History:
         self.store = store
         self.path = store.root / FOLDER / f"{path_component(suite)}.jsonl"
         self.damaged = 0  # lines skipped by the last read (not valid records)
+        self._details: dict[str, dict[str, Any] | None] = {}  # by digest: content-addressed, never stale
 
     def records(self) -> list[HistoryRecord]:
         """Every valid record, oldest first (without its detail); a line that is not one is
@@ -185,9 +186,11 @@ class History:
     def _detail(self, digest: str | None) -> dict[str, Any] | None:
         if not digest:
             return None
-        blob = self.store.get_json(DETAIL_KIND, digest)
-        check = quick_test("history-detail") or validator("history-detail").is_valid
-        return blob["cases"] if blob is not None and check(blob) else None
+        if digest not in self._details:
+            blob = self.store.get_json(DETAIL_KIND, digest)
+            check = quick_test("history-detail") or validator("history-detail").is_valid
+            self._details[digest] = blob["cases"] if blob is not None and check(blob) else None
+        return self._details[digest]
 
     def detailed(self, record: HistoryRecord) -> HistoryRecord | None:
         """The record with its per-case counts; None when its detail is gone from the store."""
