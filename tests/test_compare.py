@@ -163,3 +163,26 @@ def test_cases_added_removed_or_without_graded_runs_are_not_paired():
     assert {x.id: x.status for x in c.cases} == {"a": "improved", "new": "added", "err": "unknown",
                                                  "gone": "removed"}
     assert c.deltas == [0.5] and CaseChange("x", (1, 2), (1, 2)).status == "same"
+
+
+@pytest.mark.slow
+def test_report_github_carries_the_compare_table_and_an_annotation_per_regressed_case(tmp_path: Path):
+    kit = keyed_kit(tmp_path)
+    assert kit.run()[0] == 0
+    code, out, err = kit.cli("report", "suite.yaml", "--format", "github")
+    assert code == 0 and "regressed since" not in out  # one version so far: nothing to compare
+    assert "What changed since" not in (kit.results / "github-summary.md").read_text()
+    assert kit.cli("bless", "suite.yaml")[0] == 0
+    (kit.skill_dir("alpha") / "SKILL.md").write_text(V2)
+    assert kit.run()[0] == 1
+    code, out, err = kit.cli("report", "suite.yaml", "--format", "github")
+    assert code == 0, err
+    summary = (kit.results / "github-summary.md").read_text()
+    assert "What changed since the compared version" in summary and "Regressed: c1, c2." in summary
+    regressed_lines = [line for line in out.splitlines() if "regressed since baseline" in line]
+    assert len(regressed_lines) == 2
+    assert regressed_lines[0].startswith("::warning file=skills/alpha/evals/evals.json,line=")
+    assert regressed_lines[1].startswith("::error ") and "case c2" in regressed_lines[1]  # critical
+
+    code, out, err = kit.cli("compare", "suite.yaml", "--against", "baseline", "--format", "github")
+    assert code == 0 and sum("regressed since baseline" in line for line in out.splitlines()) == 2

@@ -316,6 +316,12 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     benches = load_benches(engine)
     moved = _moved(project.suite.results)
     page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
+    compared: list[str] = []
+    if fmt == "github":
+        from skill_eval.cli.compare_cmd import github_compare
+
+        table, compared = github_compare(engine, project, benches)
+        page += table
     text = redact(page)
     if out is None and fmt == "github":
         # stdout is for the runner's workflow commands; the step summary goes to a file.
@@ -330,8 +336,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if fmt == "github":
         from skill_eval.review.render.github import annotations
 
-        for line in annotations(benches):
-            print(line)
+        for line in annotations(benches) + compared:
+            print(redact(line))
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
     # The report was written: that is this command's success (the verdict's exit code is

@@ -5,12 +5,15 @@ What cannot be found is a Missing that says what to run to get it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from skill_eval.errors import InvalidInput
 from skill_eval.model.config import display_path
 from skill_eval.review.baseline import baseline_path, read_baseline
 from skill_eval.review.compare import Comparison, by_pair, compare, latest_with_hash, previous_of
+from skill_eval.review.history import now_iso, record_of
 from skill_eval.review.source import ResultSource
 from skill_eval.store.gitinfo import skill_hash_at
 from skill_eval.store.history import History, HistoryRecord
@@ -94,3 +97,33 @@ def _at_revision(engine: ResultSource, now: HistoryRecord, records: Sequence[His
            f"has no runs stored; to get them, run that version once: git stash; "
            f"git checkout {rev} -- {folder}; {run_hint}; git checkout HEAD -- {folder}; git stash pop")
     return found, why
+
+
+def current_of(engine: ResultSource, benches: Sequence[Mapping[str, Any]], history: History
+               ) -> list[HistoryRecord]:
+    """The current version of each benchmark's skill x model, as a record (not kept)."""
+    records = by_pair(history.records())
+    date = now_iso()
+    current = []
+    for b in benches:
+        pair = (str(b["skill"]), str(b["model"]))
+        if pair[0] in engine.plan.skills:
+            current.append(record_of(engine, b, None, date, keep_runs=False))
+        elif records.get(pair):
+            # Not planned this time (the fast path planned only changed skills): unchanged since
+            # its last complete run, which is its last record.
+            last = history.detailed(records[pair][-1])
+            if last is not None:
+                current.append(last)
+    return current
+
+
+def default_comparisons(engine: ResultSource, current: Sequence[HistoryRecord]) -> list[Comparison]:
+    """What reports compare with unasked: the blessed baseline when there is one, else the
+    previous version; pairs with nothing to compare are left out."""
+    against = "baseline" if baseline_path(engine.suite.path).is_file() else "previous"
+    try:
+        found = resolve(engine, current, against)
+    except InvalidInput:
+        found = resolve(engine, current, "previous")  # a broken baseline: `compare` says why
+    return [c for c in found if isinstance(c, Comparison)]

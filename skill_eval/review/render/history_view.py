@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.errors import InvalidInput
-from skill_eval.review.against import resolve
-from skill_eval.review.baseline import baseline_path
+from skill_eval.review.against import current_of, default_comparisons
 from skill_eval.review.compare import Comparison, by_pair, latest_with_hash
-from skill_eval.review.history import now_iso, record_of
 from skill_eval.review.render.compare_md import SHOWN, headline
 from skill_eval.review.render.markdown import pct, signed
 from skill_eval.review.render.review_data import MAX_OUTPUT_CHARS
@@ -122,23 +119,8 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
     page data's cases whose outputs changed since the compared version."""
     history = History(engine.store, engine.suite.name)
     records = by_pair(history.records())
-    date = now_iso()
-    current = []
-    for b in benches:
-        if b.get("skill") in engine.plan.skills:
-            current.append(record_of(engine, b, None, date, keep_runs=False))
-        elif records.get((str(b["skill"]), str(b["model"]))):
-            # Not planned this time (the fast path planned only changed skills): unchanged since
-            # its last complete run, which is its last record.
-            last = history.detailed(records[(str(b["skill"]), str(b["model"]))][-1])
-            if last is not None:
-                current.append(last)
-    against = "baseline" if baseline_path(engine.suite.path).is_file() else "previous"
-    try:
-        found = resolve(engine, current, against)
-    except InvalidInput:
-        found = resolve(engine, current, "previous")  # a broken baseline: `compare` says why
-    comparisons = {(c.skill, c.model): c for c in found if isinstance(c, Comparison)}
+    current = current_of(engine, benches, history)
+    comparisons = {(c.skill, c.model): c for c in default_comparisons(engine, current)}
     now_by_pair = {r.pair: r for r in current}
     strips = []
     for b, skill_data in zip(benches, data.get("skills", []), strict=False):
