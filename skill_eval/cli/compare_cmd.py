@@ -27,7 +27,7 @@ def _engine(project: Project):  # noqa: ANN202
 
 def comparisons(project: Project, against: str) -> tuple[list[Comparison], list[Missing]]:
     from skill_eval.review.against import Missing, resolve
-    from skill_eval.review.history import current_records
+    from skill_eval.review.current import current_records
 
     engine = _engine(project)
     found = resolve(engine, current_records(engine), against)
@@ -75,8 +75,9 @@ def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, 
 
 
 def bless(project: Project) -> int:
-    from skill_eval.review.baseline import baseline_json, baseline_path, write_baseline
-    from skill_eval.review.history import current_records
+    from skill_eval.review.baseline import baseline_json, baseline_path, baseline_text
+    from skill_eval.review.current import current_records
+    from skill_eval.review.tables import write_text
     from skill_eval.store.history import History
 
     engine = _engine(project)
@@ -89,7 +90,7 @@ def bless(project: Project) -> int:
                              f"run the suite first: skill-eval run {display_path(project.suite.path)}")
     path = baseline_path(project.suite.path)
     history = History(engine.store, project.suite.name)
-    write_baseline(path, baseline_json(project.suite.name, records, history))
+    write_text(path, baseline_text(baseline_json(project.suite.name, records, history)))
     n = sum(len(r.cases) for r in records)
     print(f"blessed {len(records)} skill x model pair(s), {n} cases: wrote {display_path(path)} "
           "(commit it: 'skill-eval compare --against baseline' gates on it)")

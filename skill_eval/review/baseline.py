@@ -13,7 +13,6 @@ from typing import Any
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.fs.hashing import key_of
 from skill_eval.intake.schemas_io import schema_problems
-from skill_eval.review.tables import write_text
 from skill_eval.store.history import ARMS, CaseCounts, History, HistoryRecord
 
 SCHEMA_VERSION = 1
@@ -50,8 +49,8 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def write_baseline(path: Path, data: Mapping[str, Any]) -> None:
-    write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+def baseline_text(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def read_baseline(path: Path, display: str) -> list[HistoryRecord] | None:

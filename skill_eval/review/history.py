@@ -1,6 +1,5 @@
 """History records made from benchmarks: what a completed run appends (store/history.py keeps
-them), and the current version's record, built from the store, that ``compare`` and ``bless``
-set against another version."""
+them), and what the review page and ``compare`` set against another version."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.source import ResultSource
-from skill_eval.review.tables import models, skill_specs, stored_records
 from skill_eval.store.gitinfo import head
 from skill_eval.store.history import ARMS, CaseCounts, History, HistoryRecord
 
@@ -20,8 +18,9 @@ def now_iso() -> str:
 
 def _run_keys(engine: ResultSource, skill: str, model: str) -> dict[str, dict[str, list[list[Any]]]]:
     out: dict[str, dict[str, list[list[Any]]]] = {}
-    for spec in skill_specs(engine, skill):
-        if spec.model != model or spec.variant not in ARMS or spec.case.kind != "task":
+    for spec in engine.plan.runs:
+        if (spec.skill_name, spec.model) != (skill, model) or spec.variant not in ARMS \
+                or spec.case.kind != "task":
             continue
         arms = out.setdefault(spec.case.id, {a: [] for a in ARMS})
         arms[spec.variant].append([spec.iteration, spec.key, engine.grade_key(spec)])
@@ -69,26 +68,3 @@ def record_run(engine: ResultSource, benches: Sequence[Mapping[str, Any]]) -> li
     records = [record_of(engine, b, git_state(engine, str(b["skill"])), date)
                for b in benches if b.get("skill") in planned]
     return History(engine.store, engine.suite.name).append(records)
-
-
-def current_benches(engine: ResultSource) -> list[dict[str, Any]]:
-    """Each planned skill x model's benchmark, from what the store holds now (nothing is run or
-    written under results/): what compare and bless set against another version."""
-    from skill_eval.review.benchmark import VARIANTS, RunRecord, build_benchmark
-
-    out = []
-    for se in engine.project.skills:
-        tasks = [c for c in se.cases if c.kind == "task"]
-        for model in models(engine):
-            specs = [s for s in skill_specs(engine, se.skill.name)
-                     if s.model == model and s.variant in VARIANTS and s.case.kind == "task"]
-            runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
-                    for spec, result, grade in stored_records(engine, specs)]
-            out.append(build_benchmark(engine.suite.name, se.skill.name, model, tasks, runs,
-                                       engine.suite.minimum_lift))
-    return out
-
-
-def current_records(engine: ResultSource) -> list[HistoryRecord]:
-    date = now_iso()
-    return [record_of(engine, b, git_state(engine, str(b["skill"])), date) for b in current_benches(engine)]
