@@ -186,3 +186,15 @@ def test_report_github_carries_the_compare_table_and_an_annotation_per_regressed
 
     code, out, err = kit.cli("compare", "suite.yaml", "--against", "baseline", "--format", "github")
     assert code == 0 and sum("regressed since baseline" in line for line in out.splitlines()) == 2
+
+
+def test_a_broken_baseline_or_critical_flag_is_invalid_input_not_a_crash(tmp_path: Path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    assert kit.run()[0] == 0
+    (kit.root / "suite.baseline.json").write_text('{"schema_version": 1, "suite": "kit", "skils": {}}')
+    code, _, err = kit.cli("compare", "suite.yaml", "--against", "baseline")
+    assert code == 2 and "suite.baseline.json" in err and "skils" in err and "Traceback" not in err
+    assert kit.run("--force")[0] == 0  # the page falls back to the previous version
+    kit.edit_case("alpha", "a1", critical="yes")
+    code, _, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "critical must be true or false" in err

@@ -43,17 +43,18 @@ def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, 
     import json
 
     from skill_eval.review.render.compare_md import compare_annotations, compare_json, compare_md
+    from skill_eval.store.redact import redact
 
     found, missing = comparisons(project, against)
     notes = [m.message for m in missing]
     if fmt == "json":
-        print(json.dumps(compare_json(found, notes, against, alpha), indent=2, sort_keys=True))
+        print(redact(json.dumps(compare_json(found, notes, against, alpha), indent=2, sort_keys=True)))
     else:
-        text = compare_md(found, notes, alpha)
+        text = redact(compare_md(found, notes, alpha))
         print(text, end="")
         if fmt == "github":
             for line in compare_annotations(found, case_places(project), alpha):
-                print(line)
+                print(redact(line))
             summary = os.environ.get("GITHUB_STEP_SUMMARY")
             if summary:
                 with open(summary, "a", encoding="utf-8") as f:

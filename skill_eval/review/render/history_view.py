@@ -21,7 +21,7 @@ from skill_eval.review.source import ResultSource
 from skill_eval.store.history import History, HistoryRecord
 
 STRIP_VERSIONS = 20
-_W, _TOP, _RATE_H, _GAP, _LIFT_H, _STEP, _PAD = 260, 6, 44, 10, 36, 24, 14
+_W, _TOP, _RATE_H, _GAP, _LIFT_H, _PAD = 260, 6, 44, 10, 36, 14
 
 
 def _arm(counts: tuple[int, int] | None) -> str:
@@ -62,11 +62,12 @@ def strip(records: Sequence[HistoryRecord], current: HistoryRecord) -> dict[str,
     def y_lift(v: float | None) -> float | None:  # -100 pp .. +100 pp
         return None if v is None else round(lift_top + (1 - (v + 1) / 2) * _LIFT_H, 1)
 
+    step = max(20.0, min(60.0, (_W - 2 * _PAD) / (len(versions) - 1)))
     cols = []
     for i, r in enumerate(versions):
         ci = r.lift.get("ci95")
         cols.append({
-            "x": _PAD + i * _STEP, "with": y_rate(r.pass_rate.get("with_skill")),
+            "x": round(_PAD + i * step, 1), "with": y_rate(r.pass_rate.get("with_skill")),
             "without": y_rate(r.pass_rate.get("without_skill")), "lift": y_lift(r.lift.get("pass_rate")),
             "lo": y_lift(ci[0]) if ci else None, "hi": y_lift(ci[1]) if ci else None,
             "title": f"{r.label}{' ' + r.date if r.date else ''}: "
@@ -80,7 +81,7 @@ def strip(records: Sequence[HistoryRecord], current: HistoryRecord) -> dict[str,
     def line(key: str) -> str:
         return " ".join(f"{c['x']},{c[key]}" for c in cols if c[key] is not None)
 
-    width = max(_W, _PAD * 2 + (len(cols) - 1) * _STEP)
+    width = max(_W, round(_PAD * 2 + (len(cols) - 1) * step))
     return {"width": width, "height": lift_top + _LIFT_H + _TOP, "cols": cols, "with_line": line("with"),
             "without_line": line("without"), "rate_top": _TOP, "rate_bottom": _TOP + _RATE_H,
             "lift_top": lift_top, "lift_zero": y_lift(0.0), "lift_bottom": lift_top + _LIFT_H,
