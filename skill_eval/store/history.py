@@ -27,7 +27,7 @@ from skill_eval.fs.hashing import key_of
 from skill_eval.fs.safenames import path_component
 from skill_eval.intake.schemas_io import quick_test, validator
 from skill_eval.store.redact import redact
-from skill_eval.store.store import Store, _write_atomic
+from skill_eval.store.store import Store, write_atomic
 
 SCHEMA_VERSION = 1
 FOLDER = "history"
@@ -166,7 +166,7 @@ class History:
             existing = b""
         if existing and not existing.endswith(b"\n"):
             existing += b"\n"
-        _write_atomic(self.path, existing + "".join(_line(r) for r in new).encode("utf-8"))
+        write_atomic(self.path, existing + "".join(_line(r) for r in new).encode("utf-8"))
         return new
 
     # -- the detail of a record: per-case counts and the run keys behind them ---------------

@@ -65,6 +65,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
             raise
 
 
+write_atomic = _write_atomic  # whole small files beside the entries (the history) are written so too
+
+
 class Store:
     def __init__(self, root: Path):
         self.root = Path(root)

@@ -17,6 +17,7 @@ from skill_eval.review.compare import Comparison, by_pair, latest_with_hash
 from skill_eval.review.render.compare_md import SHOWN, headline
 from skill_eval.review.render.markdown import pct, signed
 from skill_eval.review.render.review_data import MAX_OUTPUT_CHARS
+from skill_eval.review.samecache import SameOutputs
 from skill_eval.review.source import ResultSource
 from skill_eval.store.history import History, HistoryRecord
 
@@ -95,15 +96,27 @@ def _checks(grade: Any) -> list[list[Any]]:
             for c in grade.get("checks", [])]
 
 
-def _prev_runs(engine: ResultSource, keys: Mapping[str, Any], case: dict[str, Any]) -> list[dict[str, Any]]:
+def _prev_runs(engine: ResultSource, keys: Mapping[str, Any], case: dict[str, Any],
+               current: Mapping[int, str], same: SameOutputs) -> list[dict[str, Any]]:
     """Per iteration where the with-skill output differs: the compared version's run beside
-    the current one. Runs gone from the store (gc, a fresh clone) are left out."""
+    the current one (``current``: iteration -> the current run's key). Runs gone from the store
+    (gc, a fresh clone) are left out."""
     now = {r["it"]: r for r in case["runs"] if r["arm"] == "with_skill"}
     out = []
     for it, run_key, grade_key in keys.get("with_skill", []):
-        result = engine.store.get_run(run_key, verify=False)
         cur = now.get(it)
-        if result is None or cur is None or result.output[:MAX_OUTPUT_CHARS] == cur["out"]:
+        if cur is None or it not in current or run_key == current[it]:
+            continue
+        read: list[Any] = []
+
+        def equal(key: str = run_key, shown: str = cur["out"], keep: list[Any] = read) -> bool:
+            keep.append(engine.store.get_run(key, verify=False))
+            return keep[0] is None or keep[0].output[:MAX_OUTPUT_CHARS] == shown
+
+        if same.same(run_key, current[it], equal):
+            continue
+        result = read[0] if read else engine.store.get_run(run_key, verify=False)
+        if result is None:
             continue
         grade = engine.store.get_json("grades", grade_key)
         passed = grade.get("passed") is True if isinstance(grade, dict) else None
@@ -123,6 +136,11 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
     current = current_of(engine, benches, history)
     comparisons = {(c.skill, c.model): c for c in default_comparisons(engine, current)}
     now_by_pair = {r.pair: r for r in current}
+    same = SameOutputs(engine.suite.results / ".history-page.json", engine.store)
+    keys_now: dict[tuple[str, str, str], dict[int, str]] = {}
+    for spec in engine.plan.runs:
+        if spec.variant == "with_skill" and (spec.skill_name, spec.model) in comparisons:
+            keys_now.setdefault((spec.skill_name, spec.model, spec.case.id), {})[spec.iteration] = spec.key
     strips = []
     for b, skill_data in zip(benches, data.get("skills", []), strict=False):
         pair = (str(b["skill"]), str(b["model"]))
@@ -136,7 +154,9 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
         if not keys:
             continue
         for case in skill_data["cases"]:
-            runs = _prev_runs(engine, keys.get(case["id"], {}), case)
+            now_keys = keys_now.get((*pair, case["id"]), {})
+            runs = _prev_runs(engine, keys.get(case["id"], {}), case, now_keys, same)
             if runs:
                 case["prev"] = {"label": f"{c.against} {c.before.label}", "runs": runs}
+    same.save()
     return {"compare": [compare_block(c) for c in comparisons.values()], "strips": strips}
