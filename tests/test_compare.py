@@ -46,8 +46,13 @@ def test_an_edit_that_breaks_two_cases_is_named_and_gated_and_the_revert_costs_n
     assert code == 0, err
     code, out, err = kit.cli("bless", "suite.yaml")
     assert code == 0, err
-    baseline = json.loads((kit.root / "suite.baseline.json").read_text())
+    text = (kit.root / "suite.baseline.json").read_text()
+    baseline = json.loads(text)
     assert sorted(baseline["skills"]["alpha"]["default"]["cases"]) == CASES
+    assert [line.strip()[:5] for line in text.splitlines() if '"with_skill": {' in line] == [
+        f'"{c}":' for c in CASES]  # one line per case: a moved case is a one-line diff
+    assert kit.cli("bless", "suite.yaml")[0] == 0
+    assert (kit.root / "suite.baseline.json").read_text() == text  # no dates: blessing again changes nothing
 
     (kit.skill_dir("alpha") / "SKILL.md").write_text(V2)
     assert kit.run()[0] == 1  # with-skill checks fail now

@@ -6,6 +6,7 @@ regression gate works on a fresh machine without the cached store."""
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,24 @@ def _round(value: float | None) -> float | None:
 
 
 def baseline_text(data: Mapping[str, Any]) -> str:
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """Indented JSON with one line per case, sorted: a re-bless that moved one case is a
+    one-line diff."""
+    nonce = secrets.token_hex(8)
+    blocks: dict[str, str] = {}
+    skills: dict[str, Any] = {}
+    for skill, by_model in data["skills"].items():
+        for model, version in by_model.items():
+            token = f"{nonce}-{len(blocks)}"
+            pad = " " * 10
+            lines = [f"{pad}{json.dumps(cid, ensure_ascii=False)}: "
+                     f"{json.dumps(case, sort_keys=True, ensure_ascii=False, separators=(', ', ': '))}"
+                     for cid, case in sorted(version["cases"].items())]
+            blocks[json.dumps(token)] = "{\n" + ",\n".join(lines) + "\n" + " " * 8 + "}" if lines else "{}"
+            skills.setdefault(skill, {})[model] = {**version, "cases": token}
+    text = json.dumps({**data, "skills": skills}, indent=2, sort_keys=True, ensure_ascii=False)
+    for token, block in blocks.items():
+        text = text.replace(token, block)
+    return text + "\n"
 
 
 def read_baseline(path: Path, display: str) -> list[HistoryRecord] | None:
