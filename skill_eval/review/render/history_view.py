@@ -22,7 +22,7 @@ from skill_eval.review.source import ResultSource
 from skill_eval.store.history import History, HistoryRecord
 
 STRIP_VERSIONS = 20
-_W, _TOP, _RATE_H, _GAP, _LIFT_H, _PAD = 260, 6, 44, 10, 36, 14
+_W, _TOP, _RATE_H, _GAP, _LIFT_H, _PAD = 260, 6, 44, 20, 56, 14
 
 
 def _arm(counts: tuple[int, int] | None) -> str:
