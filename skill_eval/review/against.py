@@ -50,7 +50,7 @@ def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
     out: list[Comparison | Missing] = []
     for now in current:
         who = f"{now.skill} ({now.model})"
-        if _no_runs(now):
+        if now.cases is not None and _no_runs(now):
             out.append(Missing(now.skill, now.model, f"{who}: the current version has no graded runs in the "
                                                      f"store; run it first: {run_hint}"))
             continue
@@ -77,12 +77,12 @@ def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
                                f"{who}: unchanged since it was first recorded (one version in the history)",
                                fatal=not only_now))
             continue
-        full = store_history.detailed(other)
-        if full is None:
+        full, full_now = store_history.detailed(other), store_history.detailed(now)
+        if full is None or full_now is None:
             out.append(Missing(now.skill, now.model, f"{who}: the per-case results of version {other.label} "
                                                      f"are gone from the store; run that version again"))
         else:
-            out.append(compare(against, full, now, critical_cases(engine, now.skill)))
+            out.append(compare(against, full, full_now, critical_cases(engine, now.skill)))
     return out
 
 
@@ -101,7 +101,8 @@ def _at_revision(engine: ResultSource, now: HistoryRecord, records: Sequence[His
 
 def current_of(engine: ResultSource, benches: Sequence[Mapping[str, Any]], history: History
                ) -> list[HistoryRecord]:
-    """The current version of each benchmark's skill x model, as a record (not kept)."""
+    """The current version of each benchmark's skill x model, as a record (not kept; for a skill
+    the plan left out, its last record, without its detail)."""
     records = by_pair(history.records())
     date = now_iso()
     current = []
@@ -111,10 +112,8 @@ def current_of(engine: ResultSource, benches: Sequence[Mapping[str, Any]], histo
             current.append(record_of(engine, b, None, date, keep_runs=False))
         elif records.get(pair):
             # Not planned this time (the fast path planned only changed skills): unchanged since
-            # its last complete run, which is its last record.
-            last = history.detailed(records[pair][-1])
-            if last is not None:
-                current.append(last)
+            # its last complete run, which is its last record (its detail is read only if needed).
+            current.append(records[pair][-1])
     return current
 
 
