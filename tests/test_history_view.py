@@ -96,3 +96,22 @@ def test_a_regressed_case_shows_both_versions_and_the_history_strip_in_a_browser
     page_text = (kit.results / "index.html").read_text()
     assert page_text.count('<g class="h-version') == 3  # v1, v2, v1 again
     assert "0 cases unchanged" not in page_text and "4 cases unchanged" in page_text  # as blessed
+
+
+def test_a_skill_the_fast_path_left_out_keeps_its_compare_table(tmp_path: Path):
+    from suitekit import Kit
+
+    kit = Kit.create(tmp_path, iterations=1)  # alpha (a1, a2) and beta (b1)
+    assert kit.run()[0] == 0
+    (kit.skill_dir("alpha") / "SKILL.md").write_text("---\nname: alpha\ndescription: x\n---\nv2\n")
+    assert kit.run()[0] == 0
+    assert page_history_skills(kit) == ["alpha"]
+    (kit.skill_dir("beta") / "evals" / "files" / "b1.txt").write_text("edited fixture\n")
+    code, out, _ = kit.run()
+    assert code == 0 and "1 table to rebuild" in out  # only beta was planned
+    assert page_history_skills(kit) == ["alpha"]  # alpha's comparison is still on the page
+
+
+def page_history_skills(kit) -> list[str]:  # noqa: ANN001
+    page = (kit.results / "index.html").read_text()
+    return re.findall(r'<section class="compare" id="compare-\d+">\s*<h3>(\w+) ', page)
