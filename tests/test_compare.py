@@ -105,6 +105,8 @@ def test_previous_and_baseline_that_do_not_exist_say_how_to_get_them(tmp_path: P
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     code, _, err = kit.cli("compare", "suite.yaml", "--against", "baseline")
     assert code == 2 and "has no graded runs" in err
+    code, _, err = kit.cli("bless", "suite.yaml")
+    assert code == 2 and "not blessed" in err and not (kit.root / "suite.baseline.json").exists()
     assert kit.run()[0] == 0
     code, _, err = kit.cli("compare", "suite.yaml", "--against", "baseline")
     assert code == 2 and "skill-eval bless suite.yaml" in err
@@ -203,3 +205,12 @@ def test_a_broken_baseline_or_critical_flag_is_invalid_input_not_a_crash(tmp_pat
     kit.edit_case("alpha", "a1", critical="yes")
     code, _, err = kit.cli("validate", "suite.yaml")
     assert code == 2 and "critical must be true or false" in err
+
+
+def test_a_case_gates_when_marked_critical_or_holding_a_critical_check_or_rubric_item():
+    from skill_eval.model.cases import Case, Check, RubricItem
+
+    assert not Case("a", "p", checks=(Check("c", "contains"),)).gates
+    assert Case("a", "p", critical=True).gates
+    assert Case("a", "p", checks=(Check("c", "contains", critical=True),)).gates
+    assert Case("a", "p", rubric=(RubricItem("r", "text", critical=True),)).gates
