@@ -98,6 +98,7 @@ def test_a_regressed_case_shows_both_versions_and_the_history_strip_in_a_browser
     assert "0 cases unchanged" not in page_text and "4 cases unchanged" in page_text  # as blessed
 
 
+@pytest.mark.slow
 def test_a_skill_the_fast_path_left_out_keeps_its_compare_table(tmp_path: Path):
     from suitekit import Kit
 
