@@ -14,7 +14,7 @@ def test_an_answer_is_kept_until_either_entry_is_stored_again(tmp_path: Path):
     a, b = "a" * 64, "b" * 64
     for key in (a, b):
         store.put_run(key, AdapterResponse("same text"), 0.1, {})
-    path = tmp_path / "results" / ".history-page.json"
+    path = tmp_path / "store" / "history" / "s.same-outputs.json"
     asked: list[str] = []
 
     def compare() -> bool:

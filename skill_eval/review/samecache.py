@@ -1,7 +1,8 @@
 """Whether a run of the compared version left the same output as the current run of the same
-case and iteration, remembered beside the results (``<results>/.history-page.json``), so a
-page rebuild after one edit reads the two store entries of the runs that changed, not every
-with-skill run of both versions.
+case and iteration, remembered beside the suite's history in the store
+(``<store>/history/<suite>.same-outputs.json``; it holds stat stamps, so it is no part of the
+results folder), so a page rebuild after one edit reads the two store entries of the runs that
+changed, not every with-skill run of both versions.
 
 An answer is kept with the stat stamps of both store entries: an entry stored again under the
 same key (``--force``, a damaged entry re-run) has a new stamp, and the outputs are compared

@@ -136,7 +136,7 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
     current = current_of(engine, benches, history)
     comparisons = {(c.skill, c.model): c for c in default_comparisons(engine, current)}
     now_by_pair = {r.pair: r for r in current}
-    same = SameOutputs(engine.suite.results / ".history-page.json", engine.store)
+    same = SameOutputs(history.path.with_suffix(".same-outputs.json"), engine.store)
     keys_now: dict[tuple[str, str, str], dict[int, str]] = {}
     for spec in engine.plan.runs:
         if spec.variant == "with_skill" and (spec.skill_name, spec.model) in comparisons:
