@@ -174,3 +174,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from skill_eval.cli.plan_cmd import cmd_plan as plan
 
     return plan(args)
+def cmd_compare(args: argparse.Namespace) -> int:
+    from skill_eval.cli.compare_cmd import compare
+
+    return compare(_load(args), args.against, args.format, args.fail_on_regression, args.alpha)
+
+
+def cmd_bless(args: argparse.Namespace) -> int:
+    from skill_eval.cli.compare_cmd import bless
+
+    return bless(_load(args))

@@ -17,6 +17,8 @@ COMMANDS = {
     "gc": "drop store entries that no listed suite references",
     "export": "write results in another tool's layout (skill-creator, agentskills)",
     "plan": "cases, runs and cost needed to detect a lift, from the stored spread of per-case deltas",
+    "compare": "what an edit of a skill did: per case before/after, the paired change and its p",
+    "bless": "write <suite>.baseline.json from the stored results, for compare --against baseline",
 }
 
 
@@ -128,6 +130,23 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--power", type=_fraction, default=0.8, help="chance of detecting it (default 0.8)")
     pl.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided level (default 0.05)")
     pl.add_argument("--json", action="store_true")
+
+    c = sub.add_parser("compare", help=COMMANDS["compare"], description=COMMANDS["compare"])
+    c.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    c.add_argument("--against", default="previous", metavar="previous|baseline|REV",
+                   help="previous (the last recorded version that differs; default), baseline "
+                        "(<suite>.baseline.json), or a git revision")
+    c.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when the with-skill pass rate dropped with p < alpha, or a critical "
+                        "case regressed")
+    c.add_argument("--alpha", type=positive_number, default=0.05, metavar="P",
+                   help="significance level of the gate (default 0.05)")
+    c.add_argument("--format", default="md", choices=["md", "json", "github"])
+    c.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+    b = sub.add_parser("bless", help=COMMANDS["bless"], description=COMMANDS["bless"])
+    b.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    b.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
     return p
 
 

@@ -215,6 +215,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     complete = (not partial and not failures and not engine.progress.errors
                 and not engine.judge_errors and not engine.budget_stopped and engine.fatal is None)
     if complete:
+        from skill_eval.review.history import record_run
+
+        record_run(engine, benches)  # what compare and the review page's history read
         by_skill = dict(check.data["by_skill"]) if check is not None else {}
         by_skill.update(fast_entries(engine))
         FastState(store.root, suite.name).save(fp, by_skill, {"exit_code": code}, watch,
@@ -317,6 +320,12 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     benches = load_benches(engine)
     moved = _moved(project.suite.results)
     page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
+    compared: list[str] = []
+    if fmt == "github":
+        from skill_eval.cli.compare_cmd import github_compare
+
+        table, compared = github_compare(engine, project, benches)
+        page += table
     text = redact(page)
     if out is None and fmt == "github":
         # stdout is for the runner's workflow commands; the step summary goes to a file.
@@ -331,8 +340,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if fmt == "github":
         from skill_eval.review.render.github import annotations
 
-        for line in annotations(benches):
-            print(line)
+        for line in annotations(benches) + compared:
+            print(redact(line))
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
     # The report was written: that is this command's success (the verdict's exit code is

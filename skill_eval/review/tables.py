@@ -355,7 +355,10 @@ def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list
     caches = {out: PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
                                    for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
               for b, out in dirs}
-    page = review_page(benches, moved, review_data(engine.suite.results, dirs, moved, caches))
+    from skill_eval.review.render.history_view import page_history
+
+    data = review_data(engine.suite.results, dirs, moved, caches)
+    page = review_page(benches, moved, data, page_history(engine, benches, data))
     for cache in caches.values():
         cache.save()
     return page

@@ -65,6 +65,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
             raise
 
 
+write_atomic = _write_atomic  # whole small files beside the entries (the history) are written so too
+
+
 class Store:
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -219,9 +222,16 @@ class Store:
             raise ValueError(f"invalid store kind {kind!r}")
         return self.root / kind / key[:2] / f"{key}.json"
 
-    def put_json(self, kind: str, key: str, obj: Any) -> None:
-        """Store a JSON blob (grades, verdicts, ...), every string in it redacted."""
-        _write_atomic(self._json_path(kind, key), _dump(redact_json(obj)))
+    def put_json(self, kind: str, key: str, obj: Any, redacted: bool = False) -> None:
+        """Store a JSON blob (grades, verdicts, ...), every string in it redacted, unless the
+        caller says it redacted what could hold a secret (``redacted``: a big blob of content
+        keys, whose hex digests the entropy rules take a millisecond a hundred to clear; it is
+        written compact, as json's C encoder does it: the indented encoder is pure Python)."""
+        if redacted:
+            data = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        else:
+            data = _dump(redact_json(obj))
+        _write_atomic(self._json_path(kind, key), data)
 
     def get_json(self, kind: str, key: str) -> Any | None:
         path = self._json_path(kind, key)

@@ -115,12 +115,18 @@ def _r(value: float | None) -> str:
 
 
 def review_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]],
-                data: Mapping[str, Any]) -> str:
-    script, style = _asset("review.js"), _asset("review.css")
+                data: Mapping[str, Any], history: Mapping[str, Any] | None = None) -> str:
+    """``history``: the compare table and strips (review/render/history_view.py), if any."""
+    # One script and one stylesheet, each allowed by its hash; the history part rides along.
+    script = _asset("history.js") + "\n" + _asset("review.js")
+    style = _asset("review.css") + _asset("history.css")
+    strips = list((history or {}).get("strips", []))
+    parts = {"compare": list((history or {}).get("compare", [])),
+             "strips": strips + [None] * (len(benches) - len(strips))}
     csp = ("default-src 'none'; script-src " + csp_hash(script) + "; style-src " + csp_hash(style)
            + "; img-src data:; base-uri 'none'; form-action 'none'")
     suite = str(benches[0]["suite"]) if benches else str(data.get("suite", "skill-eval"))
     return _env().get_template("review.html.j2").render(
-        suite=suite, csp=csp, script=script, style=style, data=embed_json(data),
+        suite=suite, csp=csp, script=script, style=style, data=embed_json(data), history=parts,
         benches=[figures(b) for b in benches], moved=len(moved),
         runs=sum(len(c["runs"]) for s in data.get("skills", []) for c in s["cases"] + s["triggers"]))

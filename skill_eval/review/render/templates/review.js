@@ -178,6 +178,10 @@
         add(wrap, dt);
       }
     });
+    // Other parts of the page (history.js: the compared version's outputs) add to a case here.
+    (window.skillEvalDetailHooks || []).forEach(function (hook) {
+      hook(wrap, c, { el: el, add: add, diffLines: diffLines });
+    });
     return wrap;
   }
 
