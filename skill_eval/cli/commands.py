@@ -15,6 +15,21 @@ def _out(line: str = "") -> None:
     print(line, flush=True)
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from skill_eval.cli.init_cmd import init_project, next_steps
+
+    root = Path(args.dir)
+    done = init_project(root, args.skill, args.adapter)
+    for item in done:
+        _out(f"{'wrote' if item.written else 'kept (exists)'}: {item.path}")
+    if not any(item.written for item in done):
+        _out("nothing to write: every file is already there")
+    _out("next:")
+    for step in next_steps(root, args.adapter):
+        _out(f"  {step}")
+    return 0
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from skill_eval.model.project import load_project
 
