@@ -166,7 +166,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     if project.errors:
         raise InvalidInput(project.problems)
     out = Path(args.out) if args.out else project.suite.results / f"export-{args.format}"
+    if args.format == "plugin-eval":
+        return _export_plugin_eval(project, out)
     started = time.monotonic()
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
     _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
+    return 0
+
+
+def _export_plugin_eval(project, out: Path) -> int:  # noqa: ANN001
+    from skill_eval.fs.safenames import path_component
+    from skill_eval.review.export_plugin_eval import export_cases
+
+    total = 0
+    for se in project.skills:
+        n, skipped = export_cases(se.cases, se.skill.name, out / path_component(se.skill.name) / "evals")
+        total += n
+        for why in skipped:
+            _out(f"not written: {why}")
+    _out(f"exported {total} case{'s' * (total != 1)} to {out} (plugin-eval: <skill>/evals/<case>/)")
     return 0

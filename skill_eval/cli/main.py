@@ -16,7 +16,7 @@ COMMANDS = {
     "report": "rebuild tables and reports from the store, without running anything",
     "inspect": "one eval-set file or skill folder: detected format, counts, problems",
     "gc": "drop store entries that no listed suite references",
-    "export": "write results in another tool's layout (skill-creator, agentskills)",
+    "export": "results (skill-creator, agentskills) or eval cases (plugin-eval) in another tool's layout",
 }
 
 
@@ -123,7 +123,9 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("export", help=COMMANDS["export"], description=COMMANDS["export"])
     e.add_argument("suite", metavar="SUITE")
-    e.add_argument("--format", required=True, choices=["skill-creator", "agentskills"])
+    e.add_argument("--format", required=True, choices=["skill-creator", "agentskills", "plugin-eval"],
+                   help="skill-creator, agentskills: the stored results; plugin-eval: the eval cases "
+                        "as a claude plugin eval folder")
     e.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
     return p
 
