@@ -327,7 +327,9 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if fmt == "github":
         from skill_eval.review.render.github import annotations
 
-        for line in annotations(benches):
+        where = {(se.skill.name, c.id): (c.source, c.line) for se in project.skills for c in se.cases
+                 if c.source}
+        for line in annotations(benches, where):
             print(line)
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
