@@ -11,6 +11,11 @@ from pathlib import Path
 from skill_eval.errors import InvalidInput, Problem
 
 
+def count(n: int, word: str) -> str:
+    """``1 skill``, ``2 skills``: a number with its noun."""
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def _out(line: str = "") -> None:
     print(line, flush=True)
 
@@ -54,7 +59,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     warnings = len(all_problems) - errors
     counts = [f"{n} error{'s' * (n != 1)}" for n in (errors,) if n]
     counts += [f"{n} warning{'s' * (n != 1)}" for n in (warnings,) if n]
-    _out(f"Validated {totals[0]} skills, {totals[1]} eval sets, {totals[2]} cases"
+    words = ("skill", "eval set", "case")
+    skills, sets, cases = (count(n, word) for n, word in zip(totals, words, strict=True))
+    _out(f"Validated {skills}, {sets}, {cases}"
          + (f"; {', '.join(counts)}" if counts else ""))
     return 2 if errors else 0
 
@@ -170,7 +177,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_plugin_eval(project, out)
     started = time.monotonic()
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
-    _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
+    _out(f"exported {count(n, 'run')} to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
     return 0
 
 
@@ -184,5 +191,5 @@ def _export_plugin_eval(project, out: Path) -> int:  # noqa: ANN001
         total += n
         for why in skipped:
             _out(f"not written: {why}")
-    _out(f"exported {total} case{'s' * (total != 1)} to {out} (plugin-eval: <skill>/evals/<case>/)")
+    _out(f"exported {count(total, 'case')} to {out} (plugin-eval: <skill>/evals/<case>/)")
     return 0

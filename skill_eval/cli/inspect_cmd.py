@@ -63,8 +63,12 @@ def format_inspect(obj: dict[str, Any] | list[dict[str, Any]], where: str = "") 
             return f"no eval sets found{' in ' + where if where else ''} (looked for evals/*.json|yaml)"
         return "\n".join(format_inspect(item) for item in obj)
     state = "readable" if obj["readable"] else "NOT readable"
-    head = (f"{obj['path']}: {obj['format'] or 'unknown format'}, {obj['cases']} cases, "
-            f"{obj['triggers']} trigger queries, {obj['checks']} checks, {obj['rubric']} rubric items"
+    def n(key: str, word: str, many: str | None = None) -> str:
+        return f"{obj[key]} {word if obj[key] == 1 else many or word + 's'}"
+
+    head = (f"{obj['path']}: {obj['format'] or 'unknown format'}, {n('cases', 'case')}, "
+            f"{n('triggers', 'trigger query', 'trigger queries')}, {n('checks', 'check')}, "
+            f"{n('rubric', 'rubric item')}"
             f" — {state}")
     unmapped = [f"  not graded: {u}" for u in obj.get("unmapped", [])]
     return "\n".join([head, *unmapped, *(f"  {p}" for p in obj["problems"])])

@@ -317,6 +317,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if out is None and fmt == "github":
         # stdout is for the runner's workflow commands; the step summary goes to a file.
         out = project.suite.results / FORMATS[fmt].filename
+    elif out is None and fmt == "html":
+        out = project.suite.results / FORMATS[fmt].filename  # a page is opened, not read in a terminal
     if out is not None:
         with writing(out):
             out.parent.mkdir(parents=True, exist_ok=True)
