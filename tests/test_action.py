@@ -82,7 +82,9 @@ def play(job: Job) -> Job:
         env = {**env_base, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary),
                **{k: job.text(str(v)) for k, v in (step.get("env") or {}).items()}}
         script = job.text(step["run"])
-        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=job.repo, env=env, capture_output=True, text=True, timeout=300)
+        argv = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script]
+        done = subprocess.run(argv, cwd=job.repo,
+                              env=env, capture_output=True, text=True, timeout=300)
         job.codes[step["name"]] = done.returncode
         job.logs[step["name"]] = done.stdout + done.stderr
         job.outputs[sid] = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
