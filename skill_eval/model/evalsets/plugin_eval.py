@@ -23,54 +23,14 @@ from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.evalsets.plugin_graders import GRADER_KEYS, map_grader, skill_fired, skill_named
 
 FORMAT = "plugin_eval"
-PROMPT_KEYS = (
-    "schema_version",
-    "name",
-    "description",
-    "tags",
-    "plugins",
-    "runs",
-    "expected_outcome",
-    "model",
-    "max_turns",
-    "timeout_seconds",
-    "allowed_tools",
-    "append_system_prompt",
-    "env",
-)
-CASE_KEYS = (
-    "schema_version",
-    "name",
-    "description",
-    "tags",
-    "plugins",
-    "runs",
-    "expected_outcome",
-    "execution",
-    "context",
-    "graders",
-)
-EXECUTION_KEYS = (
-    "model",
-    "max_turns",
-    "timeout_seconds",
-    "allowed_tools",
-    "append_system_prompt",
-    "env",
-    "prompt",
-)
+# Keys of prompt.md's frontmatter and case.yaml's top level / execution: section (plugin eval's docs).
+TOP_KEYS = ("schema_version", "name", "description", "tags", "plugins", "runs", "expected_outcome")
+EXECUTION_KEYS = ("model", "max_turns", "timeout_seconds", "allowed_tools", "append_system_prompt", "env")
+PROMPT_KEYS = (*TOP_KEYS, *EXECUTION_KEYS)
+CASE_KEYS = (*TOP_KEYS, "execution", "context", "graders")
 CONTEXT_KEYS = ("scaffold_script", "history_file", "add_dirs")
 # Settings of a claude plugin eval run that the suite's own settings replace here.
-RUN_SETTINGS = (
-    "runs",
-    "model",
-    "max_turns",
-    "timeout_seconds",
-    "allowed_tools",
-    "append_system_prompt",
-    "env",
-    "plugins",
-)
+RUN_SETTINGS = ("runs", *EXECUTION_KEYS, "plugins")
 _SKIP = ("results", "mocks", "node_modules")
 
 
@@ -184,7 +144,7 @@ def read_case(
             return None, [], c.problems, []
         spec = dict(located.data)
         _unknown(c, yaml_file, spec, CASE_KEYS, located, (), "warning")
-        for part, keys in (("execution", EXECUTION_KEYS), ("context", CONTEXT_KEYS)):
+        for part, keys in (("execution", (*EXECUTION_KEYS, "prompt")), ("context", CONTEXT_KEYS)):
             if isinstance(spec.get(part), dict):
                 _unknown(c, yaml_file, spec[part], keys, located, (part,), "warning")
                 spec.update({k: v for k, v in spec[part].items() if k != "graders"})
