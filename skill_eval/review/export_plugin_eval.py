@@ -50,6 +50,8 @@ def grader_for(check: Check, skill: str) -> dict[str, Any] | None:
     p = check.params
     if check.type in ("regex", "not_regex"):
         found = _regex(p["pattern"], check, check.type == "not_regex")
+        if p.get("file") not in (None, "output"):
+            found["target"] = {"source": "file", "path": p["file"]}
     elif check.type in ("contains", "not_contains"):
         found = _regex(_js_escape(p["value"]), check, check.type == "not_contains")
     elif check.type == "contains_any":

@@ -1,10 +1,10 @@
 """``claude plugin eval`` graders → our checks and rubric items, one for one.
 
-regex (on the final message) → ``regex`` / ``not_regex``; ``tool_used`` on ``Skill`` →
+regex (on the final message, or on a file: ``file``) → ``regex`` / ``not_regex``; ``tool_used`` on ``Skill`` →
 ``loaded_skill``; on a shell tool, or without ``input_match`` → ``tool_call`` (min/max kept);
 ``tool_order`` between shell commands or plain tool names → ``tool_call`` with ``order``;
 ``file_exists`` with a plain path → ``file_exists``; ``llm`` → a rubric item for the judge.
-Everything else (a regex on a file, the trace or the created-files list, ``count:N``, a glob,
+Everything else (a regex on the trace or the created-files list, ``count:N``, a glob,
 ``exists: false``, ``baseline``, input matches on tools whose input our events do not carry) is
 returned as *unmapped*, with the reason, for ``inspect`` to name: never dropped silently.
 """
@@ -113,9 +113,16 @@ def map_grader(name: str, grader: dict[str, Any], default_with_only: bool) -> Ma
         if not isinstance(pattern, str) or not pattern:
             return unmapped("a regex grader needs 'pattern' (the body is not read as the pattern)")
         target = grader.get("target", "last_message")
-        if target != "last_message":
+        where: dict[str, Any] = {}
+        if (
+            isinstance(target, dict)
+            and target.get("source") == "file"
+            and isinstance(target.get("path"), str)
+        ):
+            where = {"file": target["path"]}  # the workspace file after the run, as kept
+        elif target != "last_message":
             shown = target.get("source") if isinstance(target, dict) else target
-            return unmapped(f"target {shown!r}: skill-eval's regex checks read the final output only")
+            return unmapped(f"target {shown!r}: skill-eval's regex checks read the output or one kept file")
         match = grader.get("match", "contains")
         if match not in ("contains", "not_contains"):
             return unmapped(f"match {match!r}: only contains and not_contains have a skill-eval check")
@@ -125,7 +132,9 @@ def map_grader(name: str, grader: dict[str, Any], default_with_only: bool) -> Ma
             if "(?i)" in pattern
             else ()
         )
-        return check("regex" if match == "contains" else "not_regex", {"pattern": ours}, sensitive, warns)
+        return check(
+            "regex" if match == "contains" else "not_regex", {"pattern": ours, **where}, sensitive, warns
+        )
     if kind == "tool_used":
         return _tool_used(grader, check, unmapped)
     if kind == "tool_order":
