@@ -145,3 +145,14 @@ def test_export_writes_native_checks_as_graders_and_names_the_rest(tmp_path, cap
     assert case.checks[0].type == "regex" and case.checks[0].params["pattern"] == r"a\.b \(c\)"
     assert [r.text for r in case.rubric] == ["It is polite"]
     assert [f.rel for f in case.fixtures] == ["evals/files/in.txt"]
+
+
+def test_a_skills_evals_folder_with_a_prompt_md_fixture_is_not_a_plugin_suite(tmp_path):
+    _write(tmp_path, {"skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\n",
+                      "skills/s/evals/evals.json": json.dumps({"evals": [{"id": "a", "prompt": "p",
+                                                                          "checks": [{"type": "contains",
+                                                                                      "value": "x"}]}]}),
+                      "skills/s/evals/files/doc/prompt.md": "a fixture that happens to be named prompt.md\n"})
+    from skill_eval.model.evalsets import find_evalsets
+
+    assert find_evalsets(tmp_path / "skills" / "s") == [tmp_path / "skills" / "s" / "evals" / "evals.json"]

@@ -101,8 +101,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
                if not f.source.is_relative_to(suite.skills_dir)]
     # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
-    outside += [str(es.path.parent) for se in project.skills for es in se.evalsets
-                if not es.path.is_relative_to(suite.skills_dir)]
+    # A folder eval set (a plugin's evals/) is watched as itself, not the plugin around it.
+    outside += [str(es.path if es.path.is_dir() else es.path.parent) for se in project.skills
+                for es in se.evalsets if not es.path.is_relative_to(suite.skills_dir)]
     watch = watch_files(adapter.argv, outside)
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))

@@ -54,7 +54,14 @@ def detect(data: Any, path: Path) -> int:
 
 
 def detect_folder(path: Path) -> int:
-    return 95 if path.is_dir() and not _is_case(path) and case_dirs(path) else 0
+    """A plugin eval folder: cases, one at least with graders, and no eval-set files of its own
+    (a skill's evals/ whose fixtures hold a prompt.md is not one)."""
+    own_sets = any(path.glob("evals.*")) or any(path.glob("shared-benchmark.*"))
+    if not path.is_dir() or _is_case(path) or own_sets:
+        return 0
+    cases = case_dirs(path)
+    graded = any((c / "graders").is_dir() or (c / "case.yaml").is_file() for c in cases)
+    return 95 if graded else 0
 
 
 def plugin_root(eval_dir: Path) -> Path:
