@@ -11,8 +11,28 @@ from pathlib import Path
 from skill_eval.errors import InvalidInput, Problem
 
 
+def count(n: int, word: str) -> str:
+    """``1 skill``, ``2 skills``: a number with its noun."""
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def _out(line: str = "") -> None:
     print(line, flush=True)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from skill_eval.cli.init_cmd import init_project, next_steps
+
+    root = Path(args.dir)
+    done = init_project(root, args.skill, args.adapter)
+    for item in done:
+        _out(f"{'wrote' if item.written else 'kept (exists)'}: {item.path}")
+    if not any(item.written for item in done):
+        _out("nothing to write: every file is already there")
+    _out("next:")
+    for step in next_steps(root, args.adapter):
+        _out(f"  {step}")
+    return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -40,7 +60,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     warnings = len(all_problems) - errors
     counts = [f"{n} error{'s' * (n != 1)}" for n in (errors,) if n]
     counts += [f"{n} warning{'s' * (n != 1)}" for n in (warnings,) if n]
-    _out(f"Validated {totals[0]} skills, {totals[1]} eval sets, {totals[2]} cases"
+    words = ("skill", "eval set", "case")
+    skills, sets, cases = (count(n, word) for n, word in zip(totals, words, strict=True))
+    _out(f"Validated {skills}, {sets}, {cases}"
          + (f"; {', '.join(counts)}" if counts else ""))
     return 2 if errors else 0
 
@@ -164,9 +186,25 @@ def cmd_export(args: argparse.Namespace) -> int:
     if project.errors:
         raise InvalidInput(project.problems)
     out = Path(args.out) if args.out else project.suite.results / f"export-{args.format}"
+    if args.format == "plugin-eval":
+        return _export_plugin_eval(project, out)
     started = time.monotonic()
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
-    _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
+    _out(f"exported {count(n, 'run')} to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
+    return 0
+
+
+def _export_plugin_eval(project, out: Path) -> int:  # noqa: ANN001
+    from skill_eval.fs.safenames import path_component
+    from skill_eval.review.export_plugin_eval import export_cases
+
+    total = 0
+    for se in project.skills:
+        n, skipped = export_cases(se.cases, se.skill.name, out / path_component(se.skill.name) / "evals")
+        total += n
+        for why in skipped:
+            _out(f"not written: {why}")
+    _out(f"exported {count(total, 'case')} to {out} (plugin-eval: <skill>/evals/<case>/)")
     return 0
 
 

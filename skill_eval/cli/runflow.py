@@ -105,8 +105,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
                if not f.source.is_relative_to(suite.skills_dir)]
     # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
-    outside += [str(es.path.parent) for se in project.skills for es in se.evalsets
-                if not es.path.is_relative_to(suite.skills_dir)]
+    # A folder eval set (a plugin's evals/) is watched as itself, not the plugin around it.
+    outside += [str(es.path if es.path.is_dir() else es.path.parent) for se in project.skills
+                for es in se.evalsets if not es.path.is_relative_to(suite.skills_dir)]
     watch = watch_files(adapter.argv, outside)
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))
@@ -330,6 +331,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if out is None and fmt == "github":
         # stdout is for the runner's workflow commands; the step summary goes to a file.
         out = project.suite.results / FORMATS[fmt].filename
+    elif out is None and fmt == "html":
+        out = project.suite.results / FORMATS[fmt].filename  # a page is opened, not read in a terminal
     if out is not None:
         with writing(out):
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -340,7 +343,9 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if fmt == "github":
         from skill_eval.review.render.github import annotations
 
-        for line in annotations(benches) + compared:
+        where = {(se.skill.name, c.id): (c.source, c.line) for se in project.skills for c in se.cases
+                 if c.source}
+        for line in annotations(benches, where) + compared:
             print(redact(line))
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")

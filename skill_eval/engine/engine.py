@@ -15,7 +15,7 @@ from typing import Any
 from skill_eval.engine.executors import Executor
 from skill_eval.engine.executors.threads import ThreadsExecutor
 from skill_eval.engine.options import RunOptions
-from skill_eval.engine.reasons import grade_reason, run_reason
+from skill_eval.engine.reasons import grade_reason, remember_grading, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
 from skill_eval.errors import JudgeError, JudgeFatal
 from skill_eval.fs.hashing import HashCache
@@ -275,6 +275,7 @@ class Engine:
                 self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
         self.store.put_json("grades", self.grade_key(spec), grade)
         self.state.record_grade(self.slot(spec), self.keys.material_key(spec), GRADER_VERSION)
+        remember_grading(self.state, spec, self.keys)
         with self.progress.lock:
             self.touched_slots.add(self.slot(spec))
         return grade

@@ -112,6 +112,8 @@ class EvalSet:
     cases: tuple[Case, ...]
     problems: tuple[Problem, ...] = ()
     ablations: tuple[Ablation, ...] = ()  # declared beside the cases (harness manifests)
+    # Graders of the source format that no check or rubric item stands for ("case/grader (type): why").
+    unmapped: tuple[str, ...] = ()
 
     @property
     def tasks(self) -> tuple[Case, ...]:

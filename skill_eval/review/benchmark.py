@@ -136,9 +136,10 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
         "cases": len(case_rates),
         "pass_rate": sum(case_rates) / len(case_rates) if case_rates else None,
         **arm_interval(case_rates, len(graded)),
-        "duration_s": {"median": stats.median(durations), "p95": stats.p95(durations),
-                       "total": sum(durations)},
-        "usage": dict(sorted(usage.items())),
+        # Measurements (seconds, summed usage) without float noise; counts stay exact.
+        "duration_s": {"median": _round(stats.median(durations)), "p95": _round(stats.p95(durations)),
+                       "total": _round(sum(durations))},
+        "usage": {k: v if float(v).is_integer() else _round(v) for k, v in sorted(usage.items())},
         **_cost_totals(records),
     }
 
@@ -197,7 +198,7 @@ def _cost_totals(records: Sequence[RunRecord]) -> dict[str, Any]:
         "cost_usd": cost,
         "runs_with_tokens": with_tokens,
         "runs_with_cost": with_cost,
-        "tokens_per_run": total_tokens / with_tokens if with_tokens else None,
+        "tokens_per_run": _round(total_tokens / with_tokens) if with_tokens else None,
         "cost_usd_per_run": _round(cost / with_cost) if with_cost and cost is not None else None,
         "judge_tokens": _sum_known([usage_tokens(u) for u in judged]) if judged else None,
         "judge_cost_usd": _round(_sum_known([_num(u.get("cost_usd")) for u in judged])) if judged else None,
@@ -214,7 +215,7 @@ def _cost_lift(lift: float | None, variants: Mapping[str, Mapping[str, Any]]) ->
         a, b = w.get(key), wo.get(key)
         return a - b if a is not None and b is not None else None
 
-    return {"extra_tokens_per_run": extra("tokens_per_run"),
+    return {"extra_tokens_per_run": _round(extra("tokens_per_run")),
             "extra_cost_usd_per_run": _round(extra("cost_usd_per_run"))}
 
 
