@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-from jsonschema import Draft202012Validator
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from skill_eval.intake.schemafast import compile_schema
 from skill_eval.intake.schemas_io import load_schema, quick_test, schema_problems, validator
@@ -65,7 +65,8 @@ def test_the_suite_schema_compiles_so_a_valid_suite_needs_no_jsonschema() -> Non
     # A cold store has no "valid suite" marker: the suite is checked by this filter alone.
     quick = quick_test("suite")
     assert quick is not None
-    assert quick({"suite": "s", "adapter": {"command": ["./a.sh"]}, "variants": ["with_skill", "without_skill"]})
+    assert quick({"suite": "s", "adapter": {"command": ["./a.sh"]},
+                  "variants": ["with_skill", "without_skill"]})
     assert not quick({"suite": "s", "variants": ["with_skill", "with_skill"]})
 
 
