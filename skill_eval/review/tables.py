@@ -256,11 +256,12 @@ def _audit_flags(bench: dict[str, Any], cases: list[Any], names: tuple[str, ...]
 
 def _forget_pages(out: Path, everything: bool, specs: list[RunSpec]) -> None:
     """Before views are rewritten, the review page's data of them is dropped (see pagecache)."""
-    from skill_eval.review.pagecache import PageCache, run_rel
+    from skill_eval.review.pagecache import PageCache, SkillPart, run_rel
 
     if everything:
         PageCache.clear(out)
     elif specs:
+        SkillPart.drop(out)
         cache = PageCache(out)
         cache.drop(run_rel(s.iteration, s.case.id, s.variant) for s in specs)
         cache.save()
@@ -346,22 +347,35 @@ def _adjusted(engine: ResultSource, benches: list[dict[str, Any]]) -> list[dict[
 
 
 def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
-    """The review page, with every run's details read from the per-run views under results/."""
-    from skill_eval.review.pagecache import PageCache, run_rel
-    from skill_eval.review.render.review import review_page
-    from skill_eval.review.render.review_data import review_data
-
-    dirs = [(b, bench_dir(engine, b["skill"], b["model"])) for b in benches]
-    caches = {out: PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
-                                   for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
-              for b, out in dirs}
+    """The review page, with every run's details read from the per-run views under results/.
+    A skill whose inputs are as when its share of the page was last made reuses it whole."""
+    from skill_eval.review.pagecache import PageCache, SkillPart, run_rel
     from skill_eval.review.render.history_view import page_history
+    from skill_eval.review.render.review import embed_json, embed_parts, page_runs, render_page
+    from skill_eval.review.render.review_data import bench_entry, moved_ids
 
-    data = review_data(engine.suite.results, dirs, moved, caches)
-    page = review_page(benches, moved, data, page_history(engine, benches, data))
-    for cache in caches.values():
-        cache.save()
-    return page
+    results = engine.suite.results
+    parts, runs = [], 0
+    for b in benches:
+        out = bench_dir(engine, b["skill"], b["model"])
+        ids = moved_ids(b, moved)
+        part = SkillPart(out, key_of([str(results), str(out), b.get(INPUTS_FIELD), sorted(ids)]))
+        kept = part.load() if b.get(INPUTS_FIELD) else None
+        if kept is None:
+            cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
+                                    for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
+            entry = bench_entry(results, out, b, ids, cache)
+            cache.save()
+            kept = embed_json(entry), page_runs(entry)
+            part.save(*kept)
+        parts.append(kept[0])
+        runs += kept[1]
+    suite = str(benches[0]["suite"]) if benches else "skill-eval"
+    # The history parts (the compare table, the strips, the previous version's outputs) depend on
+    # the store's history, not on a skill's inputs: they are attached to the whole data afresh.
+    data = json.loads(embed_parts(suite, parts))
+    history = page_history(engine, benches, data)
+    return render_page(benches, moved, embed_json(data), runs, suite, history)
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:

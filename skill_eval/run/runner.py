@@ -16,6 +16,7 @@ from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
+from skill_eval.run import janitor
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, parse_response, replay_key
@@ -60,9 +61,10 @@ def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | Non
     return None
 
 
-def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
+def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False) -> RunResult | RunError:
     """Run ``spec`` through its adapter and store the outcome; return the stored (redacted)
-    result or the error."""
+    result or the error. ``tidy_later``: the workspace is removed in the background (see
+    run/janitor.py; whoever passes it drains the janitor before its command ends)."""
     start = time.perf_counter()
     try:
         workspace = prepare_workspace(spec)
@@ -79,7 +81,12 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
         kept, dropped = workspace.kept_files(suite.max_output_bytes) if ok else ([], {})
         return conclude(spec, suite, store, proc, replay_key(request), kept, dropped)
     finally:
-        workspace.remove()
+        if tidy_later:
+            # Its processes are dead and its files read: nothing waits for the folder to go
+            # (a stop on a signal removes live workspaces itself).
+            janitor.later(workspace.remove)
+        else:
+            workspace.remove()
 
 
 def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,

@@ -153,6 +153,12 @@ def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any]
             "cases": cases, "triggers": triggers}
 
 
+def moved_ids(bench: Mapping[str, Any], moved: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The ids of ``bench``'s cases among the moved ones."""
+    return {str(m["id"]) for m in moved if m.get("skill") == bench["skill"]
+            and m.get("model") in (None, bench["model"])}
+
+
 def review_data(results: Path | None, benches: Sequence[tuple[Mapping[str, Any], Path | None]],
                 moved: Sequence[Mapping[str, Any]],
                 caches: Mapping[Path, PageCache] | None = None) -> dict[str, Any]:
@@ -161,8 +167,6 @@ def review_data(results: Path | None, benches: Sequence[tuple[Mapping[str, Any],
     suite = str(benches[0][0]["suite"]) if benches else "skill-eval"
     out = []
     for bench, folder in benches:
-        moved_ids = {str(m["id"]) for m in moved if m.get("skill") == bench["skill"]
-                     and m.get("model") in (None, bench["model"])}
         cache = (caches or {}).get(folder) if folder is not None else None
-        out.append(bench_entry(results, folder, bench, moved_ids, cache))
+        out.append(bench_entry(results, folder, bench, moved_ids(bench, moved), cache))
     return {"suite": suite, "skills": out}
