@@ -15,6 +15,7 @@ class RunOptions:
     jobs: int | None = None
     max_cost: float | None = None
     executor: str | None = None  # --executor: overrides the suite's executor
+    sandbox: str | None = None  # --sandbox bwrap: overrides the suite's adapter.sandbox
 
 
 ONLY_SHAPE = "skill/case/variant/model/iteration"

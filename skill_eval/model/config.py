@@ -27,6 +27,8 @@ class AdapterConfig:
     responses: Path | None = None  # replay: recorded responses (folder or another store)
     # Globs (relative to the suite file) of files the adapter reads: their content joins its identity.
     depends: tuple[str, ...] = ()
+    sandbox: str | None = None  # "bwrap": run the adapter in a bubblewrap sandbox (run/sandbox.py)
+    network: str = "host"  # in the sandbox: "host" or "none" (a network namespace of its own)
 
     @property
     def name(self) -> str:
@@ -142,6 +144,8 @@ def _adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
         options=dict(raw.get("options", {})),
         responses=_resolve(root, responses) if responses else None,
         depends=tuple(str(g) for g in raw.get("depends", ())),
+        sandbox=raw.get("sandbox") if raw.get("sandbox") not in (None, "none") else None,
+        network=str(raw.get("network") or "host"),
     )
 
 
