@@ -107,7 +107,7 @@ BAD = {
         f"(allowed: {SUITE_KEYS})"],
     "nested-unknown-key.yaml": [
         "nested-unknown-key.yaml:5:3: adapter: unknown key 'comand' (did you mean 'command'?); remove or "
-        "rename it (allowed: builtin, command, depends, env, options, responses, version)"],
+        "rename it (allowed: builtin, command, depends, env, network, options, responses, sandbox, version)"],
     "wrong-types.yaml": [
         "wrong-types.yaml:3:1: iterations: must be an integer, got '3' (a string); remove the quotes around "
         "the number",
