@@ -88,6 +88,7 @@ class Suite:
     strict_skills: bool = False
     skill_name_check: str = "error"  # "warn": a name differing from its folder is a warning
     max_cost_usd: float | None = None
+    include_unscorable: bool = False  # unscorable runs count as failures instead of being left out
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
@@ -374,6 +375,7 @@ def load_suite(path: str | Path) -> Suite:
         strict_skills=bool(raw.get("strict_skills", False)),
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
+        include_unscorable=bool(raw.get("include_unscorable", False)),
         split=raw.get("split", "all"),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
         executor=_executor(raw.get("executor")),

@@ -9,12 +9,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Event:
-    """An adapter event: ``skill_loaded`` (name = skill), ``tool_call`` (name = tool),
-    ``command`` (argv = the command line the agent ran), ..."""
+    """An adapter event: ``skill_loaded`` (name = skill), ``tool_call`` (name = tool, input = a
+    bounded preview of its input), ``command`` (argv = the command line the agent ran),
+    ``stop`` (name = why the agent stopped), ``unscorable`` (name = why the run cannot be
+    scored), ..."""
 
     type: str
     name: str | None = None
     argv: tuple[str, ...] | None = None
+    input: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -22,12 +25,15 @@ class Event:
             out["name"] = self.name
         if self.argv is not None:
             out["argv"] = list(self.argv)
+        if self.input is not None:
+            out["input"] = self.input
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Event:
         argv = data.get("argv")
-        return cls(data["type"], data.get("name"), tuple(argv) if argv is not None else None)
+        return cls(data["type"], data.get("name"), tuple(argv) if argv is not None else None,
+                   data.get("input"))
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,25 @@ class RunError:
     """A run that could not produce a result. Recorded for the report; never a cache hit."""
 
     key: str
-    kind: str  # not_found | exit | fatal | timeout | output_cap | invalid_response | workspace | interrupted
+    # not_found | exit | fatal | timeout | invalid_response | workspace | interrupted | sandbox
+    # | unscorable (the run happened but cannot be scored: message "<reason>: ...")
+    kind: str
     message: str
     duration_s: float = 0.0
+
+
+UNSCORABLE = "unscorable"
+
+
+def unscorable_reason(result: RunResult | RunError) -> str | None:
+    """Why a run cannot be scored (``truncated``, ``turn_limit``, ``model_mismatch``, or what an
+    adapter said), or None: a run that stopped short or was served by another model than asked
+    says nothing about the skill, so it is kept out of pass rates like an error."""
+    if isinstance(result, RunError):
+        if result.kind != UNSCORABLE:
+            return None
+        return result.message.split(":", 1)[0].strip() or UNSCORABLE
+    for e in result.response.events:
+        if e.type == UNSCORABLE:
+            return (e.name or UNSCORABLE).split(":", 1)[0].strip() or UNSCORABLE
+    return None

@@ -210,7 +210,8 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(engine.suite.name, skill, model, task_cases,
-                                [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift)
+                                [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift,
+                                engine.suite.include_unscorable)
         if se.ablations:
             bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]

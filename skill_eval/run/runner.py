@@ -15,9 +15,9 @@ from pathlib import Path
 
 from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
-from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.results import UNSCORABLE, RunError, RunResult
 from skill_eval.plan.types import RunSpec
-from skill_eval.run import sandbox
+from skill_eval.run import sandbox, unscorable
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, parse_response, replay_key
@@ -50,10 +50,10 @@ def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | Non
         return RunError(spec.key, "timeout", f"adapter {who} timed out after {suite.timeout_seconds:g}s "
                         "(raise timeout_seconds in the suite if it needs longer)" + _tail(proc.stderr),
                         proc.duration_s)
-    if proc.capped:
-        return RunError(spec.key, "output_cap", f"adapter {who} wrote more than {suite.max_output_bytes} "
-                        "bytes on stdout or stderr and was stopped (max_output_bytes in the suite)",
-                        proc.duration_s)
+    if proc.capped:  # the answer never arrived whole: nothing to grade, and not the skill's fault
+        return RunError(spec.key, UNSCORABLE, f"truncated: adapter {who} wrote more than "
+                        f"{suite.max_output_bytes} bytes on stdout or stderr and was stopped "
+                        "(max_output_bytes in the suite)", proc.duration_s)
     if proc.returncode == FATAL_EXIT:
         # The adapter says every run would fail the same way (e.g. a rejected API key).
         return RunError(spec.key, "fatal", f"adapter {who}: " + _first_line(proc.stderr), proc.duration_s)
@@ -124,6 +124,7 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
         response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
+    response = unscorable.mark(response, spec.model)
     meta = {
         "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
         "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,

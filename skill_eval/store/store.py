@@ -269,7 +269,8 @@ def redact_response(response: AdapterResponse) -> AdapterResponse:
     return AdapterResponse(
         output=redact(response.output),
         events=tuple(Event(redact(e.type), redact(e.name) if e.name else e.name,
-                           tuple(redact(a) for a in e.argv) if e.argv is not None else None)
+                           tuple(redact(a) for a in e.argv) if e.argv is not None else None,
+                           redact(e.input) if e.input else e.input)
                      for e in response.events),
         usage={redact(k): v for k, v in response.usage.items()},
     )
