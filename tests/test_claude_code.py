@@ -211,7 +211,8 @@ def test_read_of_skill_md_counts_as_load(workspace, fake_bin):
 
 def test_turn_limit_is_an_answer_that_says_it_stopped_there(workspace, fake_bin):
     """Not an adapter failure: the run happened; the runner marks it unscorable (turn_limit)."""
-    proc = run(workspace, request(workspace), path=str(fake_bin), FAKE_TRANSCRIPT=str(DATA / "max_turns.jsonl"))
+    proc = run(workspace, request(workspace), path=str(fake_bin),
+               FAKE_TRANSCRIPT=str(DATA / "max_turns.jsonl"))
     resp = ok(proc)
     assert resp["events"][-1] == {"type": "stop", "name": "max_turns"}
 

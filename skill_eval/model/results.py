@@ -47,6 +47,17 @@ class AdapterResponse:
     def loaded_skills(self) -> set[str]:
         return {e.name for e in self.events if e.type == "skill_loaded" and e.name}
 
+    def tool_calls(self) -> int | None:
+        """How many tool calls the agent made (a shell tool call and the command it ran count
+        once; a command reported alone counts too); None when the adapter reports no steps nor
+        turns (its trajectory is unknown, not empty)."""
+        n, before = 0, None
+        for e in self.events:
+            if e.type == "tool_call" or (e.type == "command" and not (before and before.type == "tool_call")):
+                n += 1
+            before = e
+        return n if n or "num_turns" in self.usage else None
+
     def to_json(self) -> dict[str, Any]:
         """The protocol-v1 JSON form (what the store writes as response.json)."""
         return {"output": self.output,

@@ -33,6 +33,7 @@ class RunRecord:
     usage: Mapping[str, float] = field(default_factory=dict, hash=False)
     duration_s: float | None = None
     unscorable: str | None = None  # why the run cannot be scored (model/results.unscorable_reason)
+    tool_calls: int | None = None  # None: the adapter reported no trajectory
     unscorable_counted: bool = False  # include_unscorable: it counts as a failed run
 
     def __post_init__(self) -> None:
@@ -47,7 +48,7 @@ class RunRecord:
             return cls(case_id, variant, iteration, result, None, frozenset(), {}, result.duration_s, why)
         return cls(case_id, variant, iteration, result, None if why else grade,
                    frozenset(result.response.loaded_skills()), dict(result.response.usage),
-                   result.duration_s, why)
+                   result.duration_s, why, tool_calls=result.response.tool_calls())
 
     def counted_as_failure(self) -> RunRecord:
         """This unscorable run as a failed one (``include_unscorable: true``)."""
@@ -154,8 +155,19 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
         "duration_s": {"median": stats.median(durations), "p95": stats.p95(durations),
                        "total": sum(durations)},
         "usage": dict(sorted(usage.items())),
+        **_trajectory_means(records),
         **_cost_totals(records),
     }
+
+
+def _trajectory_means(records: Sequence[RunRecord]) -> dict[str, float | None]:
+    """Mean tool calls and turns per run, over the runs that reported them (None: none did)."""
+    ran = [r for r in records if not r.errored]
+    calls = [r.tool_calls for r in ran if r.tool_calls is not None]
+    turns = [_num(r.usage.get("num_turns")) for r in ran]
+    known = [t for t in turns if t is not None]
+    return {"mean_tool_calls": sum(calls) / len(calls) if calls else None,
+            "mean_turns": sum(known) / len(known) if known else None}
 
 
 # ---- cost: from the usage each run reported when it ran (the store keeps it; nothing here

@@ -257,8 +257,7 @@ def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade
             (run_dir / name).unlink(missing_ok=True)
         return
     (run_dir / "error.json").unlink(missing_ok=True)
-    response = {"output": result.output, "events": [{"type": e.type, **({"name": e.name} if e.name else {})}
-                                                   for e in result.response.events],
+    response = {"output": result.output, "events": [e.to_json() for e in result.response.events],
                 "usage": result.response.usage}
     # The result is the stored run (the runner returns what the store kept; tables read the store).
     write_text(run_dir / "output.txt", result.output, from_store=True)

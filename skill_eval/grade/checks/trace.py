@@ -133,7 +133,8 @@ def _selected(params: Mapping[str, Any], ctx: CheckContext) -> list[tuple[str, s
     if not tool:
         return steps
     want = tool.casefold()
-    return [s for s in steps if s[0].casefold() == want or (want in SHELL_NAMES and s[0].casefold() == "bash")]
+    return [s for s in steps
+            if s[0].casefold() == want or (want in SHELL_NAMES and s[0].casefold() == "bash")]
 
 
 def tool_call(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:

@@ -56,7 +56,7 @@ from skill_eval.run.adapters.agentcli import (
 )
 from skill_eval.run.adapters.agentfaults import CODEX_DEFAULT_URL, CodexWatch, explain
 from skill_eval.run.adapters.judge_prompt import judge_main
-from skill_eval.run.adapters.trajectory import codex_session_steps
+from skill_eval.run.adapters.trajectory import codex_item_events, codex_session_steps
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"
@@ -155,7 +155,7 @@ class _Stream:
         if first_sight:
             if kind == "mcp_tool_call" and item.get("tool"):
                 tool = f"mcp:{item.get('server') or '?'}/{item['tool']}"
-            self.got.tool_call(tool)
+            self.got.add_steps(codex_item_events(tool, item))
         if kind == "command_execution":
             for name in skills_read_in(_command_text(item.get("command"))):
                 self.got.skill_loaded(name)

@@ -47,6 +47,21 @@ def argv_of(command: Any) -> list[str] | None:
         return [command]
 
 
+def _unwrapped(argv: list[str]) -> list[str]:
+    """``bash -lc 'ls inputs'`` -> ``ls inputs``: the command the agent asked for, not the shell
+    its CLI wraps every command in."""
+    if len(argv) == 3 and Path(argv[0]).name in ("bash", "sh", "zsh", "dash") and argv[1] in ("-c", "-lc"):
+        return argv_of(argv[2]) or argv
+    return argv
+
+
+def codex_item_events(tool: str, item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events of a tool item in Codex's --json stream (command_execution, file_change, ...)."""
+    data = {k: item[k] for k in ("command", "changes", "query", "arguments", "server", "tool") if k in item}
+    kind = item.get("type") or item.get("item_type")  # item_type: early versions
+    return tool_events(tool, data or None, shell=kind == "command_execution")
+
+
 def tool_events(name: str, data: Any, shell: bool) -> list[dict[str, Any]]:
     """The events of one tool call: the call, and its command when it is a shell tool."""
     events: list[dict[str, Any]] = [{"type": "tool_call", "name": name}]
@@ -55,7 +70,7 @@ def tool_events(name: str, data: Any, shell: bool) -> list[dict[str, Any]]:
     if shell and isinstance(data, dict):
         argv = next((argv_of(data[k]) for k in _SHELL_KEYS if k in data), None)
         if argv:
-            events.append({"type": "command", "argv": argv})
+            events.append({"type": "command", "argv": _unwrapped(argv)})
     return events
 
 
@@ -81,7 +96,7 @@ def _codex_call(payload: dict[str, Any]) -> list[dict[str, Any]]:
                 line = raw[1:-1]
             argv = argv_of(line)
             if argv:
-                events.append({"type": "command", "argv": argv})
+                events.append({"type": "command", "argv": _unwrapped(argv)})
         return events
     if kind == "function_call":
         raw = payload.get("arguments")

@@ -167,6 +167,7 @@
       (r.steps || []).forEach(function (s) {
         if (s[0] === "tool") seen["tool " + s[1].split(":")[0]] = true;
         if (s[0] === "command") seen["$ " + s[1]] = true;
+        if (s[0] === "skill") seen["skill " + s[1]] = true;
       });
     });
     return seen;
