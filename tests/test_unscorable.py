@@ -22,8 +22,9 @@ if "Task loud" in prompt and req["mode"] == "with_skill":
     sys.exit(0)
 if "Task turns" in prompt and req["mode"] == "with_skill":
     events.append({"type": "stop", "name": "max_turns"})
-if "Task other" in prompt and req["mode"] == "with_skill":
-    events.append({"type": "model", "name": "some-other-model"})
+other = "Task other" in prompt and req["mode"] == "with_skill"
+asked = req.get("model") or "default"
+events.append({"type": "model", "name": "some-other-model" if other else asked + "-served"})
 json.dump({"output": req["mode"] + " answered", "events": events}, sys.stdout)
 '''
 
@@ -76,6 +77,11 @@ def test_turn_limit_and_another_model_are_unscorable(tmp_path):
     assert reasons["other"] == ["iteration 1: model_mismatch"]
     assert reasons["fine"] == []
     assert bench["variants"]["with_skill"]["graded"] == 1
+    # A rebuild that reads the other runs from the table's record cache keeps them unscorable.
+    code, out, err = kit.run("--only", "alpha/fine/*/*/*", "--force")
+    assert code == 0, out + err
+    again = json.loads(next(kit.results.glob("alpha/**/benchmark.json")).read_text())
+    assert {c["id"]: c["with_skill"]["unscorable_reasons"] for c in again["cases"]} == reasons
 
 
 def test_reason_rules():
@@ -92,3 +98,29 @@ def test_reason_rules():
     assert unscorable_reason(RunResult("k", marked, 0.1)) == "turn_limit"
     assert unscorable_reason(RunError("k", "unscorable", "truncated: too long")) == "truncated"
     assert unscorable_reason(RunError("k", "timeout", "slow")) is None
+
+
+def test_arms_run_under_different_limits_or_models_are_warned_about(tmp_path):
+    kit = _kit(tmp_path, ["fine"])
+    code, out, err = kit.run()
+    bench = _bench(kit)
+    assert bench["comparability"] == []
+    limits = bench["ran_under"]["with_skill"]["limits"]
+    assert limits == [{"timeout_seconds": 30, "max_output_bytes": 4096, "jobs": 2, "sandbox": None}]
+    # The without-skill arm again, under another timeout and -j (the with-skill runs are kept).
+    kit.suite.write_text(kit.suite.read_text().replace("timeout_seconds: 30", "timeout_seconds: 60"))
+    code, out, err = kit.run("--only", "alpha/*/without_skill/*/*", "--force", "-j", "1")
+    assert code == 0, out + err
+    bench = _bench(kit)
+    assert len(bench["comparability"]) == 1
+    warning = bench["comparability"][0]
+    assert "different limits" in warning and "timeout 30" in warning and "timeout 60" in warning
+    assert "different limits" in (kit.results / "summary.md").read_text()
+    assert "different limits" in (kit.results / "alpha" / "benchmark.md").read_text()
+
+
+def test_arms_served_by_different_models_are_warned_about(tmp_path):
+    kit = _kit(tmp_path, ["other"])  # the with-skill arm reports another model
+    kit.run()
+    warnings = _bench(kit)["comparability"]
+    assert len(warnings) == 1 and "different models" in warnings[0] and "some-other-model" in warnings[0]

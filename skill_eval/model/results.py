@@ -79,6 +79,9 @@ class RunResult:
     # Files the adapter left that could not be kept (path -> why: over max_output_bytes,
     # unreadable). Known only to the invocation that ran it; the store lists them in meta.json.
     not_kept: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    # What it ran under (timeout, output cap, sandbox, jobs; run/runner.run_limits), from its
+    # meta.json; None for a run stored before it was recorded.
+    limits: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     @property
     def output(self) -> str:

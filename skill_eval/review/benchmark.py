@@ -10,6 +10,7 @@ from typing import Any
 
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult, unscorable_reason
+from skill_eval.review.ranunder import comparability
 from skill_eval.stats import measures as stats
 from skill_eval.stats.credit import arm_credit, variant_credit
 
@@ -34,6 +35,8 @@ class RunRecord:
     duration_s: float | None = None
     unscorable: str | None = None  # why the run cannot be scored (model/results.unscorable_reason)
     tool_calls: int | None = None  # None: the adapter reported no trajectory
+    limits: Mapping[str, Any] | None = field(default=None, hash=False)  # what it ran under
+    served: str | None = None  # the model the adapter reported
     unscorable_counted: bool = False  # include_unscorable: it counts as a failed run
 
     def __post_init__(self) -> None:
@@ -48,7 +51,8 @@ class RunRecord:
             return cls(case_id, variant, iteration, result, None, frozenset(), {}, result.duration_s, why)
         return cls(case_id, variant, iteration, result, None if why else grade,
                    frozenset(result.response.loaded_skills()), dict(result.response.usage),
-                   result.duration_s, why, tool_calls=result.response.tool_calls())
+                   result.duration_s, why, tool_calls=result.response.tool_calls(), limits=result.limits,
+                   served=next((e.name for e in result.response.events if e.type == "model"), None))
 
     def counted_as_failure(self) -> RunRecord:
         """This unscorable run as a failed one (``include_unscorable: true``)."""
@@ -294,6 +298,7 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
         "variants": variants, "lift": lift, "cases": case_rows,
         "checks": _check_rates(cases, by_case), "verdict": verdict,
         "include_unscorable": include_unscorable,
+        **comparability(runs),
     }
 
 

@@ -119,7 +119,9 @@ class Store:
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
-        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)))
+        limits = meta.get("limits")
+        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)),
+                         limits=limits if isinstance(limits, dict) else None)
 
     def _install(self, tmp: Path, key: str) -> None:
         target = self.run_dir(key)
@@ -157,7 +159,11 @@ class Store:
         except (OSError, ValueError, KeyError, TypeError):
             self._discard(target)
             return None
-        return RunResult(key, response, duration, *_kept_dirs(target))
+        return RunResult(key, response, duration, *_kept_dirs(target), limits=self._limits(key))
+
+    def _limits(self, key: str) -> dict[str, Any] | None:
+        limits = (self.get_meta(key) or {}).get("limits")
+        return limits if isinstance(limits, dict) else None
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         try:

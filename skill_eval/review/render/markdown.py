@@ -76,6 +76,7 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
         out.append("runs unscorable (turn limit, truncated, another model; "
                    + ("counted as failures" if _counted(bench) else "excluded from pass rates") + "): "
                    + ", ".join(by_flag["unscorable"]) + (f" ({'; '.join(why)})" if why else ""))
+    out += [str(w) for w in bench.get("comparability") or []]
     if "regressed" in by_flag:
         out.append("regressed with the skill: " + ", ".join(by_flag["regressed"]))
     lift = bench["lift"]
