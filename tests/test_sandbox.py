@@ -237,3 +237,34 @@ def test_real_claude_runs_both_arms_in_the_sandbox(tmp_path, capsys, monkeypatch
     assert skills_loaded(runs["without_skill"][1]) == [] and "42" not in runs["without_skill"][1]["output"]
     for meta, _ in runs.values():
         assert meta["limits"]["sandbox"]["kind"] == "bwrap"
+
+
+def test_a_builtin_adapter_runs_sandboxed(tmp_path):
+    """The demo builtin (python -m skill_eval..., its recordings beside the skills), sandboxed."""
+    _need_bwrap()
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    shutil.copytree(examples, tmp_path / "examples")
+    suite = tmp_path / "examples" / "suite.yaml"
+    suite.write_text("suite: demo\nskills_dir: skills\nskills: ['*']\n"
+                     "adapter: {builtin: demo, sandbox: bwrap}\niterations: 1\n"
+                     "store: .store\nresults: results\n")
+    from skill_eval.cli.main import main
+
+    assert main(["run", str(suite)]) in (0, 1)  # graded (pass or fail), not adapter errors
+    metas = [json.loads(p.read_text()) for p in (tmp_path / "examples" / ".store").glob("runs/*/*/meta.json")]
+    assert metas and all(m["limits"]["sandbox"]["kind"] == "bwrap" for m in metas)
+    assert not list((tmp_path / "examples" / ".store").glob("errors/**/*.json"))
+
+
+def test_a_sandboxed_adapter_that_hangs_times_out(tmp_path):
+    _need_bwrap()
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    (kit.root / "hang.py").write_text("import subprocess, sys, time\nsys.stdin.read()\n"
+                                      "subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+                                      "time.sleep(300)\n")
+    suite = kit.suite.read_text().replace("adapter.py]", "hang.py]\n  sandbox: bwrap")
+    kit.suite.write_text(suite.replace("timeout_seconds: 30", "timeout_seconds: 1"))
+    start = time.monotonic()
+    code, out, err = kit.run()
+    assert code == 2 and "timed out after 1s" in out + err
+    assert time.monotonic() - start < 20
