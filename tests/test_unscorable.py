@@ -106,7 +106,9 @@ def test_arms_run_under_different_limits_or_models_are_warned_about(tmp_path):
     bench = _bench(kit)
     assert bench["comparability"] == []
     limits = bench["ran_under"]["with_skill"]["limits"]
-    assert limits == [{"timeout_seconds": 30, "max_output_bytes": 4096, "jobs": 2, "sandbox": None}]
+    assert limits == [{"timeout_seconds": 30, "max_output_bytes": 4096, "sandbox": None}]
+    metas = [json.loads(p.read_text()) for p in kit.store.glob("runs/*/*/meta.json")]
+    assert {m["limits"]["jobs"] for m in metas} == {2}  # recorded per run, not compared
     # The without-skill arm again, under another timeout and -j (the with-skill runs are kept).
     kit.suite.write_text(kit.suite.read_text().replace("timeout_seconds: 30", "timeout_seconds: 60"))
     code, out, err = kit.run("--only", "alpha/*/without_skill/*/*", "--force", "-j", "1")

@@ -1,6 +1,7 @@
 """What two arms ran under, side by side: the limits each run recorded (timeout, output cap,
-sandbox, jobs; run/runner.run_limits) and the models that served it. A lift between arms run
-under different limits or models measures those differences too, so the tables warn."""
+sandbox; run/runner.run_limits, which also records jobs) and the models that served it. A lift
+between arms run under different limits or models measures those differences too, so the
+tables warn."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class _Record(Protocol):
 def _ran_under(records: Sequence[_Record], variant: str) -> tuple[list[str], list[str]]:
     """The distinct limits (as JSON) and served models of one arm's runs that recorded them."""
     ran = [r for r in records if r.variant == variant and not r.errored]
-    limits = sorted({json.dumps(r.limits, sort_keys=True) for r in ran if r.limits is not None})
+    limits = sorted({json.dumps(_compared(r.limits), sort_keys=True) for r in ran if r.limits is not None})
     return limits, sorted({r.served for r in ran if r.served})
 
 
@@ -46,11 +47,16 @@ def comparability(records: Sequence[_Record]) -> dict[str, Any]:
             "comparability": warnings}
 
 
+def _compared(limits: Mapping[str, Any]) -> dict[str, Any]:
+    """The limits that bound what a run could do. ``jobs`` (recorded in each run's meta.json)
+    is left out: how many ran at once must not change a benchmark (test_engine pins that)."""
+    return {k: v for k, v in limits.items() if k != "jobs"}
+
+
 def _limits_text(raw: str) -> str:
     d = json.loads(raw)
     box = d.get("sandbox")
     sandbox = f"{box.get('kind')}/{box.get('network')}" if isinstance(box, dict) else "none"
-    return (f"timeout {d.get('timeout_seconds')}s, output cap {d.get('max_output_bytes')} B, "
-            f"sandbox {sandbox}, jobs {d.get('jobs')}")
+    return f"timeout {d.get('timeout_seconds')}s, output cap {d.get('max_output_bytes')} B, sandbox {sandbox}"
 
 
