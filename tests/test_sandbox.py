@@ -6,6 +6,7 @@ create namespaces; elsewhere these tests are skipped with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -268,3 +269,48 @@ def test_a_sandboxed_adapter_that_hangs_times_out(tmp_path):
     code, out, err = kit.run()
     assert code == 2 and "timed out after 1s" in out + err
     assert time.monotonic() - start < 20
+
+
+def _with_marker(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_killing_skill_eval_kills_the_sandbox(tmp_path):
+    """kill -9 of skill-eval: --die-with-parent takes the sandbox, and the adapter's whole pid
+    namespace (a setsid child too) with it, at once; no later run is needed to clean up."""
+    _need_bwrap()
+    import signal
+
+    marker = f"{400 + (os.getpid() % 97)}.{uuid.uuid4().int % 1000}"
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    (kit.root / "hang.py").write_text(
+        "import subprocess, sys, time\nsys.stdin.read()\n"
+        f"subprocess.Popen(['sleep', '{marker}'], start_new_session=True)\n"
+        f"subprocess.run(['sleep', '{marker}'])\n")
+    kit.suite.write_text(kit.suite.read_text().replace("adapter.py]", "hang.py]\n  sandbox: bwrap"))
+    env = {**os.environ, "SKILL_EVAL_NO_CGROUP": "1"}  # the sandbox alone, not the cgroup, must do it
+    proc = kit.subprocess("run", "suite.yaml", env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_with_marker(marker)) < 4 and time.monotonic() < deadline:  # 2 runs x 2 sleeps
+            time.sleep(0.1)
+        assert len(_with_marker(marker)) >= 2, "the sandboxed adapters never started"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while _with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _with_marker(marker) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _with_marker(marker):
+            with contextlib.suppress(OSError):
+                os.kill(int(pid), signal.SIGKILL)
