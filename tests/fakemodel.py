@@ -369,13 +369,18 @@ class FakeModel:
         s = self.script
         if not s.shell_first:
             return ""
-        calls = json.dumps([i for i in items if isinstance(i, dict)
-                            and i.get("type") in ("function_call", "custom_tool_call")])
+        calls = self._calls(items)
         if json.dumps(s.shell_first)[1:-1] in calls:
             return ""
-        if self.offers_skill(body) and "SKILL.md" not in calls:
+        if self.offers_skill(body) and f"{s.skill_name}/SKILL.md" not in calls:
             return ""
         return s.shell_first
+
+    @staticmethod
+    def _calls(items: list[Any]) -> str:
+        """The tool calls made so far, as JSON text."""
+        return json.dumps([i for i in items if isinstance(i, dict)
+                           and i.get("type") in ("function_call", "custom_tool_call")])
 
     def _message(self, text: str) -> dict[str, Any]:
         return {
@@ -436,7 +441,7 @@ class FakeModel:
                 )
                 output.append({"type": "function_call", **call, "arguments": json.dumps(args)})
         else:
-            loaded = "SKILL.md" in json.dumps(items)
+            loaded = f"{s.skill_name}/SKILL.md" in self._calls(items)
             text = s.answer_with_skill if (answered_tool and (loaded or not s.shell_first)) else \
                 s.answer_without_skill
             output.append(self._message(text))

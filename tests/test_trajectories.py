@@ -74,11 +74,19 @@ def _page_shows_the_steps(browser, project: Project, only_with: str | None) -> N
 
 
 @pytest.mark.slow
-def test_codex_steps_in_events_and_page(tmp_path, capsys, model, monkeypatch, browser):  # noqa: F811
+@pytest.mark.parametrize("sandbox", ["", "bwrap"])
+def test_codex_steps_in_events_and_page(tmp_path, capsys, model, monkeypatch, browser, sandbox):  # noqa: F811
     exe = cli("codex")
+    if sandbox:
+        from test_sandbox import _need_bwrap
+
+        _need_bwrap()
     monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
-    project = _run(tmp_path, capsys, codex_yaml(exe, model.url))
+    boxed = f"  sandbox: {sandbox}\n" if sandbox else ""
+    project = _run(tmp_path, capsys, codex_yaml(exe, model.url) + boxed)
     runs = {meta["variant"]: resp for meta, resp in project.responses()}
+    assert "42" in runs["with_skill"]["output"] and "42" not in runs["without_skill"]["output"]
+    assert skills_loaded(runs["with_skill"]) == [SKILL] and skills_loaded(runs["without_skill"]) == []
     for resp in runs.values():
         commands = [e["argv"] for e in resp["events"] if e["type"] == "command"]
         assert SHELL.split() in commands, resp["events"]
