@@ -52,6 +52,8 @@ def test_claude_steps_in_events_benchmark_and_page(tmp_path, capsys, model, monk
     assert bench["variants"]["without_skill"]["mean_tool_calls"] == 1  # Bash
     assert bench["variants"]["with_skill"]["mean_tool_calls"] == 1  # Bash (the Skill call is a load)
     assert bench["variants"]["with_skill"]["mean_turns"] >= bench["variants"]["without_skill"]["mean_turns"]
+    md = (project.root / "results" / SKILL / "benchmark.md").read_text()
+    assert "tool calls/run" in md and "turns/run" in md
     _page_shows_the_steps(browser, project, f"skill {SKILL}")
 
 

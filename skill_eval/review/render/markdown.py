@@ -211,14 +211,17 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     # The usage counters not already a column (cost_usd is the cost column).
     keys = sorted((set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"})
     judged = w.get("judge_cost_usd") is not None or wo.get("judge_cost_usd") is not None
+    steps = [k for k in ("mean_tool_calls", "mean_turns") if w.get(k) is not None or wo.get(k) is not None]
     rows = [[name, _secs(arm["duration_s"]["median"]), _secs(arm["duration_s"]["p95"]),
              _secs(arm["duration_s"]["total"]), tokens(arm.get("tokens_per_run")),
              usd(arm.get("cost_usd_per_run")), usd(arm.get("cost_usd")),
              *([usd(arm.get("judge_cost_usd"))] if judged else []),
-             *(_num(arm["usage"].get(k)) for k in keys)]
+             *(_num(arm.get(k)) for k in steps), *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
     lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
-                               *(["judge cost"] if judged else []), *keys]))
+                               *(["judge cost"] if judged else []),
+                               *({"mean_tool_calls": "tool calls/run", "mean_turns": "turns/run"}[k]
+                                 for k in steps), *keys]))
     lines += ["", cost_note(bench)]
     return "\n".join(lines) + "\n"
 
