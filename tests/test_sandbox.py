@@ -314,3 +314,25 @@ def test_killing_skill_eval_kills_the_sandbox(tmp_path):
         for pid in _with_marker(marker):
             with contextlib.suppress(OSError):
                 os.kill(int(pid), signal.SIGKILL)
+
+
+def test_a_ray_worker_sandboxes_its_adapter(tmp_path, planted, monkeypatch):
+    """The same probe, executed by a local Ray worker (run/remote.py wraps it with the
+    worker's own paths)."""
+    _need_bwrap()
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("ray is not installed here (pip install 'skill-eval[ray]'): not tested")
+    for k, v in {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    boxed = _kit(tmp_path, planted, "\n  sandbox: bwrap")
+    code, out, err = boxed.run("--executor", "ray")
+    assert code == 0, out + err
+    runs = _outputs(boxed)
+    assert set(runs) == {"with_skill", "without_skill"}
+    for got in runs.values():
+        assert (got["read_home"], got["list_other_workspace"], got["write_outside"]) == ("denied",) * 3
+        assert got["write_skill_source"] == "denied" and got["write_workspace"] == "ok"
+    assert not Path(planted["outside"]).exists()
