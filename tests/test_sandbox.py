@@ -192,6 +192,17 @@ def test_network_none_has_no_network(tmp_path):
     assert results["none"] - results["host"] == {"with_skill unreachable"}
 
 
+def _with_marker(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
 def test_sandboxed_stragglers_die_with_their_run(tmp_path):
     _need_bwrap()
     marker = f"{300 + (os.getpid() % 97)}.{uuid.uuid4().int % 1000}"
@@ -208,14 +219,7 @@ def test_sandboxed_stragglers_die_with_their_run(tmp_path):
     code, out, err = kit.run()
     assert code == 0, out + err
     time.sleep(0.2)
-    left = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                left.append(pid)
-        except OSError:
-            pass
-    assert left == []
+    assert _with_marker(marker) == []
 
 
 @pytest.mark.slow
@@ -269,17 +273,6 @@ def test_a_sandboxed_adapter_that_hangs_times_out(tmp_path):
     code, out, err = kit.run()
     assert code == 2 and "timed out after 1s" in out + err
     assert time.monotonic() - start < 20
-
-
-def _with_marker(marker: str) -> list[str]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
-        except OSError:
-            pass
-    return found
 
 
 def test_killing_skill_eval_kills_the_sandbox(tmp_path):
