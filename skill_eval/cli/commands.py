@@ -126,7 +126,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202
             raise SkillEvalError(f"--shard {args.shard}: expected K/N with 1 <= K <= N, e.g. 1/4") from None
     return RunOptions(force=getattr(args, "force", False), iterations=args.iterations, only=args.only,
                       shard=shard, jobs=getattr(args, "jobs", None), max_cost=getattr(args, "max_cost", None),
-                      executor=getattr(args, "executor", None))
+                      executor=getattr(args, "executor", None), sandbox=getattr(args, "sandbox", None))
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -97,6 +97,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-j", "--jobs", type=positive_int, metavar="N",
                    help="adapters run at once (default: suite jobs)")
     r.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
+    r.add_argument("--sandbox", choices=["bwrap"],
+                   help="run every adapter in a bubblewrap sandbox (see docs/sandbox.md)")
     r.add_argument("--max-cost", type=positive_number, metavar="USD",
                    help="stop scheduling new runs past this spend")
     r.add_argument("--until-decided", action="store_true",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import sys
 import time
@@ -35,6 +36,8 @@ def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
     if options.until_decided is not None:  # a plain run after it plans other iterations
         out["until_decided"] = [options.until_decided.max_iterations, options.until_decided.alpha,
                                 [list(r) for r in options.rounds]]
+    if options.sandbox:
+        out["sandbox"] = options.sandbox
     return out
 
 
@@ -60,6 +63,10 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     # others' runs, grades and tables were just re-checked by stat). Keys still decide.
     only = set(check.changed) if check is not None else None
     project = load_project(suite_path, split, only_skills=only)
+    if options.sandbox:
+        boxed = dataclasses.replace(suite.adapter, sandbox=options.sandbox)
+        suite = dataclasses.replace(suite, adapter=boxed)
+        project = dataclasses.replace(project, suite=suite)
     if project.errors:
         raise InvalidInput(project.problems)
     ungradable = project.gradability_problems(warn=False)
@@ -102,6 +109,10 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     # The fingerprint is taken before any file is hashed: a file edited while we run changes
     # its stat after this point, so the next run looks closer instead of trusting the fast path.
     adapter = resolve_adapter(suite)
+    if adapter.sandbox is not None:
+        from skill_eval.run.sandbox import require
+
+        require()  # refused in one line, before anything runs, when bwrap cannot work here
     outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
                if not f.source.is_relative_to(suite.skills_dir)]
     # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
@@ -113,6 +124,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         watch = sorted(set(watch) | set(check.data.get("watch", [])))
     fp = fingerprint(suite, fast_options(options, split), watch)
     jobs = options.jobs or suite.jobs
+    if jobs != suite.jobs:  # each run records the jobs it ran with (run/runner.py run_limits)
+        suite = dataclasses.replace(suite, jobs=jobs)
+        project = dataclasses.replace(project, suite=suite)
     executor = make_executor(executor_config(suite, options.executor), jobs)
     engine = Engine(project, store, options, adapter=adapter, executor=executor)
     if check is not None:

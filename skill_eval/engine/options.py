@@ -20,6 +20,7 @@ class RunOptions:
     # --until-decided: the rule's settings, and the iterations each (skill, model) has reached
     until_decided: AdaptiveConfig | None = None
     rounds: tuple[tuple[str, str, int], ...] = ()
+    sandbox: str | None = None  # --sandbox bwrap: overrides the suite's adapter.sandbox
 
 
 ONLY_SHAPE = "skill/case/variant/model/iteration"

@@ -28,6 +28,8 @@ class AdapterConfig:
     responses: Path | None = None  # replay: recorded responses (folder or another store)
     # Globs (relative to the suite file) of files the adapter reads: their content joins its identity.
     depends: tuple[str, ...] = ()
+    sandbox: str | None = None  # "bwrap": run the adapter in a bubblewrap sandbox (run/sandbox.py)
+    network: str = "host"  # in the sandbox: "host" or "none" (a network namespace of its own)
 
     @property
     def name(self) -> str:
@@ -87,6 +89,7 @@ class Suite:
     strict_skills: bool = False
     skill_name_check: str = "error"  # "warn": a name differing from its folder is a warning
     max_cost_usd: float | None = None
+    include_unscorable: bool = False  # unscorable runs count as failures instead of being left out
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
@@ -145,6 +148,8 @@ def _adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
         options=dict(raw.get("options", {})),
         responses=_resolve(root, responses) if responses else None,
         depends=tuple(str(g) for g in raw.get("depends", ())),
+        sandbox=raw.get("sandbox") if raw.get("sandbox") not in (None, "none") else None,
+        network=str(raw.get("network") or "host"),
     )
 
 
@@ -374,6 +379,7 @@ def load_suite(path: str | Path) -> Suite:
         strict_skills=bool(raw.get("strict_skills", False)),
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
+        include_unscorable=bool(raw.get("include_unscorable", False)),
         split=raw.get("split", "all"),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
         executor=_executor(raw.get("executor")),

@@ -15,7 +15,7 @@ from skill_eval.fs.hashing import key_of
 from skill_eval.fs.safenames import path_component, variant_folder
 from skill_eval.fs.storage import writes
 from skill_eval.model.config import describe_judge
-from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.results import UNSCORABLE, AdapterResponse, Event, RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.source import ResultSource
 from skill_eval.store.redact import redact
@@ -147,17 +147,35 @@ class RecordCache:
         if not os.path.exists(f"{self.store_root}/runs/{spec.key[:2]}/{spec.key}/COMPLETE.json"):
             return None  # the store is the truth: a run gone from it is not shown from here
         self.fresh[spec.key] = e
-        events = tuple(Event("skill_loaded", n) for n in e["loaded"])
         # The output text is not needed by the table; a view rewrite loads the full run.
-        return RunResult(spec.key, AdapterResponse("", events, e["usage"]), e["duration_s"]), e["grade"]
+        return RunResult(spec.key, AdapterResponse("", _table_events(e), e["usage"]), e["duration_s"],
+                         limits=e.get("limits")), e["grade"]
 
     def put(self, spec: RunSpec, grade_key: str, result: RunResult, grade: Any) -> None:
-        self.fresh[spec.key] = {"grade_key": grade_key, "loaded": sorted(result.response.loaded_skills()),
-                                "usage": result.response.usage, "duration_s": result.duration_s,
-                                "grade": grade}
+        response = result.response
+        self.fresh[spec.key] = {"grade_key": grade_key, "loaded": sorted(response.loaded_skills()),
+                                "usage": response.usage, "duration_s": result.duration_s,
+                                "grade": grade, "tool_calls": response.tool_calls(),
+                                "unscorable": _first(response.events, UNSCORABLE),
+                                "served": _first(response.events, "model"),
+                                "limits": result.limits}
 
     def save(self) -> None:
         write_text(self.path, json.dumps(self.fresh, separators=(",", ":"), sort_keys=True))
+
+
+def _first(events: tuple[Event, ...], kind: str) -> str | None:
+    return next((e.name for e in events if e.type == kind), None)
+
+
+def _table_events(e: dict[str, Any]) -> tuple[Event, ...]:
+    """The events a table reads (loads, tool-call count, served model, unscorable), rebuilt
+    from a cache entry."""
+    events = [Event("skill_loaded", n) for n in e["loaded"]]
+    events += [Event("tool_call", "?") for _ in range(int(e.get("tool_calls") or 0))]
+    events += [Event("model", e["served"])] if e.get("served") else []
+    events += [Event(UNSCORABLE, e["unscorable"])] if e.get("unscorable") else []
+    return tuple(events)
 
 
 def _records(engine: ResultSource, specs: list[RunSpec], cache: RecordCache | None = None,
@@ -220,7 +238,8 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(engine.suite.name, skill, model, task_cases,
-                                [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift)
+                                [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift,
+                                engine.suite.include_unscorable)
         _audit_flags(bench, task_cases, se.skill.names)
         if engine.adaptive is not None:
             from skill_eval.review.sequential import adaptive_block
@@ -282,8 +301,7 @@ def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade
             (run_dir / name).unlink(missing_ok=True)
         return
     (run_dir / "error.json").unlink(missing_ok=True)
-    response = {"output": result.output, "events": [{"type": e.type, **({"name": e.name} if e.name else {})}
-                                                   for e in result.response.events],
+    response = {"output": result.output, "events": [e.to_json() for e in result.response.events],
                 "usage": result.response.usage}
     # The result is the stored run (the runner returns what the store kept; tables read the store).
     write_text(run_dir / "output.txt", result.output, from_store=True)

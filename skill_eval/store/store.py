@@ -122,7 +122,9 @@ class Store:
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
-        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)))
+        limits = meta.get("limits")
+        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)),
+                         limits=limits if isinstance(limits, dict) else None)
 
     def _install(self, tmp: Path, key: str) -> None:
         target = self.run_dir(key)
@@ -160,7 +162,11 @@ class Store:
         except (OSError, ValueError, KeyError, TypeError):
             self._discard(target)
             return None
-        return RunResult(key, response, duration, *_kept_dirs(target))
+        return RunResult(key, response, duration, *_kept_dirs(target), limits=self._limits(key))
+
+    def _limits(self, key: str) -> dict[str, Any] | None:
+        limits = (self.get_meta(key) or {}).get("limits")
+        return limits if isinstance(limits, dict) else None
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         try:
@@ -279,7 +285,8 @@ def redact_response(response: AdapterResponse) -> AdapterResponse:
     return AdapterResponse(
         output=redact(response.output),
         events=tuple(Event(redact(e.type), redact(e.name) if e.name else e.name,
-                           tuple(redact(a) for a in e.argv) if e.argv is not None else None)
+                           tuple(redact(a) for a in e.argv) if e.argv is not None else None,
+                           redact(e.input) if e.input else e.input)
                      for e in response.events),
         usage={redact(k): v for k, v in response.usage.items()},
     )

@@ -27,6 +27,10 @@ def skill_lines(b: dict[str, Any]) -> list[str]:
     ungraded = ungraded_note(b)
     if ungraded:
         lines.append(f"    {ungraded}")
+    unscorable = w.get("unscorable", 0) + wo.get("unscorable", 0)
+    if unscorable:
+        how = "counted as failures" if b.get("include_unscorable") else "not in the pass rates"
+        lines.append(f"    {plural(unscorable, 'run')} unscorable ({how}; see benchmark.md)")
     failed = [(c["id"], f["id"], f["evidence"]) for c in b["cases"]
               for f in c["with_skill"].get("failed_checks", [])]
     seen: dict[tuple[str, str], str] = {}
