@@ -24,8 +24,10 @@ from skill_eval.run.adapters._common import (
 from skill_eval.run.adapters.agentfaults import Cause, Watch
 
 # A path that names some skill's SKILL.md, e.g. ".claude/skills/pdf/SKILL.md",
-# "/ws/.agents/skills/pdf/SKILL.md", "cat 'skills/pdf/SKILL.md'".
-_SKILL_MD = re.compile(r"(?:^|[\\/\s'\"=:(])skills[\\/]([A-Za-z0-9._-]+)[\\/]SKILL\.md\b")
+# "/ws/.agents/skills/pdf/SKILL.md", "cat 'skills/pdf/SKILL.md'", and Codex's own skills
+# "$CODEX_HOME/skills/.system/skill-creator/SKILL.md".
+_SKILL_MD = re.compile(
+    r"(?:^|[\\/\s'\"=:(])skills[\\/](?:\.system[\\/])?([A-Za-z0-9._-]+)[\\/]SKILL\.md\b")
 
 
 def skills_read_in(text: str) -> list[str]:

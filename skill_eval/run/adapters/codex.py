@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.run.adapters import bundled, codexlog
 from skill_eval.run.adapters._common import (
     agent_version,
     fail,
@@ -61,8 +62,8 @@ MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) o
 REPO_SKILLS = ".agents/skills"
 
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
-# 2: the skill is installed once (Codex listed both copies, so the prompt changed).
-BUILTIN_VERSION = "2"
+# 2: the skill installed once (Codex listed both copies); 3: skill loads from the session log too.
+BUILTIN_VERSION = "3"
 ENV = ("CODEX_API_KEY",)
 OPTION_FLAGS = {
     "model": "--model",
@@ -74,6 +75,7 @@ OPTION_FLAGS = {
     "skip_git_repo_check": "!--no-skip-git-repo-check",
     "base_url": "--base-url",
     "env_key": "--env-key",
+    "disable_bundled_skills": "--disable-bundled-skills",
 }
 # The custom model provider the base_url option defines (Codex reads no OPENAI_BASE_URL, and the
 # isolated CODEX_HOME means the user's config.toml is never read).
@@ -224,6 +226,7 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
     if args.sandbox:
         argv += ["--sandbox", args.sandbox]
     argv += provider_args(args.base_url, args.env_key)
+    argv += bundled.codex_args() if getattr(args, "disable_bundled_skills", False) else []
     argv += list(args.extra_arg or [])
     argv += ["--", prompt]
     with tempfile.TemporaryDirectory(prefix="skill-eval-codex-") as tmp:
@@ -258,6 +261,8 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
     got.usage["num_turns"] = stream.turns_completed
     if not got.model:
         got.model = _session_model(env, stream.thread_id) or args.model
+    for name in codexlog.session_skill_reads(env, stream.thread_id):
+        got.skill_loaded(name)
     for text in stream.warnings:
         got.events.append({"type": "warning", "name": text})
     return got
@@ -346,6 +351,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    "custom model provider through -c flags")
     p.add_argument("--env-key", help="the environment variable holding the key for --base-url "
                    "(default CODEX_API_KEY; allow-list another in the suite's env)")
+    p.add_argument("--disable-bundled-skills", action="store_true", help="turn off Codex's own skills")
     p.add_argument("--print-version", action="store_true", help="print `codex --version` and exit")
     p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")
     return p.parse_args(argv)
