@@ -211,7 +211,13 @@ class FakeModel:
         replied = any(isinstance(m, dict) and m.get("role") == "assistant" or m.get("type") in (
             "function_call", "custom_tool_call") for m in items if isinstance(m, dict))
         return (bool(name) and offered and not replied and not self.offers_skill(body)
-                and name in json.dumps(body))
+                and self.lists_skill(body, name))
+
+    @staticmethod
+    def lists_skill(body: Any, name: str) -> bool:
+        """The request's skill listing names ``name`` ("- code-review: ..."), not merely some
+        tool description mentioning it."""
+        return f"- {name}: " in "\n".join(_strings(body))
 
     def model_calls(self, path_end: str) -> list[dict[str, Any]]:
         return [
@@ -248,9 +254,12 @@ class FakeModel:
         model = s.model or str(body.get("model") or "claude-sonnet-4-5")
         tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
         messages = body.get("messages") or []
-        last = messages[-1] if messages else {}
-        answered_tool = isinstance(last.get("content"), list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in last["content"]
+        # A tool already answered in this conversation (Claude Code 2.1.245 puts the loaded
+        # skill's text in a user message after the tool_result, so look past the last one).
+        answered_tool = any(
+            isinstance(m, dict) and isinstance(m.get("content"), list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])
+            for m in messages
         )
         blocks: list[dict[str, Any]]
         judging = self.judge_prompt(messages)
