@@ -48,6 +48,16 @@ def test_claude_server_down_with_its_own_retry_limit_names_the_cli_reason():
     assert "(ECONNREFUSED)) after 1 retry: check ANTHROPIC_BASE_URL" in cause.message
 
 
+def test_claude_2_1_245_server_down_with_its_own_retry_limit():
+    # Claude Code 2.1.245 marks no api_error "connection_failed": its message text says it.
+    watch = ClaudeWatch(base_url="http://127.0.0.1:9", connect_limit=None)
+    cause = watch_file(watch, DATA / "test_claude_code" / "real_server_down_max_retries_2_1_245.jsonl")
+    assert cause.fatal
+    assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9 (Connection "
+                                    "refused — a firewall or proxy may be blocking it (ConnectionRefused)) "
+                                    "after 1 retry: check ANTHROPIC_BASE_URL")
+
+
 def test_hints_name_the_suite_block_that_set_the_cli_up():
     # A judge's key and endpoint are set under judge:, not adapter:.
     claude = ClaudeWatch(base_url="http://127.0.0.1:9", part="judge")

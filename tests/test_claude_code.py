@@ -376,3 +376,11 @@ def test_disable_bundled_skills_option(workspace, fake_bin, tmp_path):
     ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
            FAKE_TRANSCRIPT=str(DATA / "normal.jsonl"), FAKE_LOG=str(log)))
     assert "--settings" not in json.loads(log.read_text())["argv"]
+
+
+def test_a_refused_skill_call_is_no_load(workspace, fake_bin):
+    """The CLI answered the Skill call with an error (the skill is turned off or unknown): the
+    agent asked for it but never had it, so no skill_loaded (and no other-skills flag)."""
+    resp = ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
+                  FAKE_TRANSCRIPT=str(DATA / "refused_skill.jsonl")))
+    assert [e for e in resp["events"] if e["type"] != "model"] == [{"type": "tool_call", "name": "Skill"}]

@@ -293,3 +293,20 @@ def test_partial_credit_is_shown_beside_the_pass_rate_and_labelled_not_it(tmp_pa
     data = review_data(kit.results, [(bench, kit.results / "alpha")], [])
     credits = {(c["id"], r["arm"]): r["credit"] for c in data["skills"][0]["cases"] for r in c["runs"]}
     assert credits[("a1", "with_skill")] == 0.5 and credits[("a2", "without_skill")] == 0.0
+
+
+def test_other_skills_are_named_with_their_arm_on_the_page(tmp_path: Path):
+    """A baseline run that loaded a bundled skill: the case's other-skills flag and which arm
+    loaded which skill reach the page's data (shown beside the flag by review.js)."""
+    kit = Kit.create(tmp_path, iterations=1)
+    (kit.root / "adapter.py").write_text(ADAPTER.replace(
+        'if req["skill"] and it == 1 else []',
+        'if req["skill"] else [{"type": "skill_loaded", "name": "code-review"}]'))
+    code, _, err = kit.run()
+    assert code in (0, 1), err
+    bench = json.loads(kit.bench("alpha").read_text())
+    data = review_data(kit.results, [(bench, kit.results / "alpha")], [])
+    case = data["skills"][0]["cases"][0]
+    assert "other-skills" in case["flags"]
+    assert case["other_skills"] == {"with_skill": [], "without_skill": ["code-review"]}
+    assert "otherSkills(c.other_skills)" in (kit.results / "index.html").read_text()

@@ -53,6 +53,13 @@ class Collected:
             self._skills.add(name)
             self.events.append({"type": "skill_loaded", "name": name})
 
+    def forget_skill(self, name: str) -> None:
+        """A load that did not happen after all (the CLI refused it): a plain tool call then."""
+        if name in self._skills:
+            self._skills.discard(name)
+            self.events = [{"type": "tool_call", "name": "Skill"}
+                           if e == {"type": "skill_loaded", "name": name} else e for e in self.events]
+
     def response(self) -> dict[str, Any]:
         events = ([{"type": "model", "name": self.model}] if self.model else []) + self.events
         usage = {

@@ -62,7 +62,8 @@ MISSING = "claude CLI not found on PATH; install Claude Code or set adapter.comm
 INSTALL_DIR = ".claude/skills"
 
 # Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
-# 2: tokens as billed (the sum over result.modelUsage), split per model.
+# 2: tokens as billed (the sum over result.modelUsage), split per model; a refused Skill call
+# is no load.
 BUILTIN_VERSION = "2"
 # CLAUDE_CODE_MAX_RETRIES: Claude Code retries every API error (a bad key too) ~10 times
 # over ~3 minutes; a suite can lower that without listing it in its own env.
@@ -145,6 +146,25 @@ _MODEL_USAGE_KEYS = {
     "cacheReadInputTokens": "cache_read_input_tokens",
     "cacheCreationInputTokens": "cache_creation_input_tokens",
 }
+
+
+def refused_skill_calls(path: Path) -> set[str]:
+    """Skills whose every ``Skill`` call the CLI answered with an error (turned off, e.g. by
+    disable_bundled_skills; unknown; already running): asked for, never loaded."""
+    calls: dict[str, str] = {}  # tool_use id -> skill
+    errored: dict[str, bool] = {}  # tool_use id -> its tool_result is an error
+    for _lineno, ev in json_lines(path, "claude"):
+        message = ev.get("message") if isinstance(ev.get("message"), dict) else {}
+        content = message.get("content") if isinstance(message.get("content"), list) else []
+        for block in (b for b in content if isinstance(b, dict)):
+            if block.get("type") == "tool_use" and block.get("name") == "Skill":
+                name = _skill_from_input(block.get("input"))
+                if name and isinstance(block.get("id"), str):
+                    calls[block["id"]] = name
+            elif block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                errored[block["tool_use_id"]] = block.get("is_error") is True
+    names = set(calls.values())
+    return {n for n in names if all(errored.get(i, False) for i, m in calls.items() if m == n)}
 
 
 def _usage_from_result(result: dict[str, Any]) -> dict[str, float]:
@@ -231,6 +251,8 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
                 detail = one_line(result["result"])
             fail(f"claude exited with status {done.returncode}" + (f": {detail}" if detail else ""))
         got, result = parse_claude_stream(done.stdout_path)
+        for name in refused_skill_calls(done.stdout_path):
+            got.forget_skill(name)
         if result is None:
             detail = last_line(done.stderr)
             fail("claude stream ended without a result event" + (f" (stderr: {detail})" if detail else ""))
