@@ -106,21 +106,31 @@ def test_claude_code_tokens_include_requests_outside_the_main_turns(tmp_path, ca
         assert sum(r["usage"][k] for k in split) == r["usage"]["input_tokens"]
 
 
+def run_with_bundled_skill(tmp_path, capsys, yaml_of, skill: str, api: str, disable: bool):
+    """A suite whose scripted model loads the CLI's own ``skill`` in the without-skill arm:
+    (the case row of benchmark.json, the model requests whose skill listing named ``skill``)."""
+    extra = ", disable_bundled_skills: true" if disable else ""
+    with FakeModel(Script(bundled_skill=skill), lifetime=300) as m:
+        project = Project(tmp_path, yaml_of(m.url, extra), iterations=1)
+        code, out, _ = project.run(capsys)
+        offered = [c for c in m.model_calls(api) if m.lists_skill(c["body"], skill)]
+    assert code in (0, 1), out
+    if disable:  # nothing but the skill under test loaded, in either arm
+        assert all(skills_loaded(r) in ([], [SKILL]) for _, r in project.responses())
+    return benchmark_cases(project)["sum-sales"], offered
+
+
 @pytest.mark.parametrize("disable", [False, True], ids=["bundled-on", "bundled-off"])
 def test_claude_code_baseline_loading_a_bundled_skill_is_flagged(tmp_path, capsys, claude_env, claude,
                                                                  disable):
     """A without-skill run whose agent loads the CLI's bundled simplify: the case gets the
     other-skills flag naming it and its arm; with disable_bundled_skills it is not offered."""
-    extra = ", disable_bundled_skills: true" if disable else ""
-    with FakeModel(Script(bundled_skill="simplify"), lifetime=300) as m:
-        project = Project(tmp_path, claude_yaml(claude, m.url, extra), iterations=1)
-        code, out, _ = project.run(capsys)
-        offered = [c for c in m.model_calls("/v1/messages") if m.lists_skill(c["body"], "simplify")]
-    assert code in (0, 1), out
-    case = benchmark_cases(project)["sum-sales"]
+    def yaml_of(url: str, extra: str) -> str:
+        return claude_yaml(claude, url, extra)
+
+    case, offered = run_with_bundled_skill(tmp_path, capsys, yaml_of, "simplify", "/v1/messages", disable)
     if disable:
         assert offered == [] and "other-skills" not in case["flags"]
-        assert all(skills_loaded(r) in ([], [SKILL]) for _, r in project.responses())
     else:
         assert "other-skills" in case["flags"]
         assert case["other_skills"] == {"with_skill": [], "without_skill": ["simplify"]}
@@ -222,13 +232,11 @@ def test_codex_suite_run(tmp_path, capsys, model, codex_env, codex_exe):
 def test_codex_baseline_loading_a_bundled_skill_is_flagged(tmp_path, capsys, codex_env, codex_exe, disable):
     """A without-skill run whose agent reads Codex's own skill-creator SKILL.md (in code mode, so
     only the session log shows it): other-skills names it; disable_bundled_skills hides it."""
-    extra = ", disable_bundled_skills: true" if disable else ""
-    with FakeModel(Script(bundled_skill="skill-creator"), lifetime=300) as m:
-        project = Project(tmp_path, codex_yaml(codex_exe, m.url, extra), iterations=1)
-        code, out, _ = project.run(capsys)
-        offered = [c for c in m.model_calls("/v1/responses") if m.lists_skill(c["body"], "skill-creator")]
-    assert code in (0, 1), out
-    case = benchmark_cases(project)["sum-sales"]
+    def yaml_of(url: str, extra: str) -> str:
+        return codex_yaml(codex_exe, url, extra)
+
+    case, offered = run_with_bundled_skill(tmp_path, capsys, yaml_of, "skill-creator", "/v1/responses",
+                                           disable)
     if disable:
         assert offered == [] and "other-skills" not in case["flags"]
     else:
