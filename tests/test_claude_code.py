@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skill_eval.errors import InvalidInput
 from skill_eval.run.adapters import claude_code
@@ -384,3 +386,20 @@ def test_a_refused_skill_call_is_no_load(workspace, fake_bin):
     resp = ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
                   FAKE_TRANSCRIPT=str(DATA / "refused_skill.jsonl")))
     assert [e for e in resp["events"] if e["type"] != "model"] == [{"type": "tool_call", "name": "Skill"}]
+
+
+_counts = st.integers(min_value=0, max_value=10**9)
+_entry = st.fixed_dictionaries({"inputTokens": _counts, "outputTokens": _counts,
+                                "cacheReadInputTokens": _counts, "cacheCreationInputTokens": _counts})
+_names = st.from_regex(r"claude-[a-z0-9-]{1,12}", fullmatch=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(_names, _entry, min_size=1, max_size=4))
+def test_for_any_model_usage_the_totals_are_the_sums_of_the_split(per_model):
+    usage = claude_code._usage_from_result({"modelUsage": per_model, "usage": {"input_tokens": 1}})
+    for key, field in (("input_tokens", "inputTokens"), ("output_tokens", "outputTokens"),
+                       ("cache_read_input_tokens", "cacheReadInputTokens"),
+                       ("cache_creation_input_tokens", "cacheCreationInputTokens")):
+        assert usage.get(key, 0) == sum(e[field] for e in per_model.values())
+        assert usage.get(key, 0) == sum(usage[f"model/{m}/{key}"] for m in per_model)
