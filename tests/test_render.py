@@ -104,3 +104,12 @@ def test_formats_registry(bench):
         assert isinstance(text, str) and text
     assert json.loads(FORMATS["json"].render([bench], []))["verdict"] == "fail"
     ET.fromstring(FORMATS["junit"].render([bench], []))
+
+
+def test_benchmark_md_names_other_skills_and_their_arm():
+    from test_benchmark import _loading
+
+    c = case("o1")
+    recs = [_loading(c, "with_skill", 1, SKILL), _loading(c, "without_skill", 1, "code-review")]
+    md = benchmark_md(build_benchmark("demo", SKILL, "m1", [c], recs, None))
+    assert "runs loaded other skills (the lift includes what they did): o1 (without_skill: code-review)" in md

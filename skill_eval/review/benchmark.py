@@ -130,7 +130,16 @@ def _flags(skill: str, arms: Mapping[str, dict[str, Any]], recs: Mapping[str, Se
     with_runs = [r for r in recs["with_skill"] if not r.errored]
     if loads_reported and with_runs and not any(skill in r.loaded_skills for r in with_runs):
         flags.append("not-loaded")
+    if any(other_skills(skill, recs).values()):
+        flags.append("other-skills")
     return flags
+
+
+def other_skills(skill: str, recs: Mapping[str, Sequence[RunRecord]]) -> dict[str, list[str]]:
+    """Per arm, the skills other than ``skill`` its runs loaded (a bundled skill of the CLI, one
+    the workspace brought): what either arm measured then includes them."""
+    return {v: sorted({n for r in recs[v] if not r.errored for n in r.loaded_skills} - {skill})
+            for v in VARIANTS}
 
 
 def _ungraded(graded: Sequence[RunRecord]) -> int:
@@ -279,8 +288,11 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
         delta = w - wo if w is not None and wo is not None else None
         if delta is not None:
             deltas.append(delta)
-        case_rows.append({"id": case.id, "flags": _flags(skill, arms, recs, delta, loads_reported),
-                          "delta": delta, **arms})
+        row = {"id": case.id, "flags": _flags(skill, arms, recs, delta, loads_reported), "delta": delta,
+               **arms}
+        if "other-skills" in row["flags"]:
+            row["other_skills"] = other_skills(skill, recs)
+        case_rows.append(row)
 
     variants = {v: _variant_totals([r for r in runs if r.variant == v], rates[v]) for v in VARIANTS}
     for v in VARIANTS:

@@ -70,6 +70,10 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
                    + ", ".join(by_flag["contaminated"]))
     if "not-loaded" in by_flag:
         out.append("with_skill runs never reported loading the skill: " + ", ".join(by_flag["not-loaded"]))
+    if "other-skills" in by_flag:
+        out.append("runs loaded other skills (the lift includes what they did): " + "; ".join(
+            f"{c['id']} ({other_skills_text(c['other_skills'])})" for c in bench["cases"]
+            if "other-skills" in c["flags"] and c.get("other_skills")))
     if "error" in by_flag:
         out.append("runs errored (excluded from pass rates): " + ", ".join(by_flag["error"]))
     if "unscorable" in by_flag:
@@ -212,7 +216,9 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines += ablation_md(bench)
     lines += ["", "## Cost and time", ""]
     # The usage counters not already a column (cost_usd is the cost column).
-    keys = sorted((set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"})
+    # Per-model splits ("model/<name>/<key>") stay in benchmark.json; as columns they would crowd it.
+    keys = sorted(k for k in (set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"}
+                  if not k.startswith("model/"))
     judged = w.get("judge_cost_usd") is not None or wo.get("judge_cost_usd") is not None
     steps = [k for k in ("mean_tool_calls", "mean_turns") if w.get(k) is not None or wo.get(k) is not None]
     rows = [[name, _secs(arm["duration_s"]["median"]), _secs(arm["duration_s"]["p95"]),
@@ -227,6 +233,12 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
                                  for k in steps), *keys]))
     lines += ["", cost_note(bench)]
     return "\n".join(lines) + "\n"
+
+
+def other_skills_text(other: Mapping[str, Any]) -> str:
+    """``{"with_skill": [], "without_skill": ["code-review"]}`` -> "without_skill: code-review"."""
+    return "; ".join(f"{arm}: {', '.join(other[arm])}" for arm in ("with_skill", "without_skill")
+                     if other.get(arm))
 
 
 def usd(value: float | None) -> str:
