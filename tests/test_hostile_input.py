@@ -184,3 +184,22 @@ def test_command_line_numbers_must_be_finite_and_positive(tmp_path, args):
     assert f"argument {args[0]}" in err or "argument -j/--jobs" in err
     assert "Traceback" not in err
     assert kit.calls() == 0
+
+
+def test_validate_checks_every_pattern_an_eval_set_supplies(tmp_path):
+    # issue 20: trace and json_schema patterns are compiled and judged like regex checks, and the
+    # risk test is structural: overlapping alternatives warn as nested repetition does.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    checks = [{"type": "command_ran", "pattern": "^(a|a)+$"},
+              {"type": "json_schema", "schema": {"properties": {"x": {"pattern": "^(a+)+$"}}}},
+              {"type": "tool_call", "order": ["Read", "(x|x)*y"]},
+              {"type": "command_order", "patterns": ["ok", "(("]}]
+    kit.write_evals("alpha", [dict(case(f"c{i}"), checks=[c]) for i, c in enumerate(checks)])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert ("warning: evals[0].checks[0]: command_ran pattern '^(a|a)+$' repeats a choice whose "
+            "alternatives can match the same text") in out
+    assert "warning: evals[1].checks[0]: json_schema schema pattern '^(a+)+$' repeats a group" in out
+    assert "warning: evals[2].checks[0]: tool_call order '(x|x)*y' repeats a choice" in out
+    errors = [line for line in err.splitlines() if "command_order patterns '(('" in line]
+    assert len(errors) == 1 and "does not compile" in errors[0], err
