@@ -73,3 +73,32 @@ def test_stale_workspaces_go_and_live_ones_stay(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_stale_sweep_removes_a_dead_workers_job_folder_and_unlocks_what_it_must(tmp_path):
+    # issue 20: a Ray job folder (unredacted files) is named by its owner and swept like a
+    # workspace; folders the adapter locked (chmod 000) are unlocked so removal can enter them.
+    from skill_eval.run.workspace import JOB_PREFIX, remove_stale
+
+    job = tmp_path / f"{JOB_PREFIX}999004-xyz"
+    (job / "ws" / "locked").mkdir(parents=True)
+    (job / "ws" / "locked" / "secret.txt").write_text("x")
+    (job / "ws" / "locked").chmod(0)
+    live = tmp_path / f"{JOB_PREFIX}{os.getpid()}-mine"
+    live.mkdir()
+    assert remove_stale(tmp_path) == 1
+    assert not job.exists() and live.is_dir()
+
+
+def test_remove_tree_unlocks_folders_and_removes_a_link_not_its_target(tmp_path):
+    from skill_eval.fs.removal import remove_tree
+
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "keep.txt").write_text("x")
+    (tmp_path / "link").symlink_to(target)
+    assert remove_tree(tmp_path / "link") and (target / "keep.txt").is_file()
+    (target / "a" / "b").mkdir(parents=True)
+    (target / "a" / "b").chmod(0)
+    (target / "a").chmod(0o500)
+    assert remove_tree(target) and not target.exists()
