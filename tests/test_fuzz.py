@@ -357,6 +357,8 @@ def response_suite(tmp_path_factory) -> Path:
 @example(b'{"output": "with \\ud83d", "events": [{"type": "t\\udc00"}], "usage": {"k\\ud800": 1}}')
 @example(b'{"output": "x", "usage": ' + b"[" * 100000 + b"]" * 100000 + b"}")
 @example(b'{"output": "x", "usage": {"cost_usd": NaN}}')
+@example(b'{"output": "x", "usage": {"input_tokens": 1' + b"0" * 400 + b'}}')  # issue 20: overflowed
+@example(b'{"output": "x\\u001b]52;c;aGk=\\u0007\\r"}')  # issue 20: terminal control sequences
 @example(b'{"output": "\\u0000\\u0007"}')
 @example(b"\xff\xfe\x00")
 @example(b'{"\\ud800":null}')  # found: the error message quoting the field could not be stored
