@@ -203,3 +203,25 @@ def test_validate_checks_every_pattern_an_eval_set_supplies(tmp_path):
     assert "warning: evals[2].checks[0]: tool_call order '(x|x)*y' repeats a choice" in out
     errors = [line for line in err.splitlines() if "command_order patterns '(('" in line]
     assert len(errors) == 1 and "does not compile" in errors[0], err
+
+
+_SHOUTING_ADAPTER = r'''import sys
+sys.stdin.read()
+sys.stderr.write("boom\x1b]52;c;aGVsbG8=\x07\x1b]0;owned\x07\r\x1b[2Kforged line\u202e\n")
+sys.exit(3)
+'''
+
+
+def test_terminal_control_characters_from_adapters_are_escaped_by_run_and_status(tmp_path):
+    # issue 20: stderr with ESC/BEL/CR reached the terminal raw (clipboard via OSC 52, title, erased
+    # and forged lines). Each is printed as a visible escape.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]}, extra="variants: [with_skill]\n")
+    (kit.root / "adapter.py").write_text(_SHOUTING_ADAPTER)
+    code, out, err = kit.run()
+    assert code == 2, err
+    line = next(line for line in err.splitlines() if "exited with status 3" in line)
+    assert "\\x1b]52;c;" in line and "\\x07" in line and "\\x0d" in line and "\\u202e" in line
+    code, out, err = kit.status()
+    assert "previous attempt failed" in out and "boom\\x1b]52;c;" in out
+    for text in (out, err):
+        assert not any(c in text for c in "\x1b\x07\r\u202e"), text

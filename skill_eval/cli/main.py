@@ -146,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from skill_eval.cli.terminal import shown
     from skill_eval.errors import InvalidInput, SkillEvalError
 
     try:
@@ -157,7 +158,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             print(problem.format(), file=sys.stderr)
         return 2
     except SkillEvalError as exc:
-        print(f"skill-eval: {exc}", file=sys.stderr)
+        print(f"skill-eval: {shown(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
         # A full disk or a read-only folder on a path no writer wrapped: still one line.
