@@ -225,3 +225,52 @@ def test_terminal_control_characters_from_adapters_are_escaped_by_run_and_status
     assert "previous attempt failed" in out and "boom\\x1b]52;c;" in out
     for text in (out, err):
         assert not any(c in text for c in "\x1b\x07\r\u202e"), text
+
+
+@pytest.mark.parametrize("where", ["pipe.md", "evals/pipe.json", "evals/notes.txt", "fixture"])
+def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_path, where):
+    # issue 20: validate passed and run/status blocked forever reading the FIFO.
+    import os
+    import subprocess
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    if where == "fixture":
+        (kit.skill_dir("alpha") / "evals" / "files").mkdir(parents=True, exist_ok=True)
+        os.mkfifo(kit.skill_dir("alpha") / "evals" / "files" / "input.csv")
+        kit.write_evals("alpha", [case("a1", fixture="input.csv")])
+    else:
+        os.mkfifo(kit.skill_dir("alpha") / where)
+    for command in ("validate", "status", "run"):
+        try:
+            done = kit.subprocess(command, "suite.yaml")
+            out, err = done.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            done.kill()
+            done.communicate()
+            pytest.fail(f"skill-eval {command} blocked on a FIFO at {where}")
+        assert done.returncode == 2 and "Traceback" not in err, (command, err)
+        lines = [line for line in err.splitlines() if "FIFO" in line]
+        # One line per finding: the skill folder's, and the fixture's when a case names it.
+        assert 1 <= len(lines) <= 2 and all("not a file" in line for line in lines), (command, err)
+    assert kit.calls() == 0
+
+
+def test_a_skill_md_linked_from_outside_is_refused(tmp_path):
+    # issue 20: validate passed, the with-skill arm got no SKILL.md, and edits to the target
+    # re-ran nothing.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    skill_md = kit.skill_dir("alpha") / "SKILL.md"
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(skill_md.read_text())
+    skill_md.unlink()
+    skill_md.symlink_to(outside)
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert f"SKILL.md is a link to {outside.resolve()}, outside the skill folder" in err
+    # A link that stays inside the folder is followed (and copied) as before.
+    (kit.skill_dir("alpha") / "docs").mkdir()
+    inside = kit.skill_dir("alpha") / "docs" / "real.md"
+    inside.write_text(outside.read_text())
+    skill_md.unlink()
+    skill_md.symlink_to("docs/real.md")
+    assert kit.cli("validate", "suite.yaml")[0] == 0

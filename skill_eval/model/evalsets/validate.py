@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from skill_eval.errors import Problem, did_you_mean
+from skill_eval.fs.specialfiles import special_kind
 from skill_eval.intake import timedmatch
 from skill_eval.intake.limits import REGEX_TIMEOUT_MS
 from skill_eval.intake.regexrisk import risk
@@ -121,6 +122,10 @@ class Collector:
         if state == "folder":
             self.error(f"file '{rel}' is a folder ({tried}); list the files inside it", at)
             return None
+        if state != "ok":
+            self.error(f"file '{rel}' ({tried}) is {state}, not a file: copying it would block the "
+                       "run; name a regular file", at)
+            return None
         return real
 
     def _look(self, rel: str, root: Path) -> tuple[Path, str]:
@@ -136,7 +141,7 @@ class Collector:
                 elif not real.exists():
                     state = "missing"
                 else:
-                    state = "ok" if real.is_file() else "folder"
+                    state = special_kind(real) or ("ok" if real.is_file() else "folder")
             except OSError:  # a name too long, a loop of links: there is no such file to use
                 real, state = tried, "missing"
             self.seen_files[key] = (real, state)
