@@ -179,6 +179,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         print(f"skill-eval: error in agent:{name}: files the adapter left were not kept: {listed}{more}. "
               "The run is stored (its checks cannot see those files); raise max_output_bytes or have "
               "the adapter write less, then re-run it with --only and --force", file=sys.stderr)
+    if engine.doit_db_replaced:
+        print("skill-eval: note: doit's database in the store was damaged; it was replaced (the store "
+              "is the truth, so nothing was lost) and the run went on", file=sys.stderr)
     for name in sorted(engine.damaged)[:_SHOWN_ERRORS]:
         print(f"skill-eval: note: the stored run agent:{name} was damaged (it did not match its "
               "checksums); it was removed and run again", file=sys.stderr)
