@@ -36,7 +36,7 @@ from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT
 from skill_eval.run.runner import conclude, record_error
 from skill_eval.run.shipment import RemoteJob
-from skill_eval.run.workspace import JOB_PREFIX, Workspace, ablate_copy
+from skill_eval.run.workspace import JOB_PREFIX, Workspace, ablate_copy, remove_stale
 from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 
@@ -109,11 +109,27 @@ def _kept(ws: Workspace, limit: int, max_files: int
             tuple(sorted(dropped.items())))
 
 
+_swept: set[int] = set()
+
+
+def _sweep_once() -> None:
+    """The first job a worker process runs removes what lost workers on this node left: their
+    adapters (killed by token) and their job folders."""
+    if os.getpid() in _swept:
+        return
+    _swept.add(os.getpid())
+    try:
+        remove_stale()
+    except OSError:
+        pass
+
+
 def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
     """The worker's part of a run; never raises for the adapter's faults (they are data)."""
     start = time.perf_counter()
     key = job.spec.key
     host = os.uname().nodename
+    _sweep_once()
     # Named by its owner, like a workspace, so a sweep removes it once this worker is gone.
     root = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{owner.claim()}-")).resolve()
     try:
