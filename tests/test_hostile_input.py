@@ -175,7 +175,8 @@ def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
 
 
 @pytest.mark.parametrize("args", [("--max-cost", "nan"), ("--max-cost", "inf"), ("--max-cost", "-1"),
-                                  ("--iterations", "0"), ("--iterations", "-3"), ("-j", "0")])
+                                  ("--iterations", "0"), ("--iterations", "-3"), ("-j", "0"),
+                                  ("--iterations", "1000000000"), ("-j", "100000")])  # issue 20: caps
 def test_command_line_numbers_must_be_finite_and_positive(tmp_path, args):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     done = kit.subprocess("run", "suite.yaml", *args)
@@ -274,3 +275,14 @@ def test_a_skill_md_linked_from_outside_is_refused(tmp_path):
     skill_md.unlink()
     skill_md.symlink_to("docs/real.md")
     assert kit.cli("validate", "suite.yaml")[0] == 0
+
+
+def test_a_suite_name_too_long_for_a_file_name_is_one_line(tmp_path):
+    # issue 20: a 250-character name passed validate and gave ENAMETOOLONG tracebacks.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    kit.suite.write_text(kit.suite.read_text().replace("suite: kit", "suite: " + "s" * 250))
+    for command in ("validate", "run", "status"):
+        code, out, err = kit.cli(command, "suite.yaml")
+        assert code == 2 and "Traceback" not in err, err
+        [line] = [line for line in err.splitlines() if "suite" in line]
+        assert line == "suite.yaml:1:1: suite: is 250 characters long; the maximum is 100: shorten it"
