@@ -88,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     def run_opts(x: argparse.ArgumentParser) -> None:
         x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
         x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
-        x.add_argument("--iterations", type=suite_capped("iterations"), metavar="N", help="override the suite's iterations")
+        x.add_argument("--iterations", type=suite_capped("iterations"), metavar="N",
+                       help="override the suite's iterations")
         x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
         x.add_argument("--shard", metavar="K/N", help="this job's share of the pending runs, e.g. 2/4")
 
