@@ -286,3 +286,15 @@ def test_a_suite_name_too_long_for_a_file_name_is_one_line(tmp_path):
         assert code == 2 and "Traceback" not in err, err
         [line] = [line for line in err.splitlines() if "suite" in line]
         assert line == "suite.yaml:1:1: suite: is 250 characters long; the maximum is 100: shorten it"
+
+
+def test_ids_differing_only_in_case_or_normalisation_are_refused_by_validate(tmp_path):
+    # issue 20: they share a folder on macOS and Windows.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    kit.write_evals("alpha", [case("Case-1"), case("case-1"), case("caf\u00e9"), case("cafe\u0301"),
+                              case("other")])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    lines = [line for line in err.splitlines() if "only in case or Unicode normalisation" in line]
+    assert len(lines) == 2, err
+    assert "'case-1' differs from 'Case-1'" in lines[0]
