@@ -298,3 +298,16 @@ def test_ids_differing_only_in_case_or_normalisation_are_refused_by_validate(tmp
     lines = [line for line in err.splitlines() if "only in case or Unicode normalisation" in line]
     assert len(lines) == 2, err
     assert "'case-1' differs from 'Case-1'" in lines[0]
+
+
+def test_duplicate_keys_in_a_json_eval_set_are_refused(tmp_path):
+    # issue 20: two "evals" silently kept only the last (3 of 4 cases dropped); YAML refuses them.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    evals = kit.skill_dir("alpha") / "evals" / "evals.json"
+    one, rest = json.dumps([case("a1"), case("a2"), case("a3")]), json.dumps([case("a4")])
+    evals.write_text('{\n  "evals": ' + one + ',\n  "evals": ' + rest + "\n}\n")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    [line] = [line for line in err.splitlines() if "duplicate key" in line]
+    assert line.endswith('evals.json:3: duplicate key "evals": JSON would keep only the last one and '
+                         "silently drop the other; merge them or rename one")
