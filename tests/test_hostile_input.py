@@ -311,3 +311,20 @@ def test_duplicate_keys_in_a_json_eval_set_are_refused(tmp_path):
     [line] = [line for line in err.splitlines() if "duplicate key" in line]
     assert line.endswith('evals.json:3: duplicate key "evals": JSON would keep only the last one and '
                          "silently drop the other; merge them or rename one")
+
+
+def test_an_adapter_argument_naming_a_folder_is_not_walked_and_validate_says_use_depends(tmp_path):
+    # issue 20: an argument naming / was walked on every run (a 14 s no-op).
+    from skill_eval.engine.fastpath import watch_files
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    data = kit.root / "data"
+    (data / "deep").mkdir(parents=True)
+    (data / "deep" / "a.json").write_text("{}")
+    assert watch_files(("python3", str(data)), []) == [str(data)]
+    kit.suite.write_text(kit.suite.read_text().replace("adapter.py]", "adapter.py, data]"))
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 0, err
+    assert ("suite.yaml: warning: adapter.command[3] 'data' is a folder: skill-eval neither looks inside it nor "
+            "re-runs when a file there changes; list the files the adapter reads in adapter.depends "
+            "(e.g. depends: [data/*.json])") in out
