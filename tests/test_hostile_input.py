@@ -325,6 +325,6 @@ def test_an_adapter_argument_naming_a_folder_is_not_walked_and_validate_says_use
     kit.suite.write_text(kit.suite.read_text().replace("adapter.py]", "adapter.py, data]"))
     code, out, err = kit.cli("validate", "suite.yaml")
     assert code == 0, err
-    assert ("suite.yaml: warning: adapter.command[3] 'data' is a folder: skill-eval neither looks inside it nor "
-            "re-runs when a file there changes; list the files the adapter reads in adapter.depends "
+    assert ("suite.yaml: warning: adapter.command[3] 'data' is a folder: skill-eval neither looks inside "
+            "it nor re-runs when a file there changes; list the files the adapter reads in adapter.depends "
             "(e.g. depends: [data/*.json])") in out

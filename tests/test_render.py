@@ -104,3 +104,17 @@ def test_formats_registry(bench):
         assert isinstance(text, str) and text
     assert json.loads(FORMATS["json"].render([bench], []))["verdict"] == "fail"
     ET.fromstring(FORMATS["junit"].render([bench], []))
+
+
+def test_usage_keys_cannot_break_the_cost_table(bench):
+    # issue 20: usage keys went raw into benchmark.md's table (HTML; '|' shifted the columns).
+    import copy
+    hostile = copy.deepcopy(bench)
+    key = "<img src=x onerror=alert(1)>|x\ny"
+    for arm in hostile["variants"].values():
+        arm["usage"][key] = 7
+    md = benchmark_md(hostile)
+    assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;\\|x y" in md
+    cost = md[md.index("## Cost and time"):].splitlines()
+    table = [line for line in cost if line.startswith("|")]
+    assert len({line.count("|") - line.count("\\|") for line in table}) == 1  # every row as wide

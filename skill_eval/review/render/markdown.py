@@ -18,7 +18,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 def md_text(text: object) -> str:
     """Author or run text inside a Markdown table or line: no raw HTML, no column breaks."""
     return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|"))
+            .replace("|", "\\|").replace("\r", " ").replace("\n", " "))
 
 
 def tokens(value: float | None) -> str:
@@ -210,7 +210,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
              *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
     lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
-                               *(["judge cost"] if judged else []), *keys]))
+                               *(["judge cost"] if judged else []), *map(md_text, keys)]))
     lines += ["", cost_note(bench)]
     return "\n".join(lines) + "\n"
 
