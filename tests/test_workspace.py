@@ -102,3 +102,34 @@ def test_remove_tree_unlocks_folders_and_removes_a_link_not_its_target(tmp_path)
     (target / "a" / "b").chmod(0)
     (target / "a").chmod(0o500)
     assert remove_tree(target) and not target.exists()
+
+
+def test_a_workspace_swapped_for_a_link_keeps_nothing_and_removes_only_the_link(run_setup, tmp_path):
+    # issue 20: an adapter that replaced its workspace with a symlink got the target's files kept.
+    import shutil
+
+    _, spec = run_setup(["true"])
+    ws = prepare_workspace(spec("without_skill"))
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "private.txt").write_text("not the agent's")
+    shutil.rmtree(ws.path)
+    ws.path.symlink_to(target)
+    kept, dropped = ws.kept_files(1 << 20)
+    assert kept == [] and list(dropped) == ["."]
+    ws.remove()
+    assert not os.path.lexists(ws.path) and (target / "private.txt").is_file()
+
+
+def test_kept_files_past_the_cap_are_listed(run_setup):
+    _, spec = run_setup(["true"])
+    ws = prepare_workspace(spec("without_skill"))
+    try:
+        for i in range(5):
+            (ws.outputs / f"{i}.txt").write_text("x")
+        kept, dropped = ws.kept_files(1 << 20, max_files=3)
+        assert [rel for rel, _ in kept] == ["outputs/0.txt", "outputs/1.txt", "outputs/2.txt"]
+        why = "over max_kept_files (3) with the files before it"
+        assert dropped == {f"outputs/{i}.txt": why for i in (3, 4)}
+    finally:
+        ws.remove()
