@@ -76,17 +76,22 @@ json.dump({"output": "ok"}, sys.stdout)
 '''
 
 
-def test_a_file_that_cannot_be_kept_is_one_line_and_exit_2_and_the_run_stays(tmp_path: Path, capsys):
-    skill = tmp_path / "skills" / "big"
+def _one_case_project(root: Path, name: str, adapter: str, extra: str, python: str = sys.executable) -> None:
+    """A suite of one skill with one case (its output must say 'ok'), run with_skill only."""
+    skill = root / "skills" / name
     (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: big\ndescription: Big files.\n---\nWrite them.\n")
+    (skill / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Files.\n---\nWrite them.\n")
     (skill / "evals" / "evals.json").write_text(json.dumps({"evals": [
         {"id": "c", "prompt": "Write.", "checks": [{"type": "contains", "value": "ok"}]}]}))
-    (tmp_path / "adapter.py").write_text(BIG)
-    (tmp_path / "suite.yaml").write_text(
-        f"suite: big\nskills_dir: skills\niterations: 1\njobs: 1\nmax_output_bytes: 2000\n"
-        f"variants: [with_skill]\nadapter:\n  command: [{sys.executable}, adapter.py]\n"
+    (root / "adapter.py").write_text(adapter)
+    (root / "suite.yaml").write_text(
+        f"suite: {name}\nskills_dir: skills\niterations: 1\njobs: 1\n{extra}"
+        f"variants: [with_skill]\nadapter:\n  command: [{python}, adapter.py]\n"
         "store: store\nresults: results\n")
+
+
+def test_a_file_that_cannot_be_kept_is_one_line_and_exit_2_and_the_run_stays(tmp_path: Path, capsys):
+    _one_case_project(tmp_path, "big", BIG, "max_output_bytes: 2000\n")
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
@@ -151,18 +156,9 @@ def test_hostile_names_and_locked_folders_keep_the_run_and_leave_nothing_behind(
 def _hostile_names(root: Path, prefix: list[str]) -> None:
     import shutil
     import subprocess
-    skill = root / "skills" / "names"
-    (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: names\ndescription: Odd names.\n---\nWrite them.\n")
-    (skill / "evals" / "evals.json").write_text(json.dumps({"evals": [
-        {"id": "c", "prompt": "Write.", "checks": [{"type": "contains", "value": "ok"}]}]}))
-    (root / "adapter.py").write_text(HOSTILE)
     # The other user may not reach this interpreter (a pyenv under /root); the system one serves.
     python = (shutil.which("python3", path="/usr/bin:/bin") if prefix else None) or sys.executable
-    (root / "suite.yaml").write_text(
-        f"suite: names\nskills_dir: skills\niterations: 1\njobs: 1\nmax_kept_files: 10\n"
-        f"variants: [with_skill]\nadapter:\n  command: [{python}, adapter.py]\n"
-        "store: store\nresults: results\n")
+    _one_case_project(root, "names", HOSTILE, "max_kept_files: 10\n", python)
     tmp = root / "tmpdir"
     tmp.mkdir()
     if prefix:
