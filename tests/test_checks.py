@@ -222,11 +222,11 @@ _BACKTRACK = r'''
 import sys, time
 from skill_eval.grade.checks import CheckContext, run_check
 from skill_eval.model.cases import Check
-t = time.monotonic()
+t = time.process_time()  # the regex engine's limit is CPU time: a loaded machine stretches wall time
 for kind in ("regex", "not_regex"):
     r = run_check(Check(id="c", type=kind, params={"pattern": sys.argv[1]}), CheckContext(output=sys.argv[2]))
     print(kind, r.passed, r.evidence)
-print("seconds", time.monotonic() - t)
+print("seconds", time.process_time() - t)
 '''
 
 
@@ -289,9 +289,9 @@ checks = {
     "tool_call-no-call": ("tool_call", {"expected_no_call": True, "pattern": evil}, ""),
 }
 for name, (kind, params, output) in checks.items():
-    t = time.monotonic()
+    t = time.process_time()  # CPU seconds: what the engine's limit counts
     r = run_check(Check(id="c", type=kind, params=params), CheckContext(output=output, events=events))
-    print(name, r.passed, round(time.monotonic() - t, 2), r.evidence)
+    print(name, r.passed, round(time.process_time() - t, 2), r.evidence)
 '''
 
 
@@ -299,8 +299,9 @@ for name, (kind, params, output) in checks.items():
 def test_every_pattern_an_eval_set_supplies_is_time_limited():
     import subprocess
     try:
+        # Ten checks of 1 s of CPU each; the wall-clock guard leaves room for a loaded machine.
         done = subprocess.run([sys.executable, "-c", _EVERY_PATTERN, _EVIL, _ALMOST], capture_output=True,
-                              text=True, timeout=60)
+                              text=True, timeout=300)
     except subprocess.TimeoutExpired:
         pytest.fail("a json_schema or trace check's pattern ran without a time limit")
     assert done.returncode == 0, done.stderr
@@ -309,16 +310,16 @@ def test_every_pattern_an_eval_set_supplies_is_time_limited():
     for name, passed, seconds, evidence in rows:
         assert passed == "False", name  # not shown either way: failed, for command_not_ran too
         assert "pattern timed out after 1000 ms" in evidence, (name, evidence)
-        assert float(seconds) < 8, name  # one time limit (a loaded machine stretches it)
+        assert float(seconds) < 3, name  # one limit of 1 s of CPU
 
 
 def test_a_check_shares_one_time_limit_across_all_its_searches():
     events = tuple(Event(type="command", argv=(_ALMOST,)) for _ in range(20))
     import time
-    t = time.monotonic()
+    t = time.process_time()
     got = run_check(chk("command_ran", pattern=_EVIL), ctx(events=events))
     assert not got.passed and "timed out" in got.evidence
-    assert time.monotonic() - t < 10  # one shared limit, not 20 × 1 s
+    assert time.process_time() - t < 3  # one shared limit of 1 s of CPU, not 20 × 1 s
 
 
 _SIGTERM_SCHEMA = r'''
