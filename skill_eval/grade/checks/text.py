@@ -19,6 +19,7 @@ from typing import Any
 import regex as rx
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.kept import kept_text
 from skill_eval.intake import timedmatch
 
 _SNIPPET = 40
@@ -98,24 +99,41 @@ def contains_any(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckCont
     return False, clip("none found of: " + ", ".join(map(repr, values)))
 
 
+def _subject(params: Mapping[str, Any], ctx: CheckContext) -> tuple[str | None, str]:
+    """What a regex searches: the output, or the kept file ``file``; (None, why) when missing."""
+    rel = params.get("file")
+    if rel in (None, "", "output"):
+        return ctx.output, "output"
+    if not isinstance(rel, str):
+        raise CheckParamError("'file' must be a workspace-relative path or 'output'")
+    return kept_text(ctx, rel)
+
+
 def _search(params: Mapping[str, Any], case_sensitive: bool,
-            ctx: CheckContext) -> tuple[str, rx.Match[str] | None]:
+            ctx: CheckContext, text: str) -> tuple[str, rx.Match[str] | None]:
     pattern = _str_param(params, "pattern")
     # IGNORECASE on the original text, not the folded one: folding would shift what the
     # pattern's own character classes and lengths mean. A search out of time raises
     # PatternTimedOut, which run_check turns into a fail (for not_regex too: absence not shown).
-    return pattern, timedmatch.search(compiled(pattern, case_sensitive), ctx.output)
+    return pattern, timedmatch.search(compiled(pattern, case_sensitive), text)
 
 
 def regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
-    pattern, m = _search(params, case_sensitive, ctx)
+    text, where = _subject(params, ctx)
+    if text is None:
+        return False, clip(where)
+    pattern, m = _search(params, case_sensitive, ctx, text)
     if m is None:
-        return False, clip(f"no match for /{pattern}/ in output ({len(ctx.output)} chars)")
+        return False, clip(f"no match for /{pattern}/ in {where} ({len(text)} chars)")
     return True, clip(f"/{pattern}/ matched {m.group(0)!r} at {m.start()}")
 
 
 def not_regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
-    pattern, m = _search(params, case_sensitive, ctx)
+    text, where = _subject(params, ctx)
+    if text is None:  # absence cannot be shown in a file that is not there
+        return False, clip(where)
+    pattern, m = _search(params, case_sensitive, ctx, text)
     if m is None:
-        return True, clip(f"no match for forbidden /{pattern}/")
+        inside = "" if where == "output" else f" in {where}"
+        return True, clip(f"no match for forbidden /{pattern}/{inside}")
     return False, clip(f"forbidden /{pattern}/ matched {m.group(0)!r} at {m.start()}")
