@@ -228,6 +228,7 @@ def test_terminal_control_characters_from_adapters_are_escaped_by_run_and_status
         assert not any(c in text for c in "\x1b\x07\r\u202e"), text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["pipe.md", "evals/pipe.json", "evals/notes.txt", "fixture"])
 def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_path, where):
     # issue 20: validate passed and run/status blocked forever reading the FIFO.

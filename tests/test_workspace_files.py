@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from skill_eval.cli.main import main
 
 # with_skill writes where the seed harness's eval sets expect; without_skill misplaces the entry.
@@ -131,6 +133,7 @@ json.dump({"output": "ok"}, sys.stdout)
 '''
 
 
+@pytest.mark.slow
 def test_hostile_names_and_locked_folders_keep_the_run_and_leave_nothing_behind(tmp_path: Path):
     # chmod 000 stops only a normal user: as root, skill-eval runs as nobody through setpriv.
     import shutil
