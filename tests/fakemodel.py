@@ -233,9 +233,11 @@ class FakeModel:
         return [r for r in self.requests if r["method"] == "POST" and self.judge_prompt(r["body"])]
 
     def verdict_reply(self, prompt: str) -> str:
-        answer = prompt.split("<answer>", 1)[-1].split("</answer>", 1)[0]
+        block = re.search(r"<answer-(\w+)>\n(.*)\n</answer-\1>\n\n<rubric-\1>\n(.*)\n</rubric-\1>", prompt,
+                          re.DOTALL)
+        answer, rubric = (block.group(2), block.group(3)) if block else (prompt, prompt)
         passed = self.script.judge_pass_if in answer
-        ids = [json.loads(m.group(1)) for m in _RUBRIC_ID.finditer(prompt)]
+        ids = [json.loads(m.group(1)) for m in _RUBRIC_ID.finditer(rubric)]
         return json.dumps({"verdicts": [{"id": i, "passed": passed, "evidence": "scripted judge"}
                                         for i in ids]})
 

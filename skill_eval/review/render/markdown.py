@@ -20,7 +20,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 def md_text(text: object) -> str:
     """Author or run text inside a Markdown table or line: no raw HTML, no column breaks."""
     return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|"))
+            .replace("|", "\\|").replace("\r", " ").replace("\n", " "))
 
 
 def tokens(value: float | None) -> str:
@@ -230,7 +230,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
                                *(["judge cost"] if judged else []),
                                *({"mean_tool_calls": "tool calls/run", "mean_turns": "turns/run"}[k]
-                                 for k in steps), *keys]))
+                                 for k in steps), *map(md_text, keys)]))
     lines += ["", cost_note(bench)]
     return "\n".join(lines) + "\n"
 
