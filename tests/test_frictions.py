@@ -36,7 +36,11 @@ def _edit_evals(root: Path, edit) -> None:  # noqa: ANN001
 
 def test_counts_of_one_are_singular(proj, capsys):
     assert main(["validate"]) == 0
-    assert capsys.readouterr().out.strip() == "Validated 1 skill, 1 eval set, 3 cases"
+    # The drafted placeholders pass on an echo of their prompts, and the grader audit (issue 21)
+    # says so until the user writes real checks: that is the next thing to edit.
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1] == "Validated 1 skill, 1 eval set, 3 cases; 2 warnings"
+    assert all("passes-on-echo" in line for line in lines[:-1])
     _edit_evals(proj, lambda d: d["evals"][0].update(assertions=["It is short"]))
     assert main(["inspect", "skills/notes/evals/evals.json"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
