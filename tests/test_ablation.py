@@ -106,6 +106,7 @@ def _bench(root: Path) -> dict:
     return json.loads((root / "results" / "rev" / "benchmark.json").read_text())
 
 
+@pytest.mark.slow
 def test_ablation_arms_run_on_the_ablated_copy_with_a_verdict_each(tmp_path: Path):
     suite = _suite(tmp_path)
     assert main(["run", str(suite)]) == 0
@@ -146,6 +147,7 @@ def test_ablation_arms_run_on_the_ablated_copy_with_a_verdict_each(tmp_path: Pat
     assert (run_dir / "grading.json").is_file()
 
 
+@pytest.mark.slow
 def test_ablation_keys_follow_what_each_arm_is_given(tmp_path: Path):
     suite = _suite(tmp_path, n_cases=2, ablations="")
     assert main(["run", str(suite)]) == 0
@@ -181,6 +183,7 @@ def test_ablation_keys_follow_what_each_arm_is_given(tmp_path: Path):
     assert _calls(tmp_path) == {"ablation:without-guide": 2}
 
 
+@pytest.mark.slow
 def test_a_few_cases_give_an_indeterminate_verdict(tmp_path: Path):
     suite = _suite(tmp_path, n_cases=3)
     assert main(["run", str(suite)]) == 0
@@ -221,6 +224,7 @@ def test_remove_section_ignores_fenced_headings_and_keeps_line_endings():
     assert remove_section(front, "# Notes") == "---\nname: x\n# Notes\n---\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ablations, expected", [
     ("ablations:\n  - remove: [references/missing.md]\n",
      "ablation 'no-references-missing-md' of skill rev: 'references/missing.md' is not a file or folder"),
@@ -245,6 +249,7 @@ def test_an_ablation_that_cannot_be_made_is_invalid_input(tmp_path: Path, capsys
     assert not (tmp_path / "calls.log").exists()
 
 
+@pytest.mark.slow
 def test_a_folder_can_be_removed(tmp_path: Path):
     suite = _suite(tmp_path, n_cases=1, ablations="ablations:\n  - {name: no-refs, remove: [references/]}\n")
     assert main(["run", str(suite)]) == 0
@@ -268,6 +273,7 @@ print(json.dumps({"output": out, "events": []}))
 """
 
 
+@pytest.mark.slow
 def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
     from test_harness_manifest import DEMO, _repo
 
@@ -315,6 +321,7 @@ def test_the_harness_demo_manifest_runs_its_ablation(tmp_path: Path, capsys):
     assert grade["passed"] is False
 
 
+@pytest.mark.slow
 def test_an_ablation_can_be_limited_to_some_cases(tmp_path: Path):
     suite = _suite(tmp_path, n_cases=3,
                    ablations="ablations:\n  - {name: some, remove: [scripts], cases: [c0, c2]}\n")
@@ -324,6 +331,7 @@ def test_an_ablation_can_be_limited_to_some_cases(tmp_path: Path):
     assert [c["id"] for c in abl["per_case"]] == ["c0", "c2"] and abl["cases"] == 2
 
 
+@pytest.mark.slow
 def test_the_review_page_shows_the_ablations_and_their_runs(tmp_path: Path):
     from test_review_page import ARGS, CHROMIUM, Watch
 

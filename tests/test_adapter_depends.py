@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from suitekit import SUITE, Kit
 
 from skill_eval.model.config import load_suite
@@ -26,6 +27,7 @@ def _reasons(kit: Kit) -> dict[str, str]:
     return {i["task"]: i["reason"] for i in data["run"]}
 
 
+@pytest.mark.slow
 def test_editing_a_depended_file_reruns_everything_and_status_names_it(tmp_path):
     kit = Kit.create(tmp_path)
     (kit.root / "data").mkdir()

@@ -37,6 +37,7 @@ def test_validate_names_the_suite_file_the_line_and_the_script_as_written(typo, 
                    "paths start from the suite's folder)"]
 
 
+@pytest.mark.slow
 def test_run_says_the_same_once_and_runs_nothing(typo):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "skill_eval.cli.main", "run", "skill-eval.yaml"]

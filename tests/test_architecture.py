@@ -97,6 +97,7 @@ def _prints(path: Path) -> list[int]:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"]
 
 
+@pytest.mark.slow
 def test_nothing_below_the_cli_prints():
     # Builtin adapters are separate processes whose stdout is the protocol: they are exempt.
     exempt = (PACKAGE / "cli", PACKAGE / "run" / "adapters")

@@ -230,6 +230,7 @@ print("seconds", time.process_time() - t)
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("pattern", "text"), [(r"^(a+)+$", "a" * 40 + "!"), (r"(x+x+)+y", "x" * 5000),
                                                (r"^(\w+\s?)*$", "word " * 12 + "!")],
                          ids=["a-plus-plus", "xx-plus-y", "words"])
@@ -253,6 +254,7 @@ def test_catastrophic_backtracking_does_not_hang_grading(pattern, text):
             assert "pattern timed out after 1000 ms" in evidence
 
 
+@pytest.mark.slow
 def test_a_timed_out_search_fails_with_evidence():
     for kind in ("regex", "not_regex"):
         got = run_check(chk(kind, pattern="^(a|a)+$"), ctx("a" * 40 + "!"))
@@ -313,6 +315,7 @@ def test_every_pattern_an_eval_set_supplies_is_time_limited():
         assert float(seconds) < 3, name  # one limit of 1 s of CPU
 
 
+@pytest.mark.slow
 def test_a_check_shares_one_time_limit_across_all_its_searches():
     events = tuple(Event(type="command", argv=(_ALMOST,)) for _ in range(20))
     import time
@@ -337,6 +340,7 @@ run_check(Check(id="c", type="json_schema", params={"schema": {"pattern": sys.ar
 '''
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_long_schema_pattern_search():
     # Even with the time limit lifted, the search listens for signals (re would not).
     import signal

@@ -220,6 +220,7 @@ def test_turn_limit_is_an_answer_that_says_it_stopped_there(workspace, fake_bin)
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "transcript, message",
     [
@@ -236,6 +237,7 @@ def test_bad_streams_fail_with_one_clear_line(workspace, fake_bin, transcript, m
     assert proc.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_crash_of_claude(workspace, fake_bin):
     proc = run(
         workspace,
@@ -248,6 +250,7 @@ def test_crash_of_claude(workspace, fake_bin):
     assert proc.stderr.strip() == "claude exited with status 3: Error: something broke badly"
 
 
+@pytest.mark.slow
 def test_timeout_stops_a_hanging_claude(workspace, fake_bin, tmp_path):
     pidfile = tmp_path / "pid"
     started = time.monotonic()
@@ -372,6 +375,7 @@ def test_a_bundled_skill_that_loaded_is_reported(workspace, fake_bin):
     assert resp["usage"]["input_tokens"] == 45776
 
 
+@pytest.mark.slow
 def test_disable_bundled_skills_option(workspace, fake_bin, tmp_path):
     """The settings that turn Claude Code's bundled skills off, those surviving its switch by
     name, but never the skill under test."""
@@ -407,6 +411,7 @@ _entry = st.fixed_dictionaries({"inputTokens": _counts, "outputTokens": _counts,
 _names = st.from_regex(r"claude-[a-z0-9-]{1,12}", fullmatch=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(_names, _entry, min_size=1, max_size=4))
 def test_for_any_model_usage_the_totals_are_the_sums_of_the_split(per_model):

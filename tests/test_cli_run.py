@@ -202,6 +202,7 @@ RESPONSE_FAULTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RESPONSE_FAULTS))
 def test_bad_response(tmp_path, name):
     fault, expected = RESPONSE_FAULTS[name]
@@ -209,6 +210,7 @@ def test_bad_response(tmp_path, name):
     check_fault(kit, expected, heal_file(kit))
 
 
+@pytest.mark.slow
 def test_nonzero_exit_is_reported_with_redacted_stderr(tmp_path):
     fault = (f'sys.stderr.write("auth failed for key {SECRET} (check ANTHROPIC_API_KEY)\\n")\n'
              "sys.exit(4)")
@@ -220,6 +222,7 @@ def test_nonzero_exit_is_reported_with_redacted_stderr(tmp_path):
     assert SECRET.encode() not in all_bytes(kit.store, kit.results)
 
 
+@pytest.mark.slow
 def test_redacted_error_is_what_is_stored(tmp_path):
     fault = f'sys.stderr.write("token={SECRET}\\n")\nsys.exit(5)'
     kit = make_project(tmp_path, fault)
@@ -254,6 +257,7 @@ def _alive(pid: int) -> bool:
         return True
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_adapter_and_its_children(tmp_path):
     # The bad case's adapter becomes a shell that leaves a grandchild behind and never answers.
     fault = ('os.execvp("sh", ["sh", "-c", "sleep 30 & echo $! >> %s; sleep 30" % '
@@ -298,6 +302,7 @@ def _check_cannot_start(kit: Kit, expected: str, heal) -> None:
     assert len(kit.stored_runs()) == RUNS
 
 
+@pytest.mark.slow
 def test_adapter_not_found(tmp_path):
     # A path that is not there is the suite's problem (issue 23): one line naming the suite file and
     # the path as written, exit 2, nothing run or stored; once the file is there, everything runs.
@@ -314,6 +319,7 @@ def test_adapter_not_found(tmp_path):
     assert len(kit.stored_runs()) == RUNS
 
 
+@pytest.mark.slow
 def test_adapter_not_executable(tmp_path):
     kit = make_project(tmp_path, command="[./adapter.py]")
     script = kit.root / "adapter.py"
@@ -321,6 +327,7 @@ def test_adapter_not_executable(tmp_path):
     _check_cannot_start(kit, "is not executable; run 'chmod +x", lambda: script.chmod(0o755))
 
 
+@pytest.mark.slow
 def test_adapter_without_shebang(tmp_path):
     kit = make_project(tmp_path, command="[./adapter.py]")
     script = kit.root / "adapter.py"
@@ -349,6 +356,7 @@ def test_file_exists_escaping_outputs_is_refused_before_any_run(tmp_path):
     assert code == 2 and "leaves the run's workspace" in err
 
 
+@pytest.mark.slow
 def test_file_exists_through_a_symlink_fails_with_evidence(tmp_path):
     """A symlink out of outputs/ is only seen when the check runs: the check fails with evidence."""
     checks = [{"id": "symlink", "type": "file_exists", "path": "outputs/root/etc/hostname"},
@@ -378,6 +386,7 @@ def test_file_exists_through_a_symlink_fails_with_evidence(tmp_path):
 
 # ---- the same through a real `skill-eval` process -------------------------------------------------
 
+@pytest.mark.slow
 def test_real_process_exit_code_and_one_line_errors(tmp_path):
     kit = make_project(tmp_path, f'sys.stderr.write("denied: {SECRET}\\n")\nsys.exit(9)')
     proc = kit.subprocess("run", "suite.yaml")

@@ -184,6 +184,7 @@ def test_config_errors_of_several_suites_are_all_reported(proj, capsys):
     assert out == ["Validated 1 skill, 1 eval set, 2 cases; 3 errors"]
 
 
+@pytest.mark.slow
 def test_bad_configs_from_test_config_all_exit_2_with_one_line_problems(capsys, monkeypatch):
     data = Path(__file__).parent / "data" / "test_config"
     monkeypatch.chdir(data)

@@ -142,6 +142,7 @@ def test_normal_answer_with_usage(workspace, fake_bin, tmp_path):
     assert seen["repo_skills"] == [] and seen["user_skills"] == [] and not seen["staged_left"]
 
 
+@pytest.mark.slow
 def test_skill_load_after_other_tool_calls(workspace, fake_bin, tmp_path):
     log = tmp_path / "log.json"
     proc = run(
@@ -175,6 +176,7 @@ def test_skill_load_after_other_tool_calls(workspace, fake_bin, tmp_path):
     assert not seen["staged_left"]
 
 
+@pytest.mark.slow
 def test_skill_installed_once_in_repo_scope_for_current_codex(workspace, fake_bin, tmp_path):
     log = tmp_path / "log.json"
     proc = run(workspace, request(workspace), path=str(fake_bin), FAKE_VERSION="0.171.0",
@@ -184,6 +186,7 @@ def test_skill_installed_once_in_repo_scope_for_current_codex(workspace, fake_bi
     assert seen["repo_skills"] == ["csv-summary"] and seen["user_skills"] == []
 
 
+@pytest.mark.slow
 def test_early_item_shape(workspace, fake_bin):
     proc = run(
         workspace, request(workspace), path=str(fake_bin), FAKE_TRANSCRIPT=str(DATA / "early_item_type.jsonl")
@@ -195,6 +198,7 @@ def test_early_item_shape(workspace, fake_bin):
         {"type": "command", "argv": ["ls"]}]
 
 
+@pytest.mark.slow
 def test_transient_error_then_success(workspace, fake_bin):
     proc = run(
         workspace, request(workspace), path=str(fake_bin), FAKE_TRANSCRIPT=str(DATA / "reconnect.jsonl")
@@ -202,6 +206,7 @@ def test_transient_error_then_success(workspace, fake_bin):
     assert ok(proc)["output"] == "Recovered answer."
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "transcript, message",
     [
@@ -218,6 +223,7 @@ def test_bad_streams_fail_with_one_clear_line(workspace, fake_bin, transcript, m
     assert proc.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_crash_reports_the_turn_failure(workspace, fake_bin):
     proc = run(
         workspace,
@@ -230,6 +236,7 @@ def test_crash_reports_the_turn_failure(workspace, fake_bin):
     assert proc.stderr.strip() == "codex exited with status 1: model response stream ended unexpectedly"
 
 
+@pytest.mark.slow
 def test_crash_without_stream(workspace, fake_bin):
     proc = run(
         workspace, request(workspace), path=str(fake_bin), FAKE_EXIT="2", FAKE_STDERR="error: bad flag"
@@ -238,6 +245,7 @@ def test_crash_without_stream(workspace, fake_bin):
     assert proc.stderr.strip() == "codex exited with status 2: error: bad flag"
 
 
+@pytest.mark.slow
 def test_timeout_stops_a_hanging_codex(workspace, fake_bin, tmp_path):
     pidfile = tmp_path / "pid"
     started = time.monotonic()
@@ -306,6 +314,7 @@ def test_build_args_maps_suite_options():
     assert parsed.extra_arg == ["-c", "model_reasoning_effort=low"] and parsed.skip_git_repo_check is False
 
 
+@pytest.mark.slow
 def test_bundled_skill_reads_from_the_session_log(workspace, fake_bin):
     """In code mode Codex runs commands inside its JavaScript ``exec`` tool and ``--json`` shows
     no item for them; the session log has the calls, so a read of a bundled (system) skill's
@@ -320,6 +329,7 @@ def test_bundled_skill_reads_from_the_session_log(workspace, fake_bin):
     assert loaded == ["skill-creator", "openai-docs"]
 
 
+@pytest.mark.slow
 def test_disable_bundled_skills_option(workspace, fake_bin, tmp_path):
     assert codex.build_args({"disable_bundled_skills": True}) == ["--disable-bundled-skills"]
     log = tmp_path / "log.json"

@@ -195,6 +195,7 @@ def test_report_github_carries_the_compare_table_and_an_annotation_per_regressed
     assert code == 0 and sum("regressed since baseline" in line for line in out.splitlines()) == 2
 
 
+@pytest.mark.slow
 def test_a_broken_baseline_or_critical_flag_is_invalid_input_not_a_crash(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     assert kit.run()[0] == 0

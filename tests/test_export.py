@@ -38,6 +38,7 @@ def make(tmp_path: Path, iterations: int = 2, rubric: bool = True) -> tuple[Proj
     return project, exe
 
 
+@pytest.mark.slow
 def test_skill_creator_export(tmp_path: Path, capsys):
     project, exe = make(tmp_path)
     assert project.run(capsys)[0] == 0
@@ -100,6 +101,7 @@ def test_skill_creator_export(tmp_path: Path, capsys):
     assert not (eval_dir / "with_skill" / "run-9").exists()
 
 
+@pytest.mark.slow
 def test_agentskills_export_single_run_is_flat(tmp_path: Path, capsys):
     project, _ = make(tmp_path, iterations=1, rubric=False)
     assert project.run(capsys)[0] == 0
@@ -121,6 +123,7 @@ def test_agentskills_export_single_run_is_flat(tmp_path: Path, capsys):
         assert (run_dir / "outputs" / "agent_output.md").is_file()
 
 
+@pytest.mark.slow
 def test_agentskills_export_several_runs_use_run_folders(tmp_path: Path, capsys):
     project, _ = make(tmp_path, iterations=2, rubric=False)
     assert project.run(capsys)[0] == 0
@@ -139,6 +142,7 @@ def test_export_before_any_run_says_so(tmp_path: Path, capsys):
     assert calls(exe) == 0
 
 
+@pytest.mark.slow
 def test_errored_runs_are_named_not_failed(tmp_path: Path, capsys):
     project, exe = make(tmp_path, iterations=1, rubric=False)
     # The agent breaks for with_skill runs only: that run errors, the baseline is stored.

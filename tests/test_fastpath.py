@@ -20,6 +20,7 @@ def kit(tmp_path):
     return k
 
 
+@pytest.mark.slow
 def test_noop_loads_nothing(kit, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the fast path must not load the project")
@@ -29,6 +30,7 @@ def test_noop_loads_nothing(kit, monkeypatch):
     assert code == 0 and out.startswith("Up to date: 18 runs")
 
 
+@pytest.mark.slow
 def test_noop_replays_the_exit_code(tmp_path):
     kit = Kit.create(tmp_path)
     kit.edit_case("alpha", "a1", checks=[{"id": "never", "type": "contains", "value": "zzz"}])
@@ -38,6 +40,7 @@ def test_noop_replays_the_exit_code(tmp_path):
     assert kit.run() [0] == 1 and kit.run()[1].startswith("Up to date")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["touch-skill", "touch-suite", "touch-adapter", "options"])
 def test_stat_changes_look_closer_but_run_nothing(kit, what):
     args = []
@@ -54,6 +57,7 @@ def test_stat_changes_look_closer_but_run_nothing(kit, what):
     assert kit.calls() == 0
 
 
+@pytest.mark.slow
 def test_deleted_run_entry_defeats_it(kit):
     key = kit.stored_runs()[5]
     shutil.rmtree(kit.store / "runs" / key[:2] / key)
@@ -61,6 +65,7 @@ def test_deleted_run_entry_defeats_it(kit):
     assert code == 0 and kit.calls() == 1
 
 
+@pytest.mark.slow
 def test_deleted_table_is_rebuilt(kit):
     kit.bench("beta").unlink()
     code, out, err = kit.run()
@@ -68,6 +73,7 @@ def test_deleted_table_is_rebuilt(kit):
     assert kit.bench("beta").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["index.html", "summary.md", "summary.json", "junit.xml",
                                   "alpha/benchmark.md", "beta/benchmark.json"])
 def test_any_deleted_results_file_is_written_again(kit, name):
@@ -80,6 +86,7 @@ def test_any_deleted_results_file_is_written_again(kit, name):
     assert kit.run()[1].startswith("Up to date")  # and the fast path vouches for it again
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["index.html", "summary.md", "junit.xml", "alpha/benchmark.md"])
 def test_a_results_file_edited_by_hand_is_written_again(kit, name):
     path = kit.results / name
@@ -89,6 +96,7 @@ def test_a_results_file_edited_by_hand_is_written_again(kit, name):
     assert path.read_text() == good
 
 
+@pytest.mark.slow
 def test_edited_table_is_rebuilt(kit):
     good = kit.bench("alpha").read_text()
     kit.bench("alpha").write_text("{}")
@@ -96,6 +104,7 @@ def test_edited_table_is_rebuilt(kit):
     assert json.loads(kit.bench("alpha").read_text()) == json.loads(good)
 
 
+@pytest.mark.slow
 def test_damaged_fast_state_is_ignored(kit):
     path = kit.store / "state" / "kit.fast.json"
     for bad in ("", "[]", '{"version": 1, "fingerprint": 3, "runs": []}', "{\"runs\": {"):
@@ -104,6 +113,7 @@ def test_damaged_fast_state_is_ignored(kit):
         assert code == 0 and err == "" and kit.calls() == 0
 
 
+@pytest.mark.slow
 def test_partial_runs_do_not_vouch(tmp_path):
     kit = Kit.create(tmp_path)
     assert kit.run("--only", "beta/*")[0] == 0
@@ -127,6 +137,7 @@ def loaded(monkeypatch) -> list[set[str] | None]:
     return seen
 
 
+@pytest.mark.slow
 def test_one_skill_edited_plans_only_that_skill(kit, loaded):
     """Only alpha's folder changed: only alpha is loaded and planned, beta's tables stay, and the
     summary still covers both skills."""
@@ -145,6 +156,7 @@ def test_one_skill_edited_plans_only_that_skill(kit, loaded):
     assert kit.status_json()["run"] == []
 
 
+@pytest.mark.slow
 def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, loaded):
     """Eval sets may live in a non-skill folder under skills_dir: a change there plans everything."""
     kit.suite.write_text(kit.suite.read_text().replace('skills: ["*"]', "skills: [alpha, beta]"))
@@ -156,6 +168,7 @@ def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, loaded):
     assert loaded == [None, None] and kit.calls() == 0
 
 
+@pytest.mark.slow
 def test_a_grader_version_bump_regrades_without_calls(kit, monkeypatch):
     import skill_eval.engine.engine
     import skill_eval.engine.fastpath

@@ -56,6 +56,7 @@ def test_token_measurements_carry_no_float_noise():
     assert json.dumps(lift) == '{"extra_tokens_per_run": -23.0, "extra_cost_usd_per_run": 0.0}'
 
 
+@pytest.mark.slow
 def test_report_html_without_out_writes_the_page_and_prints_its_path(proj, capsys):
     assert main(["run", "skill-eval.yaml"]) == 0
     page = proj / "results" / "index.html"
@@ -66,6 +67,7 @@ def test_report_html_without_out_writes_the_page_and_prints_its_path(proj, capsy
     assert out.strip() == "wrote results/index.html" and page.read_text().lower().startswith("<!doctype html")
 
 
+@pytest.mark.slow
 def test_regrade_reasons_name_the_checks_that_changed(proj, capsys):
     assert main(["run", "skill-eval.yaml"]) == 0
 
@@ -83,6 +85,7 @@ def test_regrade_reasons_name_the_checks_that_changed(proj, capsys):
     assert "checks, rubric or judge changed" not in out
 
 
+@pytest.mark.slow
 def test_status_explain_shows_the_stored_material_beside_the_current(proj, capsys):
     assert main(["run", "skill-eval.yaml"]) == 0
     _edit_evals(proj, lambda d: d["evals"][0].update(prompt="A new prompt."))

@@ -164,6 +164,7 @@ def _grade(root: Path, case: str, variant: str) -> dict:
                        / "grading.json").read_text())
 
 
+@pytest.mark.slow
 def test_demo_manifest_runs_unchanged(tmp_path: Path, capsys):
     suite = _repo(tmp_path, DEMO)
     assert main(["validate", str(suite)]) == 0
@@ -193,6 +194,7 @@ def test_skill_name_differing_from_folder_is_an_error_by_default(tmp_path: Path,
     assert "set skill_name_check: warn in the suite" in captured.out + captured.err
 
 
+@pytest.mark.slow
 def test_every_assertion_type_is_graded(tmp_path: Path):
     manifest = {**DEMO, "cases": [{"id": "all-types", "split": "tune", "kind": "review",
                                    "prompt": "Review this change.", "assertions": EVERY_TYPE}]}

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from suitekit import Kit, case
 
 
@@ -14,6 +15,7 @@ def _md(kit: Kit, skill: str = "alpha") -> str:
     return (kit.results / skill / "benchmark.md").read_text()
 
 
+@pytest.mark.slow
 def test_cost_table_has_one_cost_column_integer_tokens_and_no_ratios(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1)
     kit.control(cost=0.003)
@@ -32,6 +34,7 @@ def test_cost_table_has_one_cost_column_integer_tokens_and_no_ratios(tmp_path: P
     assert "per_1k_tokens" not in bench["lift"] and "per_usd" not in bench["lift"]
 
 
+@pytest.mark.slow
 def test_cost_unknown_only_when_no_run_reported_it(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1)
     adapter = kit.root / "adapter.py"
@@ -41,6 +44,7 @@ def test_cost_unknown_only_when_no_run_reported_it(tmp_path: Path):
     assert "Cost of the skill: unknown (the adapter reported no token counts or cost)." in _md(kit)
 
 
+@pytest.mark.slow
 def test_tiny_n_interval_and_p_carry_the_indeterminate_note_everywhere(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1)
     code, out, err = kit.run()
@@ -68,6 +72,7 @@ def test_plurals_and_run_status_agree_on_table_counts(tmp_path: Path):
     assert "Done in" in out and "2 runs executed, 0 errors" in out
 
 
+@pytest.mark.slow
 def test_ungraded_rubric_items_are_counted_wherever_a_pass_rate_is(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=2, skills={"alpha": ["a1"]})
     c = case("a1")
@@ -83,6 +88,7 @@ def test_ungraded_rubric_items_are_counted_wherever_a_pass_rate_is(tmp_path: Pat
     assert note in (kit.results / "index.html").read_text()
 
 
+@pytest.mark.slow
 def test_console_names_failing_checks_and_trigger_queries(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2", "a3", "a4", "a5"]})
     kit.write_evals("alpha", [case(f"a{i}", check_value="never-there") for i in range(1, 6)])

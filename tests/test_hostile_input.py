@@ -104,6 +104,7 @@ else:
 '''
 
 
+@pytest.mark.slow
 def test_odd_adapter_output_is_kept_or_an_adapter_error_and_tables_are_built(tmp_path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
     (kit.root / "adapter.py").write_text(_ODD_ADAPTER)
@@ -132,6 +133,7 @@ def test_a_lone_surrogate_in_an_eval_set_is_one_line_with_its_place(tmp_path):
     assert code == 2 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_deeply_nested_eval_set_and_suite_are_one_line(tmp_path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     evals = kit.skill_dir("alpha") / "evals" / "evals.json"
@@ -149,6 +151,7 @@ def test_deeply_nested_eval_set_and_suite_are_one_line(tmp_path):
     assert "nested more than 100 levels deep" in err
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
     # Grading runs in worker threads; a regex match that never returns kept them, and with them
     # the whole run, alive after Ctrl-C. Each search now ends within its time limit.
@@ -174,6 +177,7 @@ def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
     assert "interrupted" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [("--max-cost", "nan"), ("--max-cost", "inf"), ("--max-cost", "-1"),
                                   ("--iterations", "0"), ("--iterations", "-3"), ("-j", "0"),
                                   ("--iterations", "1000000000"), ("-j", "100000")])  # issue 20: caps

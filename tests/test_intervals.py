@@ -24,6 +24,7 @@ def test_wilson_matches_the_published_formula():
     assert (lo, hi) == (pytest.approx(0.2366, abs=1e-4), pytest.approx(0.7634, abs=1e-4))
 
 
+@pytest.mark.slow
 @given(st.integers(1, 200), st.data())
 def test_wilson_never_collapses_and_holds_the_rate(n, data):
     k = data.draw(st.integers(0, n))
@@ -65,6 +66,7 @@ def test_three_cases_all_plus_100pp_do_not_report_certainty():
     assert 0.5 < six[0] < 1.0  # six can (p = 1/32), and the interval says so
 
 
+@pytest.mark.slow
 @settings(deadline=None, max_examples=40)  # each example bootstraps 10,000 resamples
 @given(st.lists(st.sampled_from([-1.0, -0.5, 0.0, 1 / 3, 0.5, 2 / 3, 1.0]), min_size=1, max_size=30))
 def test_the_lift_interval_holds_the_mean_and_never_collapses(deltas):

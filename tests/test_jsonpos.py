@@ -26,6 +26,7 @@ def test_same_positions_as_yaml_for_the_examples(path: Path) -> None:
     assert json_positions(text) == loads_yaml(text, str(path)).positions
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_json, st.sampled_from([None, 1, 2]))
 def test_same_positions_as_yaml(doc: object, indent: int | None) -> None:

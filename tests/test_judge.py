@@ -80,6 +80,7 @@ def _bench(root: Path) -> dict:
     return json.loads((root / "results" / "sk" / "benchmark.json").read_text())
 
 
+@pytest.mark.slow
 def test_judge_verdicts_are_cached_and_invalidated_precisely(project: Path):
     root = project
     assert _run(root) == (0, 4, 4)  # 2 cases × 2 variants, each judged once
@@ -114,6 +115,7 @@ def test_judge_verdicts_are_cached_and_invalidated_precisely(project: Path):
     assert _run(root) == (1, 0, 0)  # with-skill check 'plain' fails: verdict fail, nothing to do
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body, message", [
     ("print('I think it passed')", "did not answer with JSON"),
     ("print(json.dumps({'verdicts': []}))", "no verdict for rubric id"),
@@ -146,6 +148,7 @@ def test_bad_judge_is_an_error_not_cached(project: Path, capsys, body: str, mess
                  str(root / "r.json")]) == 0
 
 
+@pytest.mark.slow
 def test_fatal_judge_stops_the_remaining_judge_calls(project: Path, capsys):
     # Exit status 77 (the adapters' FATAL_EXIT: a bad key, an endpoint down) means every judge
     # call would fail the same way: one call, one clear line, the runs kept, nothing cached.

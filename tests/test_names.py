@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from suitekit import Kit
@@ -23,6 +24,7 @@ def test_a_task_name_never_holds_an_equals_sign_and_never_collides(name):
     assert doit_name(name + "%") != doit_name(name)
 
 
+@pytest.mark.slow
 def test_models_with_slash_colon_and_equals_run_and_report(tmp_path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     models = ["meta-llama/Llama-3.1-8B-Instruct", "llama3.1:8b", "a=b"]

@@ -111,6 +111,7 @@ def ok(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_normal_answer_with_usage(workspace, serve):
     server = serve((200, {}, completion("Total is 42.")))
     proc = run(
@@ -141,6 +142,7 @@ def test_normal_answer_with_usage(workspace, serve):
     assert "csv-summary" not in user
 
 
+@pytest.mark.slow
 def test_with_skill_puts_skill_md_in_system_prompt(workspace, serve):
     server = serve((200, {}, completion("TOTAL=42")))
     proc = run(workspace, request(workspace, mode="with_skill", model="my-model"), f"--base-url={server.url}")
@@ -156,6 +158,7 @@ def test_with_skill_puts_skill_md_in_system_prompt(workspace, serve):
     assert "tools" not in body
 
 
+@pytest.mark.slow
 def test_trigger_mode_loads_skill_only_through_the_tool(workspace, serve):
     call = {
         "id": "call_1",
@@ -182,6 +185,7 @@ def test_trigger_mode_loads_skill_only_through_the_tool(workspace, serve):
     assert "Always end with TOTAL=<sum>." in tool_msg["content"]
 
 
+@pytest.mark.slow
 def test_fixture_text_is_capped(workspace, serve):
     (workspace / "inputs" / "sales.csv").write_text("x" * 5000)
     server = serve((200, {}, completion("ok")))
@@ -191,6 +195,7 @@ def test_fixture_text_is_capped(workspace, serve):
     assert "[... truncated: 4900 more bytes not included]" in user
 
 
+@pytest.mark.slow
 def test_429_then_success_retries(workspace, serve):
     server = serve(
         (429, {"Retry-After": "0"}, {"error": {"message": "Rate limit reached", "type": "requests"}}),
@@ -202,6 +207,7 @@ def test_429_then_success_retries(workspace, serve):
     assert len(server.requests) == 2
 
 
+@pytest.mark.slow
 def test_500_until_deadline_fails(workspace, serve):
     server = serve((500, {}, {"error": {"message": "The server had an error"}}))
     started = time.monotonic()
@@ -217,6 +223,7 @@ def test_500_until_deadline_fails(workspace, serve):
     assert proc.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_400_fails_at_once_with_the_server_message(workspace, serve):
     server = serve(
         (400, {}, {"error": {"message": "The model `nope` does not exist", "code": "model_not_found"}})
@@ -235,6 +242,7 @@ def test_no_model_is_a_clear_error(workspace):
     assert "no model" in proc.stderr
 
 
+@pytest.mark.slow
 def test_judge_mode(workspace, serve):
     reply = 'Here you go:\n```json\n{"verdicts": [{"id": "r1", "passed": true, "evidence": "says 42"}]}\n```'
     server = serve((200, {}, completion(reply)))

@@ -35,6 +35,7 @@ def page_runs(kit: Kit) -> dict[tuple[str, str, str, int], dict]:
             for s in data["skills"] for c in s["cases"] + s["triggers"] for r in c["runs"]}
 
 
+@pytest.mark.slow
 def test_a_rerun_under_the_same_key_reads_only_that_run_and_shows_it(tmp_path, reads):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0
@@ -50,6 +51,7 @@ def test_a_rerun_under_the_same_key_reads_only_that_run_and_shows_it(tmp_path, r
     assert runs[("alpha", "a1", "with_skill", 2)]["cost"] == 0 and len(runs) == 18
 
 
+@pytest.mark.slow
 def test_a_regraded_case_is_read_again_and_the_rest_is_not(tmp_path, reads):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0
@@ -60,6 +62,7 @@ def test_a_regraded_case_is_read_again_and_the_rest_is_not(tmp_path, reads):
     assert {c[0] for r in page_runs(kit).values() if r["checks"] for c in r["checks"]} >= {"renamed"}
 
 
+@pytest.mark.slow
 def test_a_crash_after_the_views_were_rewritten_cannot_leave_old_page_data(tmp_path):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0
@@ -110,6 +113,7 @@ def test_one_changed_run_rewrites_one_shard(tmp_path):
     assert len(PageCache(folder).runs) == 200
 
 
+@pytest.mark.slow
 def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeypatch):
     from skill_eval.review import tables
 
@@ -138,6 +142,7 @@ def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeyp
     assert data == json.loads(json.dumps(fresh))
 
 
+@pytest.mark.slow
 def test_a_rerun_of_a_skills_run_drops_its_kept_share(tmp_path):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from suitekit import Kit
 
 from skill_eval.cli.pipes import ReaderSafe
@@ -29,6 +30,7 @@ def _closed_early(kit: Kit, *args: str) -> tuple[int, str]:
     return proc.wait(timeout=300), err
 
 
+@pytest.mark.slow
 def test_run_into_a_closed_pipe_finishes_and_keeps_its_exit_code(tmp_path):
     kit = Kit.create(tmp_path)
     code, err = _closed_early(kit, "run", "suite.yaml")
@@ -39,6 +41,7 @@ def test_run_into_a_closed_pipe_finishes_and_keeps_its_exit_code(tmp_path):
     assert kit.run()[1].startswith("Up to date")  # the fast-path state was saved too
 
 
+@pytest.mark.slow
 def test_failing_verdict_into_a_closed_pipe_still_exits_1(tmp_path):
     kit = Kit.create(tmp_path)
     kit.edit_case("alpha", "a1", checks=[{"id": "never", "type": "contains", "value": "zzz"}])
@@ -47,6 +50,7 @@ def test_failing_verdict_into_a_closed_pipe_still_exits_1(tmp_path):
     assert code == 1 and "Traceback" not in err, err
 
 
+@pytest.mark.slow
 def test_report_into_a_closed_pipe(tmp_path):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0

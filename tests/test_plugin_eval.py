@@ -46,6 +46,7 @@ def test_every_shared_suite_is_read_with_its_cases_and_graders(repo, rel, cases,
                for p in found["problems"] if u.split(" (")[0].split("/")[1] in p and "not graded" in p)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("repo", "rel", "cases", "graders"), SUITES, ids=[s[0] for s in SUITES])
 def test_every_shared_suite_round_trips_through_export(repo, rel, cases, graders, tmp_path):
     first = read_evalset(_shared(repo, rel))

@@ -34,6 +34,7 @@ def test_large_stdin_does_not_deadlock(tmp_path):
     assert r.stdout == data
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_whole_group(tmp_path, write_adapter):
     pidfile = tmp_path / "child.pid"
     script = write_adapter(f"#!/bin/sh\nsleep 100 &\necho $! > {pidfile}\nwait\n")
@@ -57,6 +58,7 @@ def test_stragglers_are_killed_after_a_normal_exit(tmp_path, write_adapter):
     assert not _alive(child)
 
 
+@pytest.mark.slow
 def test_sigterm_ignored_still_killed(tmp_path, write_adapter):
     script = write_adapter("#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 0.05; done\n")
     r = run_process([str(script)], b"", tmp_path, ENV, 0.3, 1000)

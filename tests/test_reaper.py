@@ -49,6 +49,7 @@ def pids(path) -> list[int]:
     return [int(p) for p in path.read_text().split()]
 
 
+@pytest.mark.slow
 def test_setsid_grandchild_dies_at_the_timeout(tmp_path, write_adapter, killer):
     pidfile = tmp_path / "pids"
     script = write_adapter(f"#!/bin/sh\nsetsid sh -c 'echo $$ > {pidfile}; exec sleep 100' &\n"
@@ -70,6 +71,7 @@ def test_setsid_grandchild_dies_when_the_adapter_exits(tmp_path, write_adapter, 
     assert gone(child), "a grandchild in its own session outlived the run"
 
 
+@pytest.mark.slow
 def test_double_forked_daemon_dies(tmp_path, write_adapter, killer):
     # Double fork + setsid: no process group, its parent gone, re-parented to us (subreaper).
     pidfile = tmp_path / "pids"
@@ -106,6 +108,7 @@ def test_orphans_of_a_killed_owner_are_killed_and_others_kept(tmp_path):
             p.wait()
 
 
+@pytest.mark.slow
 def test_in_a_cgroup_even_a_daemon_that_clears_its_environment_dies(tmp_path, write_adapter):
     if cgroup.base() is None:
         pytest.skip("no cgroup v2 we may create children in (needs root or a systemd "

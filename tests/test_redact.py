@@ -164,6 +164,7 @@ def test_secret_env_names_are_the_allow_list_and_builtin_keys():
         "MY_URL", "OPENAI_API_KEY"]
 
 
+@pytest.mark.slow
 def test_a_secret_never_survives_whatever_surrounds_it_and_redact_is_idempotent():
     from hypothesis import given, settings
     from hypothesis import strategies as st

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re._parser
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ def _plain(pattern: re.Pattern[str], text: str) -> str:
     return pattern.sub(r._replace, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_text, st.integers(0, 3000))
 def test_the_scan_is_exactly_one_pass_of_the_pattern(text: str, pad: int) -> None:

@@ -7,6 +7,8 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from skill_eval.model.cases import Check
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.run.remote import RemoteOutcome, finish, run_job
@@ -44,6 +46,7 @@ def _remote(spec, suite, store):
     return finish(spec, suite, store, job, run_job(job, read_blobs(sources)))
 
 
+@pytest.mark.slow
 def test_remote_run_stores_what_a_local_run_stores(run_setup, write_adapter, tmp_path):
     suite, spec = run_setup([write_adapter(ECHO, "echo.py")])
     local, remote = Store(tmp_path / "local"), Store(tmp_path / "remote")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from skill_eval.cli.init_cmd import init_project
 from skill_eval.cli.main import main
 from skill_eval.review.render.github import MAX_CHECK_ANNOTATIONS, annotations, failed_check_annotations
@@ -45,6 +47,7 @@ def test_nothing_failed_prints_no_group():
     assert annotations([_bench(3, [])]) == []
 
 
+@pytest.mark.slow
 def test_report_prints_the_error_for_a_failed_check(tmp_path, monkeypatch, capsys):
     init_project(tmp_path)
     suite = tmp_path / "skill-eval.yaml"

@@ -67,6 +67,7 @@ def test_nonzero_exit_with_secret_in_stderr(run_setup, write_adapter, tmp_path):
             assert "abcdef.123456" not in text and "sk-ant-xyz" not in text
 
 
+@pytest.mark.slow
 def test_error_kinds_and_retry_clears_error(run_setup, write_adapter, tmp_path):
     store = Store(tmp_path / "store")
     cases = {
@@ -119,6 +120,7 @@ def test_resolve_builtins(run_setup, tmp_path):
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_demo_adapter_answers_from_recordings(run_setup, tmp_path):
     suite, spec = run_setup(["true"])
     suite = replace(suite, adapter=AdapterConfig(builtin="demo", responses=REPO / "examples" / "responses"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -70,6 +71,7 @@ def test_the_suite_schema_compiles_so_a_valid_suite_needs_no_jsonschema() -> Non
     assert not quick({"suite": "s", "variants": ["with_skill", "with_skill"]})
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_scalars | st.lists(_scalars, max_size=2), max_size=4),
        st.dictionaries(st.sampled_from(["a", "b", "c"]), _scalars, max_size=3))

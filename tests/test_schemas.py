@@ -28,6 +28,7 @@ def test_there_is_something_to_check():
     assert CONFIGS and EVALS and SKILL_MDS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SCHEMAS, ids=_id)
 def test_schema_is_valid_draft_2020_12(path):
     schema = json.loads(path.read_text("utf-8"))

@@ -127,6 +127,7 @@ def _grades(store: Path) -> dict[str, dict]:
     return {p.name: json.loads(p.read_text()) for p in sorted(store.glob("grades/*/*.json"))}
 
 
+@pytest.mark.slow
 def test_no_secret_in_any_byte_written_and_first_grade_equals_regrade(project: Path, capsys):
     code, printed = _cli(project, "run", "suite.yaml", capsys=capsys)
     assert code in (0, 1), printed
@@ -170,6 +171,7 @@ def test_no_secret_in_any_byte_written_and_first_grade_equals_regrade(project: P
     assert _leaks(project / "store", project / "results") == []
 
 
+@pytest.mark.slow
 def test_a_file_outside_outputs_is_kept_with_the_run(project: Path, capsys):
     code, printed = _cli(project, "run", "suite.yaml", capsys=capsys)
     assert code in (0, 1), printed

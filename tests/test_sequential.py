@@ -18,6 +18,7 @@ def _suite(rng, lift, k=8, rounds=12):
             for _ in range(rounds)]
 
 
+@pytest.mark.slow
 @given(st.lists(st.lists(st.sampled_from([-1.0, 0.0, 1.0]), min_size=3, max_size=3), min_size=1, max_size=15))
 def test_the_intervals_are_nested_and_bounded(rounds):
     seq = confidence_sequence(rounds)
@@ -27,6 +28,7 @@ def test_the_intervals_are_nested_and_bounded(rounds):
     assert all(-1 <= lo <= hi <= 1 for lo, hi in seq)
 
 
+@pytest.mark.slow
 @settings(deadline=None)
 @given(st.integers(0, 10_000))
 def test_a_pass_needs_the_whole_interval_above_the_minimum(seed):

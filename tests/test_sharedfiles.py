@@ -37,6 +37,7 @@ def _modes(root: Path) -> dict[str, int]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mask", [0o022, 0o027])
 def test_results_and_store_follow_the_umask(tmp_path, umask, mask):
     umask(mask)

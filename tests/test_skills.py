@@ -352,6 +352,7 @@ REAL_EXIT = {
 }
 
 
+@pytest.mark.slow
 @needs_realworld
 def test_validate_over_generated_suites_of_real_skills(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(REALWORLD)
@@ -374,6 +375,7 @@ def test_validate_over_generated_suites_of_real_skills(tmp_path, monkeypatch, ca
     assert codes == REAL_EXIT
 
 
+@pytest.mark.slow
 @needs_realworld
 def test_validate_several_real_suites_at_once(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(REALWORLD)

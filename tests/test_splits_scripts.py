@@ -90,6 +90,7 @@ def _grades(root: Path, case: str) -> dict[str, dict]:
     return {v: json.loads((base / v / "grading.json").read_text()) for v in ("with_skill", "without_skill")}
 
 
+@pytest.mark.slow
 def test_split_tune_runs_script_oracle(repo: Path, capsys):
     suite = str(repo / "suite.yaml")
     assert main(["run", suite, "--split", "tune"]) == 0
@@ -107,6 +108,7 @@ def test_split_tune_runs_script_oracle(repo: Path, capsys):
     assert status["planned"] == 2 and all("holdout-1" in r["task"] for r in status["run"])
 
 
+@pytest.mark.slow
 def test_split_holdout_uses_private_prompt_and_holdback_is_skipped(repo: Path, capsys):
     suite = str(repo / "suite.yaml")
     assert main(["run", suite, "--split", "holdout"]) == 0
@@ -125,6 +127,7 @@ def test_split_holdout_uses_private_prompt_and_holdback_is_skipped(repo: Path, c
     assert _calls(repo) == ["tune-1", "tune-1"]
 
 
+@pytest.mark.slow
 def test_script_check_refused_without_allow_scripts(repo: Path, capsys):
     _suite(repo, allow_scripts=False)
     assert main(["validate", str(repo / "suite.yaml")]) == 0

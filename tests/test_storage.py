@@ -108,6 +108,7 @@ def test_run_with_an_unwritable_store_says_so_in_one_line(tmp_path, monkeypatch,
     assert kit.calls() == 0
 
 
+@pytest.mark.slow
 def test_report_with_a_read_only_store_says_so_in_one_line(tmp_path, monkeypatch):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0
@@ -118,6 +119,7 @@ def test_report_with_a_read_only_store_says_so_in_one_line(tmp_path, monkeypatch
     assert "Read-only file system (EROFS)" in one_line(err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_full_disk_mid_run_exits_2_keeps_finished_runs_and_resumes(tmp_path, monkeypatch, jobs):
     kit = Kit.create(tmp_path)
@@ -138,6 +140,7 @@ def test_full_disk_mid_run_exits_2_keeps_finished_runs_and_resumes(tmp_path, mon
     assert stored(kit) == ALL
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("where", "code"), [("state", errno.ENOSPC), ("hashcache.json", errno.EROFS),
                                            ("grades", errno.ENOSPC), ("errors", errno.ENOSPC),
                                            ("state/kit.fast.json", errno.EACCES)])
@@ -152,6 +155,7 @@ def test_a_fault_in_any_store_file_is_one_line(tmp_path, monkeypatch, where, cod
     assert f"cannot write {kit.store / where}" in line and errno.errorcode[code] in line
 
 
+@pytest.mark.slow
 def test_unwritable_results_is_one_line(tmp_path, monkeypatch):
     kit = Kit.create(tmp_path)
     Faults(monkeypatch, kit.results, errno.EACCES)
@@ -162,6 +166,7 @@ def test_unwritable_results_is_one_line(tmp_path, monkeypatch):
     assert stored(kit) == ALL  # the runs themselves are safe in the store
 
 
+@pytest.mark.slow
 def test_full_disk_in_doits_database_is_one_line(tmp_path, monkeypatch):
     from doit.dependency import SqliteDB
 
@@ -206,6 +211,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(path)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_real_full_disk_and_a_real_read_only_store(tmp_path, small_disk):
     import subprocess
 
@@ -233,6 +239,7 @@ def test_a_real_full_disk_and_a_real_read_only_store(tmp_path, small_disk):
     assert stored(kit) == ALL
 
 
+@pytest.mark.slow
 def test_report_out_to_a_read_only_folder_is_one_line(tmp_path, monkeypatch):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0
@@ -243,6 +250,7 @@ def test_report_out_to_a_read_only_folder_is_one_line(tmp_path, monkeypatch):
     assert one_line(err).startswith(f"skill-eval: cannot write {tmp_path / 'ro'}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("allow", [0, 3])
 def test_a_full_temp_folder_for_workspaces_is_one_line_not_a_run_error(tmp_path, monkeypatch, allow):
     import tempfile

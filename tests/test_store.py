@@ -121,6 +121,7 @@ def test_json_blobs(tmp_path):
         store.put_json("runs", KEY, {})
 
 
+@pytest.mark.slow
 def test_lock_refuses_a_second_process(tmp_path):
     store = Store(tmp_path)
     code = ("import sys; from pathlib import Path; from skill_eval.store.store import Store\n"

@@ -53,6 +53,7 @@ def _calls(root: Path) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_precision_recall_accuracy(tmp_path: Path, capsys):
     root = _setup(tmp_path)
     assert main(["validate", str(root / "suite.yaml")]) == 0
@@ -84,6 +85,7 @@ def test_precision_recall_accuracy(tmp_path: Path, capsys):
     assert _calls(root) == ["trigger-5"] * 3
 
 
+@pytest.mark.slow
 def test_broken_measurement_warning(tmp_path: Path, capsys):
     root = _setup(tmp_path, mode="never")  # the adapter never reports a skill load
     assert main(["run", str(root / "suite.yaml")]) == 0
@@ -96,6 +98,7 @@ def test_broken_measurement_warning(tmp_path: Path, capsys):
     assert "trigger evals: every should-trigger query scored 0" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_no_warning_when_runs_errored(tmp_path: Path):
     from skill_eval.review.triggers import trigger_block
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from suitekit import Kit
 
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult, unscorable_reason
@@ -40,6 +41,7 @@ def _bench(kit: Kit) -> dict:
     return json.loads(kit.bench("alpha").read_text())
 
 
+@pytest.mark.slow
 def test_truncated_run_is_unscorable_and_not_in_the_pass_rate(tmp_path):
     kit = _kit(tmp_path, ["loud", "fine"])
     code, out, err = kit.run()
@@ -68,6 +70,7 @@ def test_include_unscorable_counts_them_as_failures(tmp_path):
     assert (w["graded"], w["passed"], w["pass_rate"]) == (2, 1, 0.5)
 
 
+@pytest.mark.slow
 def test_turn_limit_and_another_model_are_unscorable(tmp_path):
     kit = _kit(tmp_path, ["turns", "other", "fine"], 'models: ["asked-model"]\n')
     kit.run()
@@ -100,6 +103,7 @@ def test_reason_rules():
     assert unscorable_reason(RunError("k", "timeout", "slow")) is None
 
 
+@pytest.mark.slow
 def test_arms_run_under_different_limits_or_models_are_warned_about(tmp_path):
     kit = _kit(tmp_path, ["fine"])
     code, out, err = kit.run()

@@ -173,6 +173,7 @@ def test_aliases_within_the_budget_still_load():
     assert doc.data == {"a": [1, 2], "b": [[1, 2], [1, 2]]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["a: " + "[" * 5000 + "]" * 5000, "a:\n" + "".join(
     "  " * i + f"k{i}:\n" for i in range(1, 400)) + "  " * 400 + "x: 1\n", "- " * 3000 + "x\n"])
 def test_deep_nesting_is_one_line_not_a_recursion_error(text):
