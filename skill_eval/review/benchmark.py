@@ -17,6 +17,7 @@ VARIANTS = ("with_skill", "without_skill")
 SIGNIFICANCE = 0.05
 MIN_NONZERO_CASES = 6  # below this the sign-flip test cannot reach p ≤ 0.05
 _EPS = 1e-12
+NOT_RUN = "missing"  # the RunError kind of a run the store has no result or error for
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,12 @@ class RunRecord:
 
     @property
     def errored(self) -> bool:
-        return isinstance(self.result, RunError)
+        return isinstance(self.result, RunError) and not self.not_run
+
+    @property
+    def not_run(self) -> bool:
+        """Never run (outside a --shard or --only selection, or not started): not an error."""
+        return isinstance(self.result, RunError) and self.result.kind == NOT_RUN
 
     @property
     def graded(self) -> bool:
@@ -71,13 +77,14 @@ def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
     return {
         "runs": len(records), "graded": n, "passed": passed,
         "errors": sum(r.errored for r in records),
+        "not_run": sum(r.not_run for r in records),
         "rubric_ungraded": _ungraded(graded),
         "pass_rate": _rate(passed, n),
         "pass_at_k": {str(k): stats.pass_at_k(n, passed, k) for k in range(1, n + 1)},
         "pass_hat_k": {str(k): stats.pass_hat_k(n, passed, k) for k in range(1, n + 1)},
         "failed_checks": failed_checks[:10],
         "error_messages": [f"iteration {r.iteration}: {r.result.kind}: {r.result.message}"[:300]
-                           for r in records if isinstance(r.result, RunError)][:5],
+                           for r in records if r.errored][:5],
         **arm_credit(records),
     }
 
@@ -101,6 +108,8 @@ def _flags(skill: str, arms: Mapping[str, dict[str, Any]], recs: Mapping[str, Se
         flags.append("flaky")
     if any(a["errors"] for a in arms.values()):
         flags.append("error")
+    if any(a["not_run"] for a in arms.values()):
+        flags.append("not-run")
     if any(a.get("critical_failures") for a in arms.values()):
         flags.append("critical-failure")
     if any(skill in r.loaded_skills for r in recs["without_skill"] if not r.errored):
@@ -131,6 +140,7 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
     return {
         "runs": len(records), "graded": len(graded), "passed": sum(r.passed for r in graded),
         "errors": sum(r.errored for r in records),
+        "not_run": sum(r.not_run for r in records),
         "rubric_ungraded": _ungraded(graded),
         "cases": len(case_rates),
         "pass_rate": sum(case_rates) / len(case_rates) if case_rates else None,
@@ -252,7 +262,12 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
     with_failed = any(r.graded and not r.passed for r in runs if r.variant == "with_skill")
     if any_error:
         verdict = "error"
-    elif with_failed or lift["met"] is False:
+    elif with_failed:
+        verdict = "fail"
+    elif any(r.not_run for r in runs):
+        # Runs outside this --shard/--only (or never started): what ran passed, the rest is unknown.
+        verdict = "incomplete"
+    elif lift["met"] is False:
         verdict = "fail"
     else:
         verdict = "pass"

@@ -70,6 +70,9 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
         out.append("with_skill runs never reported loading the skill: " + ", ".join(by_flag["not-loaded"]))
     if "error" in by_flag:
         out.append("runs errored (excluded from pass rates): " + ", ".join(by_flag["error"]))
+    if "not-run" in by_flag:
+        out.append("runs not run yet (outside this --shard/--only, or not started): "
+                   + ", ".join(by_flag["not-run"]))
     if "regressed" in by_flag:
         out.append("regressed with the skill: " + ", ".join(by_flag["regressed"]))
     lift = bench["lift"]
