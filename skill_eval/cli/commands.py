@@ -155,3 +155,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
     _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
     return 0
+
+
+def cmd_doit(args: argparse.Namespace) -> int:
+    from skill_eval.engine.dodo import doit_main
+
+    return doit_main(args.suite, args.doit_args, args.split)

@@ -16,6 +16,7 @@ COMMANDS = {
     "inspect": "one eval-set file or skill folder: detected format, counts, problems",
     "gc": "drop store entries that no listed suite references",
     "export": "write results in another tool's layout (skill-creator, agentskills)",
+    "doit": "doit's own command line over the suite's tasks (run, list, info, forget, -n, ...)",
 }
 
 
@@ -114,6 +115,14 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("suite", metavar="SUITE")
     e.add_argument("--format", required=True, choices=["skill-creator", "agentskills"])
     e.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
+
+    d = sub.add_parser("doit", help=COMMANDS["doit"], description=COMMANDS["doit"] + "; paths are "
+                       "resolved from this folder. Exit codes are doit's (1: a task failed, e.g. "
+                       "the verdict is not a pass).")
+    d.add_argument("suite", metavar="SUITE")
+    d.add_argument("doit_args", nargs=argparse.REMAINDER, metavar="DOIT_ARGS",
+                   help="e.g. list --all, info agent:<task>, -n 4, forget, --always")
+    d.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
     return p
 
 

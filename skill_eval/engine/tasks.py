@@ -282,9 +282,3 @@ def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: 
     if code not in (0, None) and not failures:
         failures.append(("doit", f"doit stopped with status {code}"))
     return failures
-
-
-def dodo_groups(engine: Engine) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """For dodo.py: every task, up-to-date checks asking the store."""
-    skills = [se.skill.name for se in engine.project.skills]
-    yield from task_dicts(engine, [], [], skills, all_tasks=True).items()
