@@ -106,6 +106,10 @@ class PageCache:
                 if shard is not None:
                     shard[kind][key] = value
         for n, shard in sorted(shards.items()):
+            if not shard["runs"] and not shard["cases"]:
+                # Every entry dropped (a case removed): no file, as a first build would have none.
+                (self.folder / f"{n:02d}.json").unlink(missing_ok=True)
+                continue
             # One dumps, then one write: json.dump to a file goes through the slow chunked encoder.
             text = json.dumps({"version": [CACHE_VERSION, __version__], **shard},
                               separators=(",", ":"), ensure_ascii=False)
