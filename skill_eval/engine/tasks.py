@@ -1,9 +1,9 @@
-"""doit integration (the only module that imports doit).
+"""doit integration (with engine.dodo, the only modules that import doit).
 
 `skill-eval run` builds doit tasks only for the work that is out of date (the store and our
 hash cache decide that cheaply), so an unchanged 6,000-run suite never pays doit's per-task
-cost. `dodo.py` exposes every task, with up-to-date checks that ask the store, so `doit list`,
-`doit info agent:...` and plain `doit` work too.
+cost. engine.dodo exposes every task, with up-to-date checks that ask the store, so
+`skill-eval doit SUITE list`, `doit info agent:...` and plain `doit` work too.
 """
 
 from __future__ import annotations
