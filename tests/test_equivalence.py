@@ -60,7 +60,7 @@ if req["skill"]:
                    for d, _dirs, names in os.walk(root) for n in names)
 notes = digest(os.path.join(here, "notes.txt"))
 files = sorted([f["path"], f["sha256"][:8]] for f in req["files"])
-sig = hashlib.sha256(json.dumps([req["mode"], req["case"], req["prompt"], files, skill,
+sig = hashlib.sha256(json.dumps([req["mode"], req["case"], req["model"], req["prompt"], files, skill,
                                  digest(os.path.abspath(__file__)), notes]).encode()).hexdigest()[:16]
 refuse = False
 for f in req["files"]:
@@ -83,6 +83,7 @@ adapter:
   command: [python3, -S, adapter.py]
   depends: [notes.txt]
 iterations: {iterations}
+models: {models}
 jobs: 2
 timeout_seconds: 30
 store: .skill-eval/store
@@ -164,8 +165,8 @@ class Equivalence(RuleBasedStateMachine):
         self.kit = Kit.create(self.tmp, iterations=1, skills={"alpha": ["a1", "a2"]}, name="inc")
         (self.kit.root / "adapter.py").write_text(ADAPTER)
         (self.kit.root / "notes.txt").write_text("notes 0\n")
-        self.kit.suite.write_text(SUITE.format(iterations=1))
-        self.iterations = 1
+        self.iterations, self.models = 1, 1
+        self._write_suite()
         self.cases = {"a1": [0, 0, 0], "a2": [0, 0, 0]}  # fixture, check, prompt variant
         self._write_evals()
 
@@ -238,10 +239,21 @@ class Equivalence(RuleBasedStateMachine):
         self._write_evals()
         self._edited()
 
+    def _write_suite(self) -> None:
+        models = ["default", "other"][:self.models]
+        self.kit.suite.write_text(SUITE.format(iterations=self.iterations, models=json.dumps(models)))
+
     @rule(n=st.sampled_from((1, 2)))
     def set_iterations(self, n: int) -> None:
         self.iterations = n
-        self.kit.suite.write_text(SUITE.format(iterations=n))
+        self._write_suite()
+        self._edited()
+
+    @rule(n=st.sampled_from((1, 2)))
+    def set_models(self, n: int) -> None:
+        """Variants up and down: a second model is a second arm of every run."""
+        self.models = n
+        self._write_suite()
         self._edited()
 
     @rule(v=st.sampled_from((0, 1)))

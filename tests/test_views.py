@@ -97,3 +97,29 @@ def test_an_error_then_its_fix_leaves_no_error_file(kit):
     fixture.write_text(text)
     assert kit.run()[0] == 0
     assert not (folder / "error.json").exists() and (folder / "output.txt").is_file()
+
+
+def test_a_model_added_then_removed_leaves_one_layout(kit):
+    """One model: tables in results/<skill>/; more: one folder per model. Switching leaves
+    nothing of the other layout (found by the equivalence machine)."""
+    kit.write_suite(iterations=1, extra="models: [default, other]\n")
+    assert kit.run()[0] == 0
+    assert not (kit.results / "alpha" / "benchmark.json").exists()
+    assert (kit.results / "alpha" / "other" / "benchmark.json").is_file()
+    kit.write_suite(iterations=1)
+    assert kit.run()[0] == 0
+    assert sorted(p.name for p in (kit.results / "alpha").iterdir() if not p.name.startswith(".")) == [
+        "benchmark.json", "benchmark.md", "iteration-1"]
+
+
+def test_a_removed_skill_leaves_no_tables(kit):
+    kit.add_skill("beta", ["b1"])
+    (kit.results / "notes").mkdir()
+    (kit.results / "notes" / "benchmark.md").write_text("mine\n")  # not ours: kept
+    assert kit.run()[0] == 0 and kit.bench("beta").is_file()
+    import shutil
+
+    shutil.rmtree(kit.skill_dir("beta"))
+    assert kit.run()[0] == 0
+    assert not (kit.results / "beta").exists()
+    assert (kit.results / "notes" / "benchmark.md").read_text() == "mine\n"

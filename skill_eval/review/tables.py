@@ -172,9 +172,13 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
     from skill_eval.review.benchmark import VARIANTS, RunRecord, build_benchmark
     from skill_eval.review.render.markdown import benchmark_md
     from skill_eval.review.triggers import trigger_block
+    from skill_eval.review.views import prune_layout
 
     se = next(s for s in engine.project.skills if s.skill.name == skill)
     task_cases = [c for c in se.cases if c.kind == "task"]
+    many = len(models(engine)) > 1
+    prune_layout(engine.suite.results / path_component(skill),
+                 [path_component(m) for m in models(engine)] if many else None)
     for model in models(engine):
         specs = [s for s in skill_specs(engine, skill) if s.model == model]
         out = bench_dir(engine, skill, model)
@@ -245,8 +249,10 @@ def load_benches(engine: ResultSource) -> list[dict[str, Any]]:
 def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMATS) -> bool:
     from skill_eval.review.benchmark import diff_benchmarks
     from skill_eval.review.render import FORMATS
+    from skill_eval.review.views import prune_skills
 
     results = engine.suite.results
+    prune_skills(results, engine.skill_names)
     benches = load_benches(engine)
     previous = _previous(results)
     moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]

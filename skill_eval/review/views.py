@@ -131,3 +131,44 @@ def _subdirs(folder: Path, prefix: str) -> list[Path]:
                 if e.name.startswith(prefix) and e.is_dir(follow_symlinks=False)]
     except OSError:
         return []
+
+
+def _ours(folder: Path) -> bool:
+    """A folder a skill's (or a model's) tables were written to: its benchmark.json is ours (a
+    results folder may be shared with other files; nothing else is ever removed)."""
+    try:
+        return '"inputs_key"' in (folder / "benchmark.json").read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def prune_layout(skill_root: Path, model_folders: list[str] | None) -> None:
+    """A skill's folder holds its tables directly with one model, one folder per model with
+    more (see tables.bench_dir): what the other layout, or a model no longer listed, left there
+    goes. ``model_folders``: None for one model."""
+    try:
+        entries = list(os.scandir(skill_root))
+    except OSError:
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if model_folders is None:
+            if is_dir and not entry.name.startswith((".", "iteration-")) and _ours(path):
+                shutil.rmtree(path, ignore_errors=True)
+        elif is_dir and entry.name.startswith(("iteration-", ".review")):
+            shutil.rmtree(path, ignore_errors=True)
+        elif not is_dir and entry.name in ("benchmark.json", "benchmark.md", ".records.json"):
+            path.unlink(missing_ok=True)
+        elif is_dir and entry.name not in model_folders and _ours(path):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def prune_skills(results: Path, skills: list[str]) -> None:
+    """Remove the folders of skills no longer in the suite (only folders our tables are in)."""
+    keep = {path_component(s) for s in skills}
+    for folder in _subdirs(results, ""):
+        if folder.name in keep or folder.name.startswith((".", "export-")):
+            continue
+        if _ours(folder) or any(_ours(sub) for sub in _subdirs(folder, "")):
+            shutil.rmtree(folder, ignore_errors=True)
