@@ -21,7 +21,11 @@ import hashlib
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 from unittest import mock
 
@@ -31,7 +35,23 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from suitekit import Kit
 
+import skill_eval.engine.engine
+import skill_eval.engine.fastpath
+import skill_eval.engine.reasons
+import skill_eval.grade.grading
+import skill_eval.plan.keys
 import skill_eval.run.runner as runner
+
+GRADER_MODULES = (skill_eval.plan.keys, skill_eval.engine.engine, skill_eval.engine.fastpath,
+                  skill_eval.engine.reasons, skill_eval.grade.grading)
+GRADERS = (skill_eval.plan.keys.GRADER_VERSION, skill_eval.plan.keys.GRADER_VERSION + "-next")
+
+# For a run in a child process (killed part-way): durations pinned to 0 there too.
+SITECUSTOMIZE = """import dataclasses
+import skill_eval.run.runner as runner
+_real = runner.run_process
+runner.run_process = lambda *a, **k: dataclasses.replace(_real(*a, **k), duration_s=0.0)
+"""
 
 pytestmark = pytest.mark.slow
 
@@ -68,6 +88,9 @@ for f in req["files"]:
         refuse = refuse or b"REFUSE" in fh.read()
 with open(os.path.join(here, "calls.log"), "a") as log:
     log.write("%s %s\n" % (sig, "refused" if refuse else "ok"))
+if os.path.exists(os.path.join(here, "slow")):  # not an input: lets a test kill a run part-way
+    import time
+    time.sleep(0.15)
 if refuse:
     sys.stderr.write("refused a fixture\n")
     sys.exit(3)
@@ -137,6 +160,18 @@ def _log(root: Path) -> list[tuple[str, bool]]:
     return [(sig, status == "ok") for sig, status in (line.split() for line in text.splitlines())]
 
 
+def _running(needle: bytes) -> bool:
+    """Whether a process whose command line contains ``needle`` is alive."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if needle in f.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 @dataclasses.dataclass
 class Clean:
     code: int
@@ -155,6 +190,8 @@ class Equivalence(RuleBasedStateMachine):
         self.stored: set[str] = set()  # signatures the store holds a result for (our model)
         self.history: bytes | None = None  # the .previous.json the current summary compared with
         self.synced = False  # a full run since the last input edit
+        self.maybe: set[str] = set()  # answered by a run killed part-way: stored or not
+        self.grader = 0
         self.n = 0
 
     def _count(self, what: str) -> None:
@@ -172,6 +209,7 @@ class Equivalence(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self._count("examples")
+        self._set_grader(0)
         self.patch.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
@@ -286,7 +324,7 @@ class Equivalence(RuleBasedStateMachine):
 
     def clean(self) -> Clean:
         """A clean build of the current inputs (empty store and results, but the same history)."""
-        key = (_digest(self.kit.root), hashlib.sha256(self.history or b"").hexdigest())
+        key = (_digest(self.kit.root), hashlib.sha256(self.history or b"").hexdigest(), str(self.grader))
         if key not in self.cleans:
             self.n += 1
             root = self.tmp / f"clean-{self.n}"
@@ -305,13 +343,28 @@ class Equivalence(RuleBasedStateMachine):
             self._count("clean builds")
         return self.cleans[key]
 
+    def _set_grader(self, v: int) -> None:
+        self.grader = v
+        for module in GRADER_MODULES:
+            module.GRADER_VERSION = GRADERS[v]  # type: ignore[attr-defined]
+
+    @rule(v=st.sampled_from((0, 1)))
+    def change_grader(self, v: int) -> None:
+        """A grader change (its version bumped): every grade is redone, no run is."""
+        self._set_grader(v)
+        self._edited()
+
     @rule()
     def run(self) -> None:
-        stored = set(self.stored)
+        stored, maybe = set(self.stored), set(self.maybe)
         code, calls = self._command("run", "suite.yaml")
         clean = self.clean()
         called = [sig for sig, _ok in calls]
-        assert sorted(called) == sorted(clean.planned - stored), "adapter calls are not the minimum"
+        assert len(called) == len(set(called)), "a run was called twice"
+        must, may = clean.planned - stored - maybe, clean.planned - stored
+        assert must <= set(called) <= may, "adapter calls are not the minimum"
+        self.stored |= (maybe & clean.planned) - set(called)  # not called: the killed run stored it
+        self.maybe -= clean.planned
         assert code == clean.code
         self._same_as(clean)
         self.synced = True
@@ -332,6 +385,36 @@ class Equivalence(RuleBasedStateMachine):
         self._command("run", "suite.yaml", "--only", only)
         self.synced = False
 
+    @precondition(lambda self: self.grader == 0)  # the child process has the real grader
+    @rule(after=st.sampled_from((1, 2, 4)))
+    def run_killed(self, after: int) -> None:
+        """`run` killed with SIGKILL after some adapter calls: what it stored is kept, the rest
+        is run by the next `run`; nothing it left half-done shows."""
+        self._count("run killed")
+        site = self.tmp / "site"
+        site.mkdir(exist_ok=True)
+        (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
+        self.kit.reset()
+        (self.kit.root / "slow").write_text("")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+        proc = subprocess.Popen([sys.executable, "-m", "skill_eval.cli.main", "run", "suite.yaml"],
+                                cwd=self.kit.root, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and len(_log(self.kit.root)) < after and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # skill-eval and its adapters, as an OOM kill would
+        proc.wait()
+        # The adapters it started are their own process groups: they finish on their own (the
+        # next run removes what they leave). Wait for them, so their calls count as this run's.
+        adapter = str(self.kit.root / "adapter.py").encode()
+        while _running(adapter) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        (self.kit.root / "slow").unlink()
+        self.maybe |= {sig for sig, ok in _log(self.kit.root) if ok} - self.stored
+        self.synced = False
+
     @precondition(lambda self: self.synced)
     @rule()
     def report(self) -> None:
@@ -345,6 +428,7 @@ class Equivalence(RuleBasedStateMachine):
         code, out, err = self.kit.cli("gc", "suite.yaml")
         assert code == 0, out + err
         self.stored &= self.clean().planned
+        self.maybe &= self.clean().planned
 
     def _same_as(self, clean: Clean) -> None:
         mine = results_files(self.kit.results)
@@ -392,3 +476,8 @@ def test_found_a_removed_case_leaves_no_page_data_behind():
     """Adding a case, running, removing it, running: the review page's data shard of that case
     stayed behind (empty), which a clean build does not write."""
     replay("toggle_case", "run", "toggle_case", "run")
+
+
+def test_found_one_model_then_two_then_one_leaves_one_layout():
+    """Tables of a second model, then of one again: the other layout's files stayed behind."""
+    replay("run", "set_models:2", "run", "set_models:1", "run")
