@@ -84,7 +84,8 @@ def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: An
     for name, source in trees.items():
         shutil.rmtree(folder / name, ignore_errors=True)
         shutil.copytree(source, folder / name)  # type: ignore[arg-type]
-    write_text(folder / KEY_FILE, key)
+    # Not atomic, on purpose (one rename fewer per run folder): a torn key never matches.
+    (folder / KEY_FILE).write_text(key, "utf-8")
 
 
 def _remove_except(folder: Path, keep: set[str]) -> None:
