@@ -246,19 +246,19 @@ class Equivalence(RuleBasedStateMachine):
             os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
             self._edited()
 
-    @rule(c=st.sampled_from(CASES), v=st.sampled_from(range(len(CHECKS))))
-    def edit_check(self, c: str, v: int) -> None:
+    def _edit_case(self, c: str, part: int, v: int) -> None:
         if c in self.cases:
-            self.cases[c][1] = v
+            self.cases[c][part] = v
             self._write_evals()
             self._edited()
 
+    @rule(c=st.sampled_from(CASES), v=st.sampled_from(range(len(CHECKS))))
+    def edit_check(self, c: str, v: int) -> None:
+        self._edit_case(c, 1, v)
+
     @rule(c=st.sampled_from(CASES), v=st.sampled_from(range(len(PROMPTS))))
     def edit_prompt(self, c: str, v: int) -> None:
-        if c in self.cases:
-            self.cases[c][2] = v
-            self._write_evals()
-            self._edited()
+        self._edit_case(c, 2, v)
 
     @rule(v=st.sampled_from(range(len(SKILLS))))
     def edit_skill(self, v: int) -> None:
