@@ -54,3 +54,20 @@ def run_setup(tmp_path):
                            variant=variant, model="m", iteration=iteration, adapter=adapter)
         return suite, spec
     return make
+
+
+# --- the inner loop: `pytest -m "not slow"` leaves out the end-to-end tiers ----------------------
+# Whole modules that drive real processes end to end (real CLIs, a browser, Ray, signals, the
+# fuzzer, property runs over whole suites); single slow tests elsewhere carry @pytest.mark.slow.
+# CI runs everything.
+SLOW_MODULES = frozenset({
+    "test_agents_e2e", "test_e2e_benchmark", "test_e2e_realworld", "test_equivalence",
+    "test_executors", "test_fuzz", "test_real_agents", "test_real_judges", "test_reliability",
+    "test_review_page", "test_signals", "test_tasks", "test_sandbox",
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

@@ -60,6 +60,7 @@ class Script:
     output_tokens: int = 12
     fault: str = ""  # "" or "401"
     judge_pass_if: str = "42"  # a judged answer containing this passes every rubric item
+    shell_first: str = ""  # a command the model runs through the shell tool before answering
 
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:
@@ -202,6 +203,17 @@ class FakeModel:
         if judging is not None:
             blocks = [{"type": "text", "text": self.verdict_reply(judging)}]
             stop = "end_turn"
+        used = {str(b.get("name")) for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
+                for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                if isinstance(b, dict) and b.get("type") == "tool_use"}
+        if judging is None and s.shell_first and "Bash" in tools and "Bash" not in used and (
+                "Skill" in used or not ("Skill" in tools and self.offers_skill(body))):
+            blocks = [{"type": "text", "text": "Looking at the input first."},
+                      {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Bash",
+                       "input": {"command": s.shell_first, "description": "Look at the input"}}]
+            stop = "tool_use"
+        elif judging is not None:
+            pass  # answered below
         elif "Skill" in tools and self.offers_skill(body) and not answered_tool:
             blocks = [
                 {"type": "text", "text": "Loading the skill."},
@@ -216,7 +228,7 @@ class FakeModel:
         else:
             text = (
                 s.answer_with_skill
-                if answered_tool or (tools and self.offers_skill(body))
+                if "Skill" in used or (tools and self.offers_skill(body))
                 else s.answer_without_skill
             )
             if not tools:  # a side call (titles, summaries): any short text will do
@@ -351,6 +363,25 @@ class FakeModel:
                 walk(item.get("tools"))
         return names
 
+    def _shell_next(self, items: list[Any], body: dict[str, Any]) -> str:
+        """``shell_first`` when it is the model's next step: after the skill's SKILL.md was read
+        (if the skill is offered), before the answer, once."""
+        s = self.script
+        if not s.shell_first:
+            return ""
+        calls = self._calls(items)
+        if json.dumps(s.shell_first)[1:-1] in calls:
+            return ""
+        if self.offers_skill(body) and f"{s.skill_name}/SKILL.md" not in calls:
+            return ""
+        return s.shell_first
+
+    @staticmethod
+    def _calls(items: list[Any]) -> str:
+        """The tool calls made so far, as JSON text."""
+        return json.dumps([i for i in items if isinstance(i, dict)
+                           and i.get("type") in ("function_call", "custom_tool_call")])
+
     def _message(self, text: str) -> dict[str, Any]:
         return {
             "type": "message",
@@ -388,7 +419,7 @@ class FakeModel:
         judging = self.judge_prompt(items)
         if judging is not None:
             output.append(self._message(self.verdict_reply(judging)))
-        elif shell and self.offers_skill(body) and not answered_tool:
+        elif shell and (self._shell_next(items, body) or (self.offers_skill(body) and not answered_tool)):
             path = self._skill_md_path(body)
             call = {
                 "id": f"fc_{self._next_id():04d}",
@@ -396,19 +427,23 @@ class FakeModel:
                 "call_id": f"call_{self._next_id():04d}",
                 "name": shell,
             }
+            first = self._shell_next(items, body)
             if shell == "exec":  # code mode: JavaScript that calls the nested exec_command tool
-                cmd = json.dumps("cat " + path)
+                cmd = json.dumps(first or "cat " + path)
                 js = f"const r = await tools.exec_command({{cmd: {cmd}}});\ntext(r.output);\n"
                 output.append({"type": "custom_tool_call", **call, "input": js})
             else:
+                line = first or f"cat {path}"
                 args: dict[str, Any] = (
-                    {"command": ["cat", path]}
+                    {"command": ["bash", "-lc", line] if first else ["cat", path]}
                     if shell == "shell"
-                    else ({"cmd": f"cat {path}"} if shell == "exec_command" else {"command": f"cat {path}"})
+                    else ({"cmd": line} if shell == "exec_command" else {"command": line})
                 )
                 output.append({"type": "function_call", **call, "arguments": json.dumps(args)})
         else:
-            text = s.answer_with_skill if answered_tool else s.answer_without_skill
+            loaded = f"{s.skill_name}/SKILL.md" in self._calls(items)
+            text = s.answer_with_skill if (answered_tool and (loaded or not s.shell_first)) else \
+                s.answer_without_skill
             output.append(self._message(text))
         usage = {
             "input_tokens": s.input_tokens,

@@ -338,3 +338,16 @@ def test_invalid_schema_is_invalid_input():
     with pytest.raises(InvalidInput, match="invalid JSON Schema at type"):
         _schema_check({"type": 5})
 
+
+
+def test_a_shell_tool_call_and_its_command_are_one_step():
+    from skill_eval.grade.checks.context import CheckContext
+    from skill_eval.grade.checks.trace import tool_call, tool_count_le
+    from skill_eval.model.results import Event
+
+    events = (Event("tool_call", "Bash", input='{"command": "ls inputs"}'),
+              Event("command", argv=("ls", "inputs")), Event("tool_call", "Read"))
+    ctx = CheckContext(output="", events=events)
+    assert tool_count_le({"max": 2}, False, ctx)[0]  # two steps, not three
+    assert tool_call({"tool": "bash", "pattern": "ls inputs"}, False, ctx)[0]
+    assert tool_call({"required_calls": ["Bash", "Read"]}, False, ctx)[0]

@@ -153,13 +153,16 @@ def test_skill_load_after_other_tool_calls(workspace, fake_bin, tmp_path):
     )
     resp = ok(proc)
     assert resp["output"] == "Total sales: 42."
-    assert resp["events"] == [
+    steps = [{k: v for k, v in e.items() if k != "input"} for e in resp["events"]]
+    assert [e for e in steps if e["type"] != "command"] == [
         {"type": "tool_call", "name": "command_execution"},
         {"type": "tool_call", "name": "mcp:files/stat"},
         {"type": "tool_call", "name": "command_execution"},
         {"type": "skill_loaded", "name": "csv-summary"},
         {"type": "tool_call", "name": "file_change"},
     ]
+    assert steps[1] == {"type": "command", "argv": ["bash", "-lc", "ls", "inputs"]}  # as recorded (unquoted)
+    assert resp["events"][0]["input"] == '{"command": "bash -lc ls inputs"}'
     assert resp["usage"] == {
         "input_tokens": 1000,
         "cached_input_tokens": 600,
@@ -187,7 +190,9 @@ def test_early_item_shape(workspace, fake_bin):
     )
     resp = ok(proc)
     assert resp["output"] == "Listed the folder."
-    assert resp["events"] == [{"type": "tool_call", "name": "command_execution"}]
+    assert resp["events"] == [
+        {"type": "tool_call", "name": "command_execution", "input": '{"command": "bash -lc ls"}'},
+        {"type": "command", "argv": ["ls"]}]
 
 
 def test_transient_error_then_success(workspace, fake_bin):

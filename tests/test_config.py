@@ -14,9 +14,10 @@ from skill_eval.errors import InvalidInput
 from skill_eval.model.config import Suite, load_suite
 
 DATA = Path(__file__).parent / "data" / "test_config"
-SUITE_KEYS = ("ablations, adapter, allow_scripts, executor, iterations, jobs, judge, max_cost_usd, "
-              "max_output_bytes, minimum_lift, models, results, skill_name_check, skills, skills_dir, "
-              "split, store, strict_skills, suite, timeout_seconds, variants")
+SUITE_KEYS = ("ablations, adapter, adaptive, allow_scripts, executor, gate, include_unscorable, iterations, "
+              "jobs, judge, "
+              "max_cost_usd, max_output_bytes, minimum_lift, models, results, skill_name_check, skills, "
+              "skills_dir, split, store, strict_skills, suite, timeout_seconds, variants")
 
 
 @pytest.fixture(autouse=True)
@@ -107,7 +108,7 @@ BAD = {
         f"(allowed: {SUITE_KEYS})"],
     "nested-unknown-key.yaml": [
         "nested-unknown-key.yaml:5:3: adapter: unknown key 'comand' (did you mean 'command'?); remove or "
-        "rename it (allowed: builtin, command, depends, env, options, responses, version)"],
+        "rename it (allowed: builtin, command, depends, env, network, options, responses, sandbox, version)"],
     "wrong-types.yaml": [
         "wrong-types.yaml:3:1: iterations: must be an integer, got '3' (a string); remove the quotes around "
         "the number",

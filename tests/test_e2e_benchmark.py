@@ -280,6 +280,12 @@ def test_main_suite_every_figure(tmp_path):
     assert "Traceback" not in out + err
     assert code == 0  # it wrote its report; the failing verdict's exit code belongs to `run`
     annotations = [line for line in out.splitlines() if line.startswith("::")]
+    # One ::error per failed required check, grouped (issue 23), then the figures' annotations.
+    group, annotations = annotations[:6], annotations[6:]
+    assert group[0] == "::group::4 failed required checks" and group[-1] == "::endgroup::"
+    assert [line.split("case ", 1)[1].split(":")[0] for line in group[1:5]] == [
+        "c2-improved-flaky", "c3-regressed", "c5-floor", "c6-no-lift"]
+    assert all(line.startswith("::error file=skills/alpha/evals/evals.json,line=") for line in group[1:5])
     # ('%' is escaped as %25 in a workflow command)
     assert annotations == ["::warning ::alpha (default): case c3-regressed regressed with the skill: "
                            "33.3%25 vs 100.0%25 without"]
@@ -411,6 +417,8 @@ def test_errored_run_figures(tmp_path):
     notes = [line for line in out.splitlines() if line.startswith("::")]
     assert notes == out.splitlines()  # stdout is the annotations only; the summary is in a file
     assert "# skill-eval summary" in (kit.results / "github-summary.md").read_text()
-    assert notes == ["::error ::alpha (default): 1 run errored",
+    assert notes[0] == "::group::1 failed required check" and notes[2] == "::endgroup::"
+    assert "case x2: check" in notes[1]
+    assert notes[3:] == ["::error ::alpha (default): 1 run errored",
                      "::warning ::alpha (default): case x2 regressed with the skill: "
                      "0.0%25 vs 33.3%25 without"]

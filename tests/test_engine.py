@@ -103,7 +103,7 @@ def test_check_edit_regrades_without_calls(kit):
     assert not [t for t in status if t.startswith("agent:")]
     regrades = {t: r for t, r in status.items() if t.startswith("grade:")}
     assert len(regrades) == 6 and all(t.startswith("grade:alpha/a1/") for t in regrades)
-    assert set(regrades.values()) == {"checks, rubric or judge changed"}
+    assert set(regrades.values()) == {"check says changed"}  # the check that changed, by id
     run_ok(kit)
     assert kit.calls() == 0
     after = json.loads(kit.bench("alpha").read_text())

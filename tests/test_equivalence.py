@@ -7,9 +7,11 @@ A hypothesis state machine edits a small suite (fixtures, SKILL.md, checks, prom
 iterations, the adapter script, a file in adapter.depends, an edit that keeps size and mtime, a
 fixture the adapter refuses) and runs it (whole, by --shard, by --only), reports, collects
 garbage. The test adapter's answer depends only on the request; run durations are pinned to 0
-(timing is the one thing a clean build cannot reproduce). The history-by-design parts (the
-"moved since the previous benchmark" section and the page's flag) are made equal by giving the
-clean build the previous benchmark the incremental one compared with.
+(timing is the one thing a clean build cannot reproduce). The history-by-design parts are
+made equal: the "moved since the previous benchmark" section and the page's flag by giving the
+clean build the previous benchmark the incremental one compared with; the page's parts drawn
+from the store's history of earlier skill versions (compare section, strips) are left out of
+both.
 
 SKILL_EVAL_EQUIV_STEPS (default 200) sets the number of steps.
 """
@@ -40,6 +42,7 @@ import skill_eval.engine.fastpath
 import skill_eval.engine.reasons
 import skill_eval.grade.grading
 import skill_eval.plan.keys
+import skill_eval.review.render.history_view as history_view
 import skill_eval.run.runner as runner
 
 GRADER_MODULES = (skill_eval.plan.keys, skill_eval.engine.engine, skill_eval.engine.fastpath,
@@ -48,9 +51,11 @@ GRADERS = (skill_eval.plan.keys.GRADER_VERSION, skill_eval.plan.keys.GRADER_VERS
 
 # For a run in a child process (killed part-way): durations pinned to 0 there too.
 SITECUSTOMIZE = """import dataclasses
+import skill_eval.review.render.history_view as history_view
 import skill_eval.run.runner as runner
 _real = runner.run_process
 runner.run_process = lambda *a, **k: dataclasses.replace(_real(*a, **k), duration_s=0.0)
+history_view.page_history = lambda engine, benches, data: {"compare": [], "strips": [None for _ in benches]}
 """
 
 pytestmark = pytest.mark.slow
@@ -128,6 +133,10 @@ def _zero_duration(real):  # noqa: ANN001, ANN202
     return run_process
 
 
+def _no_history(engine, benches, data):  # noqa: ANN001, ANN202
+    return {"compare": [], "strips": [None for _ in benches]}
+
+
 def results_files(results: Path) -> dict[str, object]:
     """Every file under results/: bytes; our hidden caches as parsed JSON (their key order is
     the order entries were made in, which is history, not content)."""
@@ -186,6 +195,10 @@ class Equivalence(RuleBasedStateMachine):
         self.tmp = Path(tempfile.mkdtemp(prefix="equiv-"))
         self.patch = mock.patch.object(runner, "run_process", _zero_duration(runner.run_process))
         self.patch.start()
+        # The page's history parts (the compare section, the strips, the previous version's
+        # outputs) are history by design, read from the store's history of earlier versions.
+        self.no_history = mock.patch.object(history_view, "page_history", _no_history)
+        self.no_history.start()
         self.cleans: dict[tuple[str, str], Clean] = {}
         self.stored: set[str] = set()  # signatures the store holds a result for (our model)
         self.history: bytes | None = None  # the .previous.json the current summary compared with
@@ -211,6 +224,7 @@ class Equivalence(RuleBasedStateMachine):
         self._count("examples")
         self._set_grader(0)
         self.patch.stop()
+        self.no_history.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # ---- edits ------------------------------------------------------------------------------

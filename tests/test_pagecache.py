@@ -108,3 +108,39 @@ def test_one_changed_run_rewrites_one_shard(tmp_path):
     assert len([n for n in after if after[n] != before[n]]) == 1
     assert PageCache(folder).runs[run_rel(1, "c7", "with_skill")][1] == {"out": "new"}
     assert len(PageCache(folder).runs) == 200
+
+
+def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeypatch):
+    from skill_eval.review import tables
+
+    kit = Kit.create(tmp_path)
+    assert kit.run()[0] == 0
+    full = page_runs(kit)
+    assembled: list[str] = []
+    assert "bench_entry" not in tables.__dict__  # imported inside review_html: count at the source
+    real = review_data_mod.bench_entry
+    monkeypatch.setattr(review_data_mod, "bench_entry",
+                        lambda results, out, bench, *a: assembled.append(bench["skill"])
+                        or real(results, out, bench, *a))
+    kit.edit_case("beta", "b1", checks=[{"id": "renamed", "type": "contains", "value": "says"}])
+    assert kit.run()[0] == 0
+    assert assembled == ["beta"]  # alpha's part came from .review/page.json
+    after = page_runs(kit)
+    assert {k: v for k, v in after.items() if k[0] == "alpha"} == {k: v for k, v in full.items()
+                                                                 if k[0] == "alpha"}
+    # ... and the page data is exactly what reading every view afresh makes.
+    text = (kit.results / "index.html").read_text()
+    data = json.loads(re.search(r'<script type="application/json" id="review-data">(.*?)</script>',
+                                text, re.S).group(1))
+    benches = [json.loads((kit.results / s / "benchmark.json").read_text()) for s in ("alpha", "beta")]
+    moved = json.loads((kit.results / "summary.json").read_text()).get("moved", [])
+    fresh = review_data_mod.review_data(kit.results, [(b, kit.results / b["skill"]) for b in benches], moved)
+    assert data == json.loads(json.dumps(fresh))
+
+
+def test_a_rerun_of_a_skills_run_drops_its_kept_share(tmp_path):
+    kit = Kit.create(tmp_path)
+    assert kit.run()[0] == 0
+    kit.control(cost=0.5)  # same run key, a different answer
+    assert kit.run("--force", "--only", "alpha/a1/with_skill/default/2")[0] == 0
+    assert page_runs(kit)[("alpha", "a1", "with_skill", 2)]["cost"] == 0.5

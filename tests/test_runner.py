@@ -72,7 +72,7 @@ def test_error_kinds_and_retry_clears_error(run_setup, write_adapter, tmp_path):
     cases = {
         "invalid_response": write_adapter("#!/bin/sh\necho '{\"answer\": 1}'\n", "bad.sh"),
         "timeout": write_adapter("#!/bin/sh\nsleep 30\n", "slow.sh"),
-        "output_cap": write_adapter("#!/bin/sh\nyes\n", "loud.sh"),
+        "unscorable": write_adapter("#!/bin/sh\nyes\n", "loud.sh"),  # truncated: cannot be scored
         "not_found": tmp_path / "missing.sh",
     }
     for kind, script in cases.items():

@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from skill_eval.intake.schemafast import compile_schema
 from skill_eval.intake.schemas_io import load_schema, quick_test, schema_problems, validator
@@ -58,3 +59,24 @@ def test_recursive_refs_compile() -> None:
     assert test is not None
     assert test({"kids": [{"kids": []}]})
     assert not test({"kids": [{"kids": 3}]})
+
+
+def test_the_suite_schema_compiles_so_a_valid_suite_needs_no_jsonschema() -> None:
+    # A cold store has no "valid suite" marker: the suite is checked by this filter alone.
+    quick = quick_test("suite")
+    assert quick is not None
+    assert quick({"suite": "s", "adapter": {"command": ["./a.sh"]},
+                  "variants": ["with_skill", "without_skill"]})
+    assert not quick({"suite": "s", "variants": ["with_skill", "with_skill"]})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_scalars | st.lists(_scalars, max_size=2), max_size=4),
+       st.dictionaries(st.sampled_from(["a", "b", "c"]), _scalars, max_size=3))
+def test_unique_items_and_property_counts_are_never_laxer(items: list[Any], obj: dict[str, Any]) -> None:
+    for schema, value in (({"type": "array", "uniqueItems": True}, items),
+                          ({"type": "object", "minProperties": 1, "maxProperties": 2}, obj)):
+        test = compile_schema(schema)
+        assert test is not None
+        if test(value):
+            assert Draft202012Validator(schema).is_valid(value), (schema, value)

@@ -363,7 +363,7 @@ def test_validate_over_generated_suites_of_real_skills(tmp_path, monkeypatch, ca
         out, err = capsys.readouterr()
         assert "Traceback" not in out + err
         summary = out.strip().splitlines()[-1]
-        assert re.fullmatch(r"Validated \d+ skills, \d+ eval sets, \d+ cases(; .*)?", summary), summary
+        assert re.fullmatch(r"Validated \d+ skills?, \d+ eval sets?, \d+ cases?(; .*)?", summary), summary
         for line in err.splitlines() + out.strip().splitlines()[:-1]:
             assert LINE.match(line), line
         # every SKILL.md problem listed above shows up in the validate output
@@ -382,6 +382,6 @@ def test_validate_several_real_suites_at_once(tmp_path, monkeypatch, capsys):
     assert main(["validate", *clean]) == 0
     out, err = capsys.readouterr()
     assert err == ""
-    assert re.fullmatch(r"Validated (\d+) skills, (\d+) eval sets, (\d+) cases(; \d+ warnings?)?",
+    assert re.fullmatch(r"Validated (\d+) skills?, (\d+) eval sets?, (\d+) cases?(; \d+ warnings?)?",
                         out.strip().splitlines()[-1])
     assert main(["validate", *map(str, suites.values())]) == 2

@@ -11,8 +11,28 @@ from pathlib import Path
 from skill_eval.errors import InvalidInput, Problem
 
 
+def count(n: int, word: str) -> str:
+    """``1 skill``, ``2 skills``: a number with its noun."""
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def _out(line: str = "") -> None:
     print(line, flush=True)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from skill_eval.cli.init_cmd import init_project, next_steps
+
+    root = Path(args.dir)
+    done = init_project(root, args.skill, args.adapter)
+    for item in done:
+        _out(f"{'wrote' if item.written else 'kept (exists)'}: {item.path}")
+    if not any(item.written for item in done):
+        _out("nothing to write: every file is already there")
+    _out("next:")
+    for step in next_steps(root, args.adapter):
+        _out(f"  {step}")
+    return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -33,13 +53,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
         all_problems.extend(project.gradability_problems(warn=False))
         all_problems.extend(adapter_problems(project))
         all_problems.extend(script_problems(project))
+        all_problems.extend(grader_audits(project))
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
     errors = sum(p.is_error for p in all_problems)
     warnings = len(all_problems) - errors
     counts = [f"{n} error{'s' * (n != 1)}" for n in (errors,) if n]
     counts += [f"{n} warning{'s' * (n != 1)}" for n in (warnings,) if n]
-    _out(f"Validated {totals[0]} skills, {totals[1]} eval sets, {totals[2]} cases"
+    words = ("skill", "eval set", "case")
+    skills, sets, cases = (count(n, word) for n, word in zip(totals, words, strict=True))
+    _out(f"Validated {skills}, {sets}, {cases}"
          + (f"; {', '.join(counts)}" if counts else ""))
     return 2 if errors else 0
 
@@ -72,6 +95,13 @@ def script_problems(project) -> list[Problem]:  # noqa: ANN001
     return out
 
 
+def grader_audits(project) -> list[Problem]:  # noqa: ANN001
+    """Warnings for cases whose checks pass a useless answer (grade/audit.py); no adapter call."""
+    from skill_eval.grade.audit import audit_problems
+
+    return [p for se in project.skills for p in audit_problems(se.cases, se.skill.names)]
+
+
 def _load(args: argparse.Namespace):  # noqa: ANN202
     from skill_eval.model.project import load_project
 
@@ -96,12 +126,17 @@ def _options(args: argparse.Namespace):  # noqa: ANN202
             raise SkillEvalError(f"--shard {args.shard}: expected K/N with 1 <= K <= N, e.g. 1/4") from None
     return RunOptions(force=getattr(args, "force", False), iterations=args.iterations, only=args.only,
                       shard=shard, jobs=getattr(args, "jobs", None), max_cost=getattr(args, "max_cost", None),
-                      executor=getattr(args, "executor", None))
+                      executor=getattr(args, "executor", None), sandbox=getattr(args, "sandbox", None))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from skill_eval.cli.runflow import run_suite
 
+    if args.until_decided or args.max_iterations:
+        from skill_eval.cli.adaptive import run_until_decided
+
+        return run_until_decided(args.suite, _options(args), args.split, not args.no_wait,
+                                 args.max_iterations)
     return run_suite(args.suite, _options(args), split=args.split, wait=not args.no_wait)
 
 
@@ -151,10 +186,42 @@ def cmd_export(args: argparse.Namespace) -> int:
     if project.errors:
         raise InvalidInput(project.problems)
     out = Path(args.out) if args.out else project.suite.results / f"export-{args.format}"
+    if args.format == "plugin-eval":
+        return _export_plugin_eval(project, out)
     started = time.monotonic()
     n = export(Engine(project, Store(project.suite.store)), args.format, out)
-    _out(f"exported {n} runs to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
+    _out(f"exported {count(n, 'run')} to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
     return 0
+
+
+def _export_plugin_eval(project, out: Path) -> int:  # noqa: ANN001
+    from skill_eval.fs.safenames import path_component
+    from skill_eval.review.export_plugin_eval import export_cases
+
+    total = 0
+    for se in project.skills:
+        n, skipped = export_cases(se.cases, se.skill.name, out / path_component(se.skill.name) / "evals")
+        total += n
+        for why in skipped:
+            _out(f"not written: {why}")
+    _out(f"exported {count(total, 'case')} to {out} (plugin-eval: <skill>/evals/<case>/)")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from skill_eval.cli.plan_cmd import cmd_plan as plan
+
+    return plan(args)
+def cmd_compare(args: argparse.Namespace) -> int:
+    from skill_eval.cli.compare_cmd import compare
+
+    return compare(_load(args), args.against, args.format, args.fail_on_regression, args.alpha)
+
+
+def cmd_bless(args: argparse.Namespace) -> int:
+    from skill_eval.cli.compare_cmd import bless
+
+    return bless(_load(args))
 
 
 def cmd_doit(args: argparse.Namespace) -> int:

@@ -17,15 +17,21 @@ def inspect_file(path: Path, format: str | None = None, display: str | None = No
         evalset = read_evalset(path, format=format, display=shown)
     except InvalidInput as exc:
         return {"path": shown, "format": format, "skill_name": None, "cases": 0, "triggers": 0, "checks": 0,
-                "rubric": 0, "problems": [p.format() for p in exc.problems], "readable": False}
+                "rubric": 0, "graders": 0, "unmapped": [], "problems": [p.format() for p in exc.problems],
+                "readable": False}
+    checks = sum(len(c.checks) for c in evalset.cases)
+    rubric = sum(len(c.rubric) for c in evalset.cases)
     return {
         "path": shown,
         "format": evalset.format,
         "skill_name": evalset.skill_name,
         "cases": len(evalset.tasks),
         "triggers": len(evalset.triggers),
-        "checks": sum(len(c.checks) for c in evalset.cases),
-        "rubric": sum(len(c.rubric) for c in evalset.cases),
+        "checks": checks,
+        "rubric": rubric,
+        # What the source format's graders became: checks, rubric items, and the ones not graded.
+        "graders": checks + rubric + len(evalset.unmapped),
+        "unmapped": list(evalset.unmapped),
         "problems": [p.format() for p in evalset.problems],
         "readable": not any(p.is_error for p in evalset.problems),
     }
@@ -57,7 +63,12 @@ def format_inspect(obj: dict[str, Any] | list[dict[str, Any]], where: str = "") 
             return f"no eval sets found{' in ' + where if where else ''} (looked for evals/*.json|yaml)"
         return "\n".join(format_inspect(item) for item in obj)
     state = "readable" if obj["readable"] else "NOT readable"
-    head = (f"{obj['path']}: {obj['format'] or 'unknown format'}, {obj['cases']} cases, "
-            f"{obj['triggers']} trigger queries, {obj['checks']} checks, {obj['rubric']} rubric items"
+    def n(key: str, word: str, many: str | None = None) -> str:
+        return f"{obj[key]} {word if obj[key] == 1 else many or word + 's'}"
+
+    head = (f"{obj['path']}: {obj['format'] or 'unknown format'}, {n('cases', 'case')}, "
+            f"{n('triggers', 'trigger query', 'trigger queries')}, {n('checks', 'check')}, "
+            f"{n('rubric', 'rubric item')}"
             f" — {state}")
-    return "\n".join([head, *(f"  {p}" for p in obj["problems"])])
+    unmapped = [f"  not graded: {u}" for u in obj.get("unmapped", [])]
+    return "\n".join([head, *unmapped, *(f"  {p}" for p in obj["problems"])])

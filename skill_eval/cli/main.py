@@ -9,29 +9,36 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = {
+    "init": "start here: a suite, a skill with drafted evals, an offline adapter (overwrites nothing)",
     "validate": "check suite configs, skills, eval sets and fixtures (0 ok, 2 invalid)",
     "run": "run what is out of date, grade it, rebuild the tables (0 pass, 1 fail, 2 error)",
     "status": "what would run, re-grade or rebuild, and why; runs nothing",
     "report": "rebuild tables and reports from the store, without running anything",
     "inspect": "one eval-set file or skill folder: detected format, counts, problems",
     "gc": "drop store entries that no listed suite references",
-    "export": "write results in another tool's layout (skill-creator, agentskills)",
+    "export": "results (skill-creator, agentskills) or eval cases (plugin-eval) in another tool's layout",
+    "plan": "cases, runs and cost needed to detect a lift, from the stored spread of per-case deltas",
+    "compare": "what an edit of a skill did: per case before/after, the paired change and its p",
+    "bless": "write <suite>.baseline.json from the stored results, for compare --against baseline",
     "doit": "doit's own command line over the suite's tasks (run, list, info, forget, -n, ...)",
 }
 
 
 DEFAULT_SUITE = "configs/demo.yaml"
+INIT_SUITE = "skill-eval.yaml"  # what `skill-eval init` writes; the default where it exists
+DEFAULT_HELP = f"default: {INIT_SUITE} if it exists, else {DEFAULT_SUITE}"
 
 
 def _default_suite(args: argparse.Namespace) -> str | None:
     """Fill in the default suite where none was named; the error when that file is not here."""
+    default = INIT_SUITE if os.path.exists(INIT_SUITE) else DEFAULT_SUITE
     if getattr(args, "suites", None) == []:
-        args.suites = [DEFAULT_SUITE]
+        args.suites = [default]
     elif hasattr(args, "suite") and args.suite is None and args.command != "export":
-        args.suite = DEFAULT_SUITE
+        args.suite = default
     else:
         return None
-    if os.path.exists(DEFAULT_SUITE):
+    if os.path.exists(default):
         return None
     return (f"skill-eval: no SUITE given, and the default {DEFAULT_SUITE} does not exist in "
             f"{os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
@@ -69,11 +76,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
+    ini = sub.add_parser("init", help=COMMANDS["init"], description=COMMANDS["init"])
+    ini.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
+    ini.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
+                                                     "else DIR's name)")
+    ini.add_argument("--adapter", default="command", choices=["command", "claude-code", "codex", "openai"],
+                     help="command (default): an offline echo adapter to edit; or a builtin agent")
+
     v = sub.add_parser("validate", help=COMMANDS["validate"], description=COMMANDS["validate"])
-    v.add_argument("suites", nargs="*", metavar="SUITE", help=f"default: {DEFAULT_SUITE}")
+    v.add_argument("suites", nargs="*", metavar="SUITE", help=DEFAULT_HELP)
 
     def run_opts(x: argparse.ArgumentParser) -> None:
-        x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+        x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
         x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
         x.add_argument("--iterations", type=positive_int, metavar="N", help="override the suite's iterations")
         x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
@@ -84,8 +98,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("-j", "--jobs", type=positive_int, metavar="N",
                    help="adapters run at once (default: suite jobs)")
     r.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
+    r.add_argument("--sandbox", choices=["bwrap"],
+                   help="run every adapter in a bubblewrap sandbox (see docs/sandbox.md)")
     r.add_argument("--max-cost", type=positive_number, metavar="USD",
                    help="stop scheduling new runs past this spend")
+    r.add_argument("--until-decided", action="store_true",
+                   help="add one iteration at a time to undecided skills until the lift's confidence "
+                        "sequence clears or misses minimum_lift (docs/statistics.md)")
+    r.add_argument("--max-iterations", type=positive_int, metavar="N",
+                   help="--until-decided: at most N iterations per case "
+                        "(default: adaptive.max_iterations or 10)")
     r.add_argument("--no-wait", action="store_true", help="fail instead of waiting when the store is in use")
     r.add_argument("--executor", choices=["threads", "ray"],
                    help="where runs execute: threads (default) or ray (local Ray, or the cluster at "
@@ -97,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--explain", metavar="TASK", help="print the key material of one agent:/grade: task")
 
     rep = sub.add_parser("report", help=COMMANDS["report"], description=COMMANDS["report"])
-    rep.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    rep.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     rep.add_argument("--format", default="md", choices=["md", "github", "junit", "json", "html"])
     rep.add_argument("--out", metavar="PATH", help="write there instead of the results folder / stdout")
     rep.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
@@ -113,8 +135,34 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("export", help=COMMANDS["export"], description=COMMANDS["export"])
     e.add_argument("suite", metavar="SUITE")
-    e.add_argument("--format", required=True, choices=["skill-creator", "agentskills"])
+    e.add_argument("--format", required=True, choices=["skill-creator", "agentskills", "plugin-eval"],
+                   help="skill-creator, agentskills: the stored results; plugin-eval: the eval cases "
+                        "as a claude plugin eval folder")
     e.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
+    pl = sub.add_parser("plan", help=COMMANDS["plan"], description=COMMANDS["plan"])
+    pl.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    pl.add_argument("--lift", type=positive_number, required=True, metavar="L",
+                    help="the smallest lift to detect, as a fraction (0.1 = +10 pp)")
+    pl.add_argument("--power", type=_fraction, default=0.8, help="chance of detecting it (default 0.8)")
+    pl.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided level (default 0.05)")
+    pl.add_argument("--json", action="store_true")
+
+    c = sub.add_parser("compare", help=COMMANDS["compare"], description=COMMANDS["compare"])
+    c.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    c.add_argument("--against", default="previous", metavar="previous|baseline|REV",
+                   help="previous (the last recorded version that differs; default), baseline "
+                        "(<suite>.baseline.json), or a git revision")
+    c.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when the with-skill pass rate dropped with p < alpha, or a critical "
+                        "case regressed")
+    c.add_argument("--alpha", type=positive_number, default=0.05, metavar="P",
+                   help="significance level of the gate (default 0.05)")
+    c.add_argument("--format", default="md", choices=["md", "json", "github"])
+    c.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+    b = sub.add_parser("bless", help=COMMANDS["bless"], description=COMMANDS["bless"])
+    b.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    b.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
 
     d = sub.add_parser("doit", help=COMMANDS["doit"], description=COMMANDS["doit"] + "; paths are "
                        "resolved from this folder. Exit codes are doit's (1: a task failed, e.g. "
@@ -124,6 +172,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="e.g. list --all, info agent:<task>, -n 4, forget, --always")
     d.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
     return p
+
+
+def _fraction(text: str) -> float:
+    value = positive_number(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be below 1")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

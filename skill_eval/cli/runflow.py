@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import sys
 import time
@@ -30,8 +31,14 @@ def _say(line: str) -> None:
 
 
 def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
-    return {"iterations": options.iterations, "only": options.only, "shard": options.shard,
-            "split": split}
+    out: dict[str, Any] = {"iterations": options.iterations, "only": options.only, "shard": options.shard,
+                           "split": split}
+    if options.until_decided is not None:  # a plain run after it plans other iterations
+        out["until_decided"] = [options.until_decided.max_iterations, options.until_decided.alpha,
+                                [list(r) for r in options.rounds]]
+    if options.sandbox:
+        out["sandbox"] = options.sandbox
+    return out
 
 
 def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,
@@ -56,6 +63,10 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     # others' runs, grades and tables were just re-checked by stat). Keys still decide.
     only = set(check.changed) if check is not None else None
     project = load_project(suite_path, split, only_skills=only)
+    if options.sandbox:
+        boxed = dataclasses.replace(suite.adapter, sandbox=options.sandbox)
+        suite = dataclasses.replace(suite, adapter=boxed)
+        project = dataclasses.replace(project, suite=suite)
     if project.errors:
         raise InvalidInput(project.problems)
     ungradable = project.gradability_problems(warn=False)
@@ -98,16 +109,24 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     # The fingerprint is taken before any file is hashed: a file edited while we run changes
     # its stat after this point, so the next run looks closer instead of trusting the fast path.
     adapter = resolve_adapter(suite)
+    if adapter.sandbox is not None:
+        from skill_eval.run.sandbox import require
+
+        require()  # refused in one line, before anything runs, when bwrap cannot work here
     outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
                if not f.source.is_relative_to(suite.skills_dir)]
     # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
-    outside += [str(es.path.parent) for se in project.skills for es in se.evalsets
-                if not es.path.is_relative_to(suite.skills_dir)]
+    # A folder eval set (a plugin's evals/) is watched as itself, not the plugin around it.
+    outside += [str(es.path if es.path.is_dir() else es.path.parent) for se in project.skills
+                for es in se.evalsets if not es.path.is_relative_to(suite.skills_dir)]
     watch = watch_files(adapter.argv, outside)
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))
     fp = fingerprint(suite, fast_options(options, split), watch)
     jobs = options.jobs or suite.jobs
+    if jobs != suite.jobs:  # each run records the jobs it ran with (run/runner.py run_limits)
+        suite = dataclasses.replace(suite, jobs=jobs)
+        project = dataclasses.replace(project, suite=suite)
     executor = make_executor(executor_config(suite, options.executor), jobs)
     engine = Engine(project, store, options, adapter=adapter, executor=executor)
     if check is not None:
@@ -211,6 +230,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     complete = (not partial and not failures and not engine.progress.errors
                 and not engine.judge_errors and not engine.budget_stopped and engine.fatal is None)
     if complete:
+        from skill_eval.review.history import record_run
+
+        record_run(engine, benches)  # what compare and the review page's history read
         by_skill = dict(check.data["by_skill"]) if check is not None else {}
         by_skill.update(fast_entries(engine))
         FastState(store.root, suite.name).save(fp, by_skill, {"exit_code": code}, watch,
@@ -313,10 +335,18 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     benches = load_benches(engine)
     moved = _moved(project.suite.results)
     page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
+    compared: list[str] = []
+    if fmt == "github":
+        from skill_eval.cli.compare_cmd import github_compare
+
+        table, compared = github_compare(engine, project, benches)
+        page += table
     text = redact(page)
     if out is None and fmt == "github":
         # stdout is for the runner's workflow commands; the step summary goes to a file.
         out = project.suite.results / FORMATS[fmt].filename
+    elif out is None and fmt == "html":
+        out = project.suite.results / FORMATS[fmt].filename  # a page is opened, not read in a terminal
     if out is not None:
         with writing(out):
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -327,8 +357,10 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if fmt == "github":
         from skill_eval.review.render.github import annotations
 
-        for line in annotations(benches):
-            print(line)
+        where = {(se.skill.name, c.id): (c.source, c.line) for se in project.skills for c in se.cases
+                 if c.source}
+        for line in annotations(benches, where) + compared:
+            print(redact(line))
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
     # The report was written: that is this command's success (the verdict's exit code is

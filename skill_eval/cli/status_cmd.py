@@ -16,6 +16,11 @@ from skill_eval.review.render.markdown import plural
 def status(project: Project, options: RunOptions, as_json: bool = False,
            explain_task: str | None = None) -> int:
     engine, data = plan_status(project, options)
+    from skill_eval.grade.audit import audit_case
+
+    data["audits"] = [{"skill": se.skill.name, "case": a.case.id, "flags": list(a.flags)}
+                      for se in project.skills for a in (audit_case(c, se.skill.names) for c in se.cases)
+                      if a.flags]
     if explain_task:
         found = explain(engine, explain_task)
         if found is None:
@@ -31,6 +36,11 @@ def status(project: Project, options: RunOptions, as_json: bool = False,
 
 
 def _print(data: dict[str, Any]) -> None:
+    from skill_eval.grade.audit import WHY
+
+    for a in data["audits"]:
+        for flag in a["flags"]:
+            print(f"audit    {a['skill']}/{a['case']}: {flag}: {WHY[flag]}")
     for section, verb in (("run", "run"), ("regrade", "re-grade"), ("rebuild", "rebuild")):
         for item in data[section]:
             print(f"{verb:9} {item['task']}: {item['reason']}")

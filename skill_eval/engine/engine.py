@@ -15,7 +15,7 @@ from typing import Any
 from skill_eval.engine.executors import Executor
 from skill_eval.engine.executors.threads import ThreadsExecutor
 from skill_eval.engine.options import RunOptions
-from skill_eval.engine.reasons import grade_reason, run_reason
+from skill_eval.engine.reasons import grade_reason, remember_grading, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
 from skill_eval.errors import JudgeError, JudgeFatal
 from skill_eval.fs.hashing import HashCache
@@ -72,7 +72,11 @@ class Engine:
         register_env(secret_env_names((*self.suite.adapter.env, *judge_env), self.adapter.env_names))
         # The plan always holds every run of the suite (tables are built from all of them);
         # --only and --shard narrow what runs, in selected_runs().
-        self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations)
+        self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations,
+                                    rounds={(s, m): n for s, m, n in self.options.rounds})
+        # The sequential rule's settings when tables report a decision (`--until-decided` or the
+        # suite's `adaptive:` key), else None.
+        self.adaptive = self.options.until_decided or self.suite.adaptive
         self.state = SuiteState(store.root / "state" / f"{self.suite.name}.json")
         self.progress = Progress()
         self.on_event: Callable[[str, RunSpec, Any], None] = lambda kind, spec, data: None
@@ -275,6 +279,7 @@ class Engine:
                 self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
         self.store.put_json("grades", self.grade_key(spec), grade)
         self.state.record_grade(self.slot(spec), self.keys.material_key(spec), GRADER_VERSION)
+        remember_grading(self.state, spec, self.keys)
         with self.progress.lock:
             self.touched_slots.add(self.slot(spec))
         return grade

@@ -183,12 +183,15 @@ class FastState:
 
     def __init__(self, store_root: Path, suite_name: str):
         self.path = store_root / "state" / f"{suite_name}.fast.json"
+        self._loaded: tuple[dict[str, Any] | None] | None = None  # a megabyte on big suites: read once
 
     def load(self) -> dict[str, Any] | None:
-        try:
-            return json.loads(self.path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return None
+        if self._loaded is None:
+            try:
+                self._loaded = (json.loads(self.path.read_text("utf-8")),)
+            except (OSError, ValueError):
+                self._loaded = (None,)
+        return self._loaded[0]
 
     def check(self, fp: Fingerprint) -> FastCheck | None:
         """None: look at everything. Otherwise the skills whose folders changed since the last
@@ -249,11 +252,12 @@ class FastState:
         fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".fast.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
-                           "by_skill": by_skill, "tables": stamps, "table_sums": sums, "outcome": outcome,
-                           "watch": watch},
-                          f, separators=(",", ":"))
+                # dumps, then one write: json.dump to a file takes the slow pure-Python encoder.
+                f.write(json.dumps({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
+                                    "by_skill": by_skill, "tables": stamps, "table_sums": sums,
+                                    "outcome": outcome, "watch": watch}, separators=(",", ":")))
             os.replace(tmp, self.path)
+            self._loaded = None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -261,3 +265,4 @@ class FastState:
     def clear(self) -> None:
         with writing(self.path):
             self.path.unlink(missing_ok=True)
+        self._loaded = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from skill_eval.model.adaptive import AdaptiveConfig
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -15,6 +17,10 @@ class RunOptions:
     jobs: int | None = None
     max_cost: float | None = None
     executor: str | None = None  # --executor: overrides the suite's executor
+    # --until-decided: the rule's settings, and the iterations each (skill, model) has reached
+    until_decided: AdaptiveConfig | None = None
+    rounds: tuple[tuple[str, str, int], ...] = ()
+    sandbox: str | None = None  # --sandbox bwrap: overrides the suite's adapter.sandbox
 
 
 ONLY_SHAPE = "skill/case/variant/model/iteration"

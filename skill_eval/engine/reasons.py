@@ -6,7 +6,10 @@ run, so every re-run names its changed input ("fixture inputs/a.txt changed").
 
 from __future__ import annotations
 
-from skill_eval.engine.state import SuiteState, slot_material
+from typing import Any
+
+from skill_eval.engine.state import SuiteState, short, slot_material
+from skill_eval.fs.hashing import key_of
 from skill_eval.plan.keys import GRADER_VERSION, GradeKeys, slot
 from skill_eval.plan.planner import Plan
 from skill_eval.plan.types import RunSpec
@@ -80,4 +83,37 @@ def grade_reason(spec: RunSpec, keys: GradeKeys, state: SuiteState) -> str:
         return "grade missing from the store"
     if state.extra.get("grader") not in (None, GRADER_VERSION):
         return "grader version changed"
-    return "checks, rubric or judge changed"
+    before = state.extra.get(PARTS, {}).get(_case_slot(spec))
+    return _parts_changed(before, grading_parts(spec, keys)) if before else "checks, rubric or judge changed"
+
+
+PARTS = "grading_parts"  # state.extra[PARTS][skill/case]: {part: short hash} when last graded
+
+
+def _case_slot(spec: RunSpec) -> str:
+    return f"{spec.skill_name}/{spec.case.id}"
+
+
+def grading_parts(spec: RunSpec, keys: GradeKeys) -> dict[str, str]:
+    """A case's grading material part by part (each check by id, each rubric item, the rest), so
+    a re-grade can say which ones changed."""
+    material = keys.material(spec)
+    parts: dict[str, Any] = {f"check {c['id']}": c for c in spec.case.checks_json()}
+    parts.update({f"rubric item {r['id']}": r for r in spec.case.rubric_json()})
+    parts.update({"expected output": spec.case.expected_output, "judge": material["judge"],
+                  "should_trigger": material["should_trigger"], "allow_scripts": material["allow_scripts"]})
+    return {name: short(key_of(value)) for name, value in parts.items()}
+
+
+def remember_grading(state: SuiteState, spec: RunSpec, keys: GradeKeys) -> None:
+    parts = grading_parts(spec, keys)
+    with state.lock:
+        state.extra.setdefault(PARTS, {})[_case_slot(spec)] = parts
+
+
+def _parts_changed(before: dict[str, str], after: dict[str, str]) -> str:
+    changed = [f"{n} changed" for n in after if n in before and before[n] != after[n]]
+    changed += [f"{n} added" for n in after if n not in before]
+    changed += [f"{n} removed" for n in before if n not in after]
+    shown = changed[:5] + ([f"and {len(changed) - 5} more"] if len(changed) > 5 else [])
+    return "; ".join(shown) or "checks, rubric or judge changed"

@@ -7,6 +7,8 @@ from typing import Any
 
 from skill_eval.engine.engine import Engine, RunOptions
 from skill_eval.engine.options import only_matched_nothing
+from skill_eval.engine.reasons import PARTS, grading_parts
+from skill_eval.engine.state import slot_material
 from skill_eval.errors import SkillEvalError
 from skill_eval.fs.hashing import key_of
 from skill_eval.model.project import Project
@@ -62,13 +64,27 @@ def explain(engine: Engine, task: str) -> dict[str, Any] | None:
             parts = {k: {"value": v, "sha256": key_of(v)} for k, v in sorted(material.items())}
             return {"task": task, "key": spec.key, "stored": engine.store.has_run(spec.key),
                     "inputs": parts,
-                    "skill_files": _skill_files(engine, spec)}
+                    "skill_files": _skill_files(engine, spec),
+                    "compared": compared(engine.state.slots.get(slot), slot_material(material))}
         if kind == "grade":
             gm = engine.grading_material(spec)
             return {"task": task, "key": engine.grade_key(spec), "run_key": spec.key,
                     "stored": engine.store.has_json("grades", engine.grade_key(spec)),
-                    "inputs": {k: {"value": v, "sha256": key_of(v)} for k, v in sorted(gm.items())}}
+                    "inputs": {k: {"value": v, "sha256": key_of(v)} for k, v in sorted(gm.items())},
+                    "compared": compared(_graded_parts(engine, spec),
+                                         grading_parts(spec, engine.keys))}
     return None
+
+
+def compared(stored: dict[str, Any] | None, current: dict[str, Any]) -> dict[str, Any]:
+    """The key material recorded when the slot last ran (or was graded) beside the current one,
+    field by field (short hashes), with the fields that differ listed and marked."""
+    if stored is None:
+        return {"last": None, "differs": sorted(current), "fields": {}}
+    fields = {name: {"stored": stored.get(name), "current": current.get(name),
+                     "differs": stored.get(name) != current.get(name)}
+              for name in sorted(set(stored) | set(current)) if name != "key"}
+    return {"last": "recorded", "differs": [n for n, f in fields.items() if f["differs"]], "fields": fields}
 
 
 def _skill_files(engine: Engine, spec: RunSpec) -> dict[str, str]:
@@ -77,3 +93,7 @@ def _skill_files(engine: Engine, spec: RunSpec) -> dict[str, str]:
     if spec.ablation is not None:
         return dict(spec.ablation.items([[rel, sha] for rel, sha in files.items()]))
     return files
+
+
+def _graded_parts(engine: Engine, spec: RunSpec) -> dict[str, Any] | None:
+    return engine.state.extra.get(PARTS, {}).get(f"{spec.skill_name}/{spec.case.id}")

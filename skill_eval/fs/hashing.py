@@ -119,7 +119,9 @@ class HashCache:
         fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".hashcache.")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": CACHE_VERSION, "entries": self._entries}, f, separators=(",", ":"))
+                # dumps, then one write: json.dump to a file takes the slow pure-Python encoder.
+                f.write(json.dumps({"version": CACHE_VERSION, "entries": self._entries},
+                                   separators=(",", ":")))
             os.replace(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

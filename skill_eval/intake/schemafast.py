@@ -119,6 +119,13 @@ class _Compiler:
                 low = key.startswith("min")
                 tests.append(lambda v, n=arg, k=kind, lo=low: not isinstance(v, k)
                              or (len(v) >= n if lo else len(v) <= n))
+            elif key in ("minProperties", "maxProperties"):
+                low = key.startswith("min")
+                tests.append(lambda v, n=arg, lo=low: not isinstance(v, dict)
+                             or (len(v) >= n if lo else len(v) <= n))
+            elif key == "uniqueItems":
+                if arg is True:
+                    tests.append(_unique)
             elif key == "pattern":
                 rx = re.compile(arg)
                 tests.append(lambda v, r=rx: not isinstance(v, str) or r.search(v) is not None)
@@ -184,6 +191,14 @@ _SINGLE_TYPE: dict[str, Test] = {
     "integer": lambda v: _is_type(v, "integer"),
     "number": lambda v: _is_type(v, "number"),
 }
+
+
+def _unique(v: Any) -> bool:
+    # Python's == is looser than JSON equality (True == 1): a "duplicate" it sees that JSON
+    # would not only sends the instance to jsonschema, so this stays the stricter side.
+    if not isinstance(v, list):
+        return True
+    return all(a != b for i, a in enumerate(v) for b in v[i + 1:])
 
 
 def _every(tests: tuple[Test, ...]) -> Test:

@@ -81,6 +81,13 @@ class Case:
     split: str | None = None  # "tune" | "holdout" | "holdback"
     source: str = ""  # the eval-set file, repo-relative, for messages
     line: int | None = None
+    critical: bool = False  # a regression of this case fails `compare --fail-on-regression`
+
+    @property
+    def gates(self) -> bool:
+        """Whether a regression of this case alone fails the regression gate: marked critical
+        itself, or holding a critical check or rubric item."""
+        return self.critical or any(c.critical for c in self.checks) or any(r.critical for r in self.rubric)
 
     def checks_json(self) -> list[dict[str, Any]]:
         return [c.to_json() for c in self.checks]
@@ -105,6 +112,8 @@ class EvalSet:
     cases: tuple[Case, ...]
     problems: tuple[Problem, ...] = ()
     ablations: tuple[Ablation, ...] = ()  # declared beside the cases (harness manifests)
+    # Graders of the source format that no check or rubric item stands for ("case/grader (type): why").
+    unmapped: tuple[str, ...] = ()
 
     @property
     def tasks(self) -> tuple[Case, ...]:

@@ -12,6 +12,7 @@ from skill_eval.intake.schemas_io import describe_value, schema_problems
 from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.intake.yamlpos import load_yaml
 from skill_eval.model.ablations import Ablation, default_name
+from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 
 DEFAULT_ADAPTER = "demo"
@@ -27,6 +28,8 @@ class AdapterConfig:
     responses: Path | None = None  # replay: recorded responses (folder or another store)
     # Globs (relative to the suite file) of files the adapter reads: their content joins its identity.
     depends: tuple[str, ...] = ()
+    sandbox: str | None = None  # "bwrap": run the adapter in a bubblewrap sandbox (run/sandbox.py)
+    network: str = "host"  # in the sandbox: "host" or "none" (a network namespace of its own)
 
     @property
     def name(self) -> str:
@@ -86,9 +89,12 @@ class Suite:
     strict_skills: bool = False
     skill_name_check: str = "error"  # "warn": a name differing from its folder is a warning
     max_cost_usd: float | None = None
+    include_unscorable: bool = False  # unscorable runs count as failures instead of being left out
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
+    adaptive: AdaptiveConfig | None = None
+    gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
 
     @property
     def root(self) -> Path:
@@ -142,6 +148,8 @@ def _adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
         options=dict(raw.get("options", {})),
         responses=_resolve(root, responses) if responses else None,
         depends=tuple(str(g) for g in raw.get("depends", ())),
+        sandbox=raw.get("sandbox") if raw.get("sandbox") not in (None, "none") else None,
+        network=str(raw.get("network") or "host"),
     )
 
 
@@ -234,6 +242,7 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
     elif isinstance(judge, dict):
         line, col = where(("judge",))
         problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
+    problems += adaptive_problems(raw, file, where)
     for key in ("store", "results", "skills_dir"):
         value = raw.get(key)
         long = [part for part in re.split(r"[/\\]", value) if len(part.encode("utf-8", "replace")) > 255] \
@@ -370,9 +379,12 @@ def load_suite(path: str | Path) -> Suite:
         strict_skills=bool(raw.get("strict_skills", False)),
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
+        include_unscorable=bool(raw.get("include_unscorable", False)),
         split=raw.get("split", "all"),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
         executor=_executor(raw.get("executor")),
+        adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
+        gate=raw.get("gate", "mean"),
     )
 
 

@@ -21,14 +21,15 @@ from skill_eval.fs.hashing import HashCache, key_of
 from skill_eval.model.ablations import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 
-CACHE_FORMAT = 3  # 2: checks carry critical/arms, rubric items critical; 3: ablations
+CACHE_FORMAT = 4  # 2: checks carry critical/arms, rubric items critical; 3: ablations; 4: critical cases
 
 
 def _case_json(c: Case) -> dict[str, Any]:
     return {"id": c.id, "prompt": c.prompt, "expected_output": c.expected_output,
             "fixtures": [[f.rel, str(f.source)] for f in c.fixtures],
             "checks": [ch.to_json() for ch in c.checks], "rubric": c.rubric_json(), "kind": c.kind,
-            "should_trigger": c.should_trigger, "split": c.split, "source": c.source, "line": c.line}
+            "should_trigger": c.should_trigger, "split": c.split, "source": c.source, "line": c.line,
+            "critical": c.critical}
 
 
 def _case(d: dict[str, Any]) -> Case:
@@ -41,7 +42,7 @@ def _case(d: dict[str, Any]) -> Case:
         rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"], r.get("critical", False))
                      for r in d["rubric"]),
         kind=d["kind"], should_trigger=d["should_trigger"], split=d["split"], source=d["source"],
-        line=d["line"])
+        line=d["line"], critical=d.get("critical", False))
 
 
 def to_json(es: EvalSet) -> dict[str, Any]:

@@ -83,17 +83,19 @@ def load_evalsets(skill: Skill, cache: EvalSetCache | None = None) -> tuple[list
     sets: list[EvalSet] = []
     problems: list[Problem] = []
     for path in paths:
-        if not path.is_file():
+        if not path.exists():
             problems.append(Problem(display_path(path), "eval-set file not found; fix 'evals' in the suite"))
             continue
-        es = cache.get(path, skill.path, fmt) if cache is not None else None
+        # A folder's stat says nothing of the files in it: a folder eval set is read every time.
+        cached = cache is not None and path.is_file()
+        es = cache.get(path, skill.path, fmt) if cached and cache is not None else None
         if es is None:
             try:
                 es = load_evalset(path, skill.path, format=fmt)
             except InvalidInput as exc:
                 problems.extend(exc.problems)
                 continue
-            if cache is not None:
+            if cached and cache is not None:
                 cache.put(path, skill.path, fmt, es)
         sets.append(es)
         problems.extend(es.problems)

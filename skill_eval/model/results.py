@@ -9,12 +9,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Event:
-    """An adapter event: ``skill_loaded`` (name = skill), ``tool_call`` (name = tool),
-    ``command`` (argv = the command line the agent ran), ..."""
+    """An adapter event: ``skill_loaded`` (name = skill), ``tool_call`` (name = tool, input = a
+    bounded preview of its input), ``command`` (argv = the command line the agent ran),
+    ``stop`` (name = why the agent stopped), ``unscorable`` (name = why the run cannot be
+    scored), ..."""
 
     type: str
     name: str | None = None
     argv: tuple[str, ...] | None = None
+    input: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -22,12 +25,15 @@ class Event:
             out["name"] = self.name
         if self.argv is not None:
             out["argv"] = list(self.argv)
+        if self.input is not None:
+            out["input"] = self.input
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Event:
         argv = data.get("argv")
-        return cls(data["type"], data.get("name"), tuple(argv) if argv is not None else None)
+        return cls(data["type"], data.get("name"), tuple(argv) if argv is not None else None,
+                   data.get("input"))
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,17 @@ class AdapterResponse:
 
     def loaded_skills(self) -> set[str]:
         return {e.name for e in self.events if e.type == "skill_loaded" and e.name}
+
+    def tool_calls(self) -> int | None:
+        """How many tool calls the agent made (a shell tool call and the command it ran count
+        once; a command reported alone counts too); None when the adapter reports no steps nor
+        turns (its trajectory is unknown, not empty)."""
+        n, before = 0, None
+        for e in self.events:
+            if e.type == "tool_call" or (e.type == "command" and not (before and before.type == "tool_call")):
+                n += 1
+            before = e
+        return n if n or "num_turns" in self.usage else None
 
     def to_json(self) -> dict[str, Any]:
         """The protocol-v1 JSON form (what the store writes as response.json)."""
@@ -62,6 +79,9 @@ class RunResult:
     # Files the adapter left that could not be kept (path -> why: over max_output_bytes,
     # unreadable). Known only to the invocation that ran it; the store lists them in meta.json.
     not_kept: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    # What it ran under (timeout, output cap, sandbox, jobs; run/runner.run_limits), from its
+    # meta.json; None for a run stored before it was recorded.
+    limits: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     @property
     def output(self) -> str:
@@ -73,6 +93,25 @@ class RunError:
     """A run that could not produce a result. Recorded for the report; never a cache hit."""
 
     key: str
-    kind: str  # not_found | exit | fatal | timeout | output_cap | invalid_response | workspace | interrupted
+    # not_found | exit | fatal | timeout | invalid_response | workspace | interrupted | sandbox
+    # | unscorable (the run happened but cannot be scored: message "<reason>: ...")
+    kind: str
     message: str
     duration_s: float = 0.0
+
+
+UNSCORABLE = "unscorable"
+
+
+def unscorable_reason(result: RunResult | RunError) -> str | None:
+    """Why a run cannot be scored (``truncated``, ``turn_limit``, ``model_mismatch``, or what an
+    adapter said), or None: a run that stopped short or was served by another model than asked
+    says nothing about the skill, so it is kept out of pass rates like an error."""
+    if isinstance(result, RunError):
+        if result.kind != UNSCORABLE:
+            return None
+        return result.message.split(":", 1)[0].strip() or UNSCORABLE
+    for e in result.response.events:
+        if e.type == UNSCORABLE:
+            return (e.name or UNSCORABLE).split(":", 1)[0].strip() or UNSCORABLE
+    return None

@@ -21,3 +21,7 @@ class ResolvedAdapter:
     env_names: tuple[str, ...] = ()
     identity: dict[str, Any] = field(default_factory=dict, hash=False)
     extra_env: dict[str, str] = field(default_factory=dict, hash=False)  # fixed values, e.g. options
+    # adapter.sandbox ("bwrap") and its network ("host" | "none"); None: not sandboxed.
+    sandbox: str | None = None
+    network: str = "host"
+    readable: tuple[str, ...] = ()  # host paths the sandboxed adapter may read (never in the key)

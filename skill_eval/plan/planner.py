@@ -8,6 +8,7 @@ absolute paths, environment values, mtimes, the iteration count, limits.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,9 +69,13 @@ def variants_for(case: Case, variants: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
-              iterations: int | None = None, only: str | None = None) -> Plan:
+              iterations: int | None = None, only: str | None = None,
+              rounds: Mapping[tuple[str, str], int] | None = None) -> Plan:
+    """``rounds``: iterations per (skill, model) for task cases (`run --until-decided`), where
+    they differ from the suite's."""
     suite = project.suite
     n_iter = iterations or suite.iterations
+    rounds = rounds or {}
     plan = Plan(project, adapter, [])
     for se in project.skills:
         skill = se.skill
@@ -80,7 +85,8 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
             fixtures = fixture_material(case, cache)
             for variant in variants_for(case, suite.variants):
                 for model in suite.models:
-                    for it in range(1, n_iter + 1):
+                    n = rounds.get((skill.name, model), n_iter) if case.kind == "task" else n_iter
+                    for it in range(1, n + 1):
                         material = run_material(case, variant, model, it, adapter, fixtures, digest)
                         key = key_of(material)
                         spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, adapter,

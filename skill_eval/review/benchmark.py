@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from skill_eval.model.cases import Case
-from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.results import RunError, RunResult, unscorable_reason
+from skill_eval.review.ranunder import comparability
 from skill_eval.stats import measures as stats
 from skill_eval.stats.credit import arm_credit, variant_credit
+from skill_eval.stats.intervals import arm_interval, lift_interval
 
 SCHEMA_VERSION = 1
 VARIANTS = ("with_skill", "without_skill")
@@ -32,6 +35,11 @@ class RunRecord:
     loaded_skills: frozenset[str] = frozenset()
     usage: Mapping[str, float] = field(default_factory=dict, hash=False)
     duration_s: float | None = None
+    unscorable: str | None = None  # why the run cannot be scored (model/results.unscorable_reason)
+    tool_calls: int | None = None  # None: the adapter reported no trajectory
+    limits: Mapping[str, Any] | None = field(default=None, hash=False)  # what it ran under
+    served: str | None = None  # the model the adapter reported
+    unscorable_counted: bool = False  # include_unscorable: it counts as a failed run
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "loaded_skills", frozenset(self.loaded_skills))
@@ -40,14 +48,22 @@ class RunRecord:
     def of(cls, case_id: str, variant: str, iteration: int, result: RunResult | RunError,
            grade: Mapping[str, Any] | None = None) -> RunRecord:
         """A record whose loads, usage and duration come from ``result``."""
+        why = unscorable_reason(result)
         if isinstance(result, RunError):
-            return cls(case_id, variant, iteration, result, None, frozenset(), {}, result.duration_s)
-        return cls(case_id, variant, iteration, result, grade, frozenset(result.response.loaded_skills()),
-                   dict(result.response.usage), result.duration_s)
+            return cls(case_id, variant, iteration, result, None, frozenset(), {}, result.duration_s, why)
+        return cls(case_id, variant, iteration, result, None if why else grade,
+                   frozenset(result.response.loaded_skills()), dict(result.response.usage),
+                   result.duration_s, why, tool_calls=result.response.tool_calls(), limits=result.limits,
+                   served=next((e.name for e in result.response.events if e.type == "model"), None))
+
+    def counted_as_failure(self) -> RunRecord:
+        """This unscorable run as a failed one (``include_unscorable: true``)."""
+        grade = {"passed": False, "checks": [], "summary": {}, "unscorable": self.unscorable}
+        return dataclasses.replace(self, grade=grade, unscorable_counted=True)
 
     @property
     def errored(self) -> bool:
-        return isinstance(self.result, RunError) and not self.not_run
+        return isinstance(self.result, RunError) and self.unscorable is None and not self.not_run
 
     @property
     def not_run(self) -> bool:
@@ -56,7 +72,8 @@ class RunRecord:
 
     @property
     def graded(self) -> bool:
-        return not self.errored and self.grade is not None
+        return (not self.errored and self.grade is not None
+                and (self.unscorable is None or self.unscorable_counted))
 
     @property
     def passed(self) -> bool:
@@ -78,13 +95,16 @@ def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
         "runs": len(records), "graded": n, "passed": passed,
         "errors": sum(r.errored for r in records),
         "not_run": sum(r.not_run for r in records),
+        "unscorable": sum(r.unscorable is not None for r in records),
         "rubric_ungraded": _ungraded(graded),
         "pass_rate": _rate(passed, n),
         "pass_at_k": {str(k): stats.pass_at_k(n, passed, k) for k in range(1, n + 1)},
         "pass_hat_k": {str(k): stats.pass_hat_k(n, passed, k) for k in range(1, n + 1)},
         "failed_checks": failed_checks[:10],
         "error_messages": [f"iteration {r.iteration}: {r.result.kind}: {r.result.message}"[:300]
-                           for r in records if r.errored][:5],
+                           for r in records if isinstance(r.result, RunError) and r.errored][:5],
+        "unscorable_reasons": [f"iteration {r.iteration}: {r.unscorable}" for r in records
+                               if r.unscorable is not None][:5],
         **arm_credit(records),
     }
 
@@ -110,6 +130,8 @@ def _flags(skill: str, arms: Mapping[str, dict[str, Any]], recs: Mapping[str, Se
         flags.append("error")
     if any(a["not_run"] for a in arms.values()):
         flags.append("not-run")
+    if any(a["unscorable"] for a in arms.values()):
+        flags.append("unscorable")
     if any(a.get("critical_failures") for a in arms.values()):
         flags.append("critical-failure")
     if any(skill in r.loaded_skills for r in recs["without_skill"] if not r.errored):
@@ -141,14 +163,28 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
         "runs": len(records), "graded": len(graded), "passed": sum(r.passed for r in graded),
         "errors": sum(r.errored for r in records),
         "not_run": sum(r.not_run for r in records),
+        "unscorable": sum(r.unscorable is not None for r in records),
         "rubric_ungraded": _ungraded(graded),
         "cases": len(case_rates),
         "pass_rate": sum(case_rates) / len(case_rates) if case_rates else None,
-        "duration_s": {"median": stats.median(durations), "p95": stats.p95(durations),
-                       "total": sum(durations)},
-        "usage": dict(sorted(usage.items())),
+        **arm_interval(case_rates, len(graded)),
+        # Measurements (seconds, summed usage) without float noise; counts stay exact.
+        "duration_s": {"median": _round(stats.median(durations)), "p95": _round(stats.p95(durations)),
+                       "total": _round(sum(durations))},
+        "usage": {k: v if float(v).is_integer() else _round(v) for k, v in sorted(usage.items())},
+        **_trajectory_means(records),
         **_cost_totals(records),
     }
+
+
+def _trajectory_means(records: Sequence[RunRecord]) -> dict[str, float | None]:
+    """Mean tool calls and turns per run, over the runs that reported them (None: none did)."""
+    ran = [r for r in records if not r.errored]
+    calls = [r.tool_calls for r in ran if r.tool_calls is not None]
+    turns = [_num(r.usage.get("num_turns")) for r in ran]
+    known = [t for t in turns if t is not None]
+    return {"mean_tool_calls": sum(calls) / len(calls) if calls else None,
+            "mean_turns": sum(known) / len(known) if known else None}
 
 
 # ---- cost: from the usage each run reported when it ran (the store keeps it; nothing here
@@ -205,7 +241,7 @@ def _cost_totals(records: Sequence[RunRecord]) -> dict[str, Any]:
         "cost_usd": cost,
         "runs_with_tokens": with_tokens,
         "runs_with_cost": with_cost,
-        "tokens_per_run": total_tokens / with_tokens if with_tokens else None,
+        "tokens_per_run": _round(total_tokens / with_tokens) if with_tokens else None,
         "cost_usd_per_run": _round(cost / with_cost) if with_cost and cost is not None else None,
         "judge_tokens": _sum_known([usage_tokens(u) for u in judged]) if judged else None,
         "judge_cost_usd": _round(_sum_known([_num(u.get("cost_usd")) for u in judged])) if judged else None,
@@ -222,14 +258,18 @@ def _cost_lift(lift: float | None, variants: Mapping[str, Mapping[str, Any]]) ->
         a, b = w.get(key), wo.get(key)
         return a - b if a is not None and b is not None else None
 
-    return {"extra_tokens_per_run": extra("tokens_per_run"),
+    return {"extra_tokens_per_run": _round(extra("tokens_per_run")),
             "extra_cost_usd_per_run": _round(extra("cost_usd_per_run"))}
 
 
 def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Case],
-                    runs: Sequence[RunRecord], minimum_lift: float | None) -> dict[str, Any]:
+                    runs: Sequence[RunRecord], minimum_lift: float | None,
+                    include_unscorable: bool = False) -> dict[str, Any]:
     """benchmark.json for one skill and model. ``runs`` may hold any number of iterations per
-    case and variant; records of a case not in ``cases`` are a caller bug (ValueError)."""
+    case and variant; records of a case not in ``cases`` are a caller bug (ValueError).
+    Unscorable runs are left out of pass rates, or with ``include_unscorable`` count as failed."""
+    if include_unscorable:
+        runs = [r.counted_as_failure() if r.unscorable is not None else r for r in runs]
     by_case: dict[str, dict[str, list[RunRecord]]] = {c.id: {v: [] for v in VARIANTS} for c in cases}
     for r in runs:
         if r.case_id not in by_case or r.variant not in VARIANTS:
@@ -275,6 +315,8 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
         "schema_version": SCHEMA_VERSION, "suite": suite_name, "skill": skill, "model": model,
         "variants": variants, "lift": lift, "cases": case_rows,
         "checks": _check_rates(cases, by_case), "verdict": verdict,
+        "include_unscorable": include_unscorable,
+        **comparability(runs),
     }
 
 
@@ -303,7 +345,7 @@ def _lift(deltas: list[float], minimum_lift: float | None) -> dict[str, Any]:
     met = None if minimum_lift is None else (mean is not None and mean >= minimum_lift - _EPS)
     return {
         "pass_rate": mean, "p_value": p,
-        "ci95": list(stats.bootstrap_ci(deltas)) if deltas else None,
+        **(lift_interval(deltas) if deltas else {"ci95": None}),
         "cases": len(deltas), "nonzero_cases": nonzero,
         "minimum_lift": minimum_lift, "met": met,
         "significant": p is not None and p <= SIGNIFICANCE,

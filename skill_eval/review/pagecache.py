@@ -126,3 +126,43 @@ class PageCache:
     @staticmethod
     def clear(folder: Path) -> None:
         shutil.rmtree(folder / FOLDER, ignore_errors=True)
+
+
+PART = "page.json"
+
+
+class SkillPart:
+    """One skill's whole share of the page data, as the embedded JSON text it becomes, kept
+    under ``.review/`` with the key of what it was made from (the benchmark's inputs key, the
+    moved cases): an edit elsewhere in the suite reuses it instead of reassembling thousands
+    of runs. It goes whenever a view of the skill is rewritten or removed (``tables._sync_views``)."""
+
+    def __init__(self, folder: Path, key: str):
+        self.path = folder / FOLDER / PART
+        self.key = key
+
+    def load(self) -> tuple[str, int] | None:
+        """(embedded text, runs in it), or None when missing or made from other inputs."""
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+            if data.get("version") == [CACHE_VERSION, __version__] and data.get("key") == self.key:
+                return str(data["text"]), int(data["runs"])
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            pass
+        return None
+
+    def save(self, text: str, runs: int) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".page.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"version": [CACHE_VERSION, __version__], "key": self.key,
+                                    "text": text, "runs": runs}, separators=(",", ":"), ensure_ascii=False))
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @staticmethod
+    def drop(folder: Path) -> None:
+        (folder / FOLDER / PART).unlink(missing_ok=True)

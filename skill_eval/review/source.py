@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.config import Suite
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunResult
@@ -23,6 +24,7 @@ class ResultSource(Protocol):
     plan: Plan
     skill_names: list[str]  # every selected skill of the suite (tables are per skill)
     touched_slots: set[str]  # slots whose run or grade was (re)made now: their views are rewritten
+    adaptive: AdaptiveConfig | None  # the sequential rule's settings, when tables report a decision
 
     def slot(self, spec: RunSpec) -> str: ...
 

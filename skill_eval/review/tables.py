@@ -12,7 +12,7 @@ from skill_eval import __version__
 from skill_eval.fs.hashing import key_of
 from skill_eval.fs.safenames import path_component
 from skill_eval.model.config import describe_judge
-from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.model.results import UNSCORABLE, AdapterResponse, Event, RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.benchmark import NOT_RUN
 from skill_eval.review.resultfiles import dump_json, write_text
@@ -43,7 +43,17 @@ def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
         has = engine.has_grade(spec)
         items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
     return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
-                   "suite": engine.suite.name})
+                   "suite": engine.suite.name, **_rule_inputs(engine)})
+
+
+def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
+    """The decision rule's settings, only where set (tables without them keep their keys)."""
+    out: dict[str, Any] = {}
+    if engine.adaptive is not None:
+        out["adaptive"] = [engine.adaptive.max_iterations, engine.adaptive.alpha, engine.suite.iterations]
+    if engine.suite.gate != "mean":
+        out["gate"] = engine.suite.gate
+    return out
 
 
 def _stored_inputs_key(path: Path) -> str | None:
@@ -112,17 +122,35 @@ class RecordCache:
         if not os.path.exists(f"{self.store_root}/runs/{spec.key[:2]}/{spec.key}/COMPLETE.json"):
             return None  # the store is the truth: a run gone from it is not shown from here
         self.fresh[spec.key] = e
-        events = tuple(Event("skill_loaded", n) for n in e["loaded"])
         # The output text is not needed by the table; a view rewrite loads the full run.
-        return RunResult(spec.key, AdapterResponse("", events, e["usage"]), e["duration_s"]), e["grade"]
+        return RunResult(spec.key, AdapterResponse("", _table_events(e), e["usage"]), e["duration_s"],
+                         limits=e.get("limits")), e["grade"]
 
     def put(self, spec: RunSpec, grade_key: str, result: RunResult, grade: Any) -> None:
-        self.fresh[spec.key] = {"grade_key": grade_key, "loaded": sorted(result.response.loaded_skills()),
-                                "usage": result.response.usage, "duration_s": result.duration_s,
-                                "grade": grade}
+        response = result.response
+        self.fresh[spec.key] = {"grade_key": grade_key, "loaded": sorted(response.loaded_skills()),
+                                "usage": response.usage, "duration_s": result.duration_s,
+                                "grade": grade, "tool_calls": response.tool_calls(),
+                                "unscorable": _first(response.events, UNSCORABLE),
+                                "served": _first(response.events, "model"),
+                                "limits": result.limits}
 
     def save(self) -> None:
         write_text(self.path, json.dumps(self.fresh, separators=(",", ":"), sort_keys=True))
+
+
+def _first(events: tuple[Event, ...], kind: str) -> str | None:
+    return next((e.name for e in events if e.type == kind), None)
+
+
+def _table_events(e: dict[str, Any]) -> tuple[Event, ...]:
+    """The events a table reads (loads, tool-call count, served model, unscorable), rebuilt
+    from a cache entry."""
+    events = [Event("skill_loaded", n) for n in e["loaded"]]
+    events += [Event("tool_call", "?") for _ in range(int(e.get("tool_calls") or 0))]
+    events += [Event("model", e["served"])] if e.get("served") else []
+    events += [Event(UNSCORABLE, e["unscorable"])] if e.get("unscorable") else []
+    return tuple(events)
 
 
 def _records(engine: ResultSource, specs: list[RunSpec], cache: RecordCache | None = None,
@@ -189,7 +217,14 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(engine.suite.name, skill, model, task_cases,
-                                [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift)
+                                [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift,
+                                engine.suite.include_unscorable)
+        _audit_flags(bench, task_cases, se.skill.names)
+        if engine.adaptive is not None:
+            from skill_eval.review.sequential import adaptive_block
+
+            bench["adaptive"] = adaptive_block(task_cases, runs, engine.suite.minimum_lift, engine.adaptive,
+                                               engine.suite.iterations)
         if se.ablations:
             bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
@@ -204,13 +239,22 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
     return True
 
 
+def _audit_flags(bench: dict[str, Any], cases: list[Any], names: tuple[str, ...]) -> None:
+    """The grader audits' flags on each case row (free: no run is involved)."""
+    from skill_eval.grade.audit import audit_case
+
+    flags = {c.id: audit_case(c, names).flags for c in cases}
+    for row in bench["cases"]:
+        row["flags"] += [f for f in flags.get(row["id"], ()) if f not in row["flags"]]
+
+
 def _sync_views(engine: ResultSource, out: Path, records: list[tuple[RunSpec, RunResult | RunError, Any]],
                 fresh: bool, specs: list[RunSpec]) -> None:
     """Every run folder shows the store entry its run's current key names: a folder whose
     recorded view key differs is rewritten (a run served from the store after a revert included),
     one whose run was redone under the same key (--force, a damaged entry) too, and folders of
     runs no longer planned go (see views)."""
-    from skill_eval.review.pagecache import PageCache, run_rel
+    from skill_eval.review.pagecache import PageCache, SkillPart, run_rel
     from skill_eval.review.views import prune, recorded_key, run_dir, view_key, write_view
 
     removed = prune(out, specs)
@@ -223,6 +267,7 @@ def _sync_views(engine: ResultSource, out: Path, records: list[tuple[RunSpec, Ru
     if fresh:
         PageCache.clear(out)
     elif rewrite or removed:
+        SkillPart.drop(out)
         cache = PageCache(out)
         cache.drop([*removed, *(run_rel(s.iteration, s.case.id, s.variant) for s, *_rest in rewrite)])
         cache.save()
@@ -253,7 +298,7 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
 
     results = engine.suite.results
     prune_skills(results, engine.skill_names)
-    benches = load_benches(engine)
+    benches = _adjusted(engine, load_benches(engine))
     previous = _previous(results)
     moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]
     for name in formats:
@@ -271,20 +316,49 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
     return True
 
 
-def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
-    """The review page, with every run's details read from the per-run views under results/."""
-    from skill_eval.review.pagecache import PageCache, run_rel
-    from skill_eval.review.render.review import review_page
-    from skill_eval.review.render.review_data import review_data
+def _adjusted(engine: ResultSource, benches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Holm's adjustment across the suite's comparisons, written back into their tables."""
+    from skill_eval.review.multiplicity import adjust
+    from skill_eval.review.render.markdown import benchmark_md
 
-    dirs = [(b, bench_dir(engine, b["skill"], b["model"])) for b in benches]
-    caches = {out: PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
-                                   for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
-              for b, out in dirs}
-    page = review_page(benches, moved, review_data(engine.suite.results, dirs, moved, caches))
-    for cache in caches.values():
-        cache.save()
-    return page
+    for i in adjust(benches, engine.suite.gate):
+        out = bench_dir(engine, benches[i]["skill"], benches[i]["model"])
+        write_text(out / "benchmark.json", dump_json(benches[i]))
+        write_text(out / "benchmark.md", benchmark_md(benches[i]))
+    return benches
+
+
+def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
+    """The review page, with every run's details read from the per-run views under results/.
+    A skill whose inputs are as when its share of the page was last made reuses it whole."""
+    from skill_eval.review.pagecache import PageCache, SkillPart, run_rel
+    from skill_eval.review.render.history_view import page_history
+    from skill_eval.review.render.review import embed_json, embed_parts, page_runs, render_page
+    from skill_eval.review.render.review_data import bench_entry, moved_ids
+
+    results = engine.suite.results
+    parts, runs = [], 0
+    for b in benches:
+        out = bench_dir(engine, b["skill"], b["model"])
+        ids = moved_ids(b, moved)
+        # Paths relative to results: the text is (its links are), so a copy of the folder reuses it.
+        part = SkillPart(out, key_of([out.relative_to(results).as_posix(), b.get(INPUTS_FIELD), sorted(ids)]))
+        kept = part.load() if b.get(INPUTS_FIELD) else None
+        if kept is None:
+            cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
+                                    for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
+            entry = bench_entry(results, out, b, ids, cache)
+            cache.save()
+            kept = embed_json(entry), page_runs(entry)
+            part.save(*kept)
+        parts.append(kept[0])
+        runs += kept[1]
+    suite = str(benches[0]["suite"]) if benches else "skill-eval"
+    # The history parts (the compare table, the strips, the previous version's outputs) depend on
+    # the store's history, not on a skill's inputs: they are attached to the whole data afresh.
+    data = json.loads(embed_parts(suite, parts))
+    history = page_history(engine, benches, data)
+    return render_page(benches, moved, embed_json(data), runs, suite, history)
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:

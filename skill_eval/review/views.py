@@ -67,8 +67,7 @@ def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: An
         trees: dict[str, Path | None] = {}
     else:
         response = {"output": result.output,
-                    "events": [{"type": e.type, **({"name": e.name} if e.name else {})}
-                               for e in result.response.events],
+                    "events": [e.to_json() for e in result.response.events],
                     "usage": result.response.usage}
         files = {"output.txt": result.output, "response.json": dump_json(response),
                  "timing.json": dump_json({"duration_s": result.duration_s})}

@@ -21,6 +21,7 @@ from skill_eval.store.redact import redact
 
 PROTOCOL_VERSION = 1
 _RESPONSE_FIELDS = ("output", "events", "usage")
+INPUT_PREVIEW = 400  # characters of a tool call's input kept (redacted first, then cut)
 # Fields of a request that identify what is asked, independent of where and by which adapter.
 _REPLAY_FIELDS = ("protocol_version", "mode", "skill", "prompt", "files", "model", "case", "trigger")
 
@@ -107,17 +108,21 @@ def _events(raw: Any, source: str) -> tuple[Event, ...]:
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             raise AdapterError(f"{source}: events[{i}] must be an object, got {type(item).__name__}")
-        extra = sorted(k for k in item if k not in ("type", "name", "argv"))
+        extra = sorted(k for k in item if k not in ("type", "name", "argv", "input"))
         if extra:
             raise AdapterError(f"{source}: events[{i}] has unknown field(s) {', '.join(extra)}; "
-                               "allowed: type, name, argv")
+                               "allowed: type, name, argv, input")
         kind, name, argv = item.get("type"), item.get("name"), item.get("argv")
         if not isinstance(kind, str) or not kind:
             raise AdapterError(f"{source}: events[{i}].type must be a non-empty string")
         if name is not None and not isinstance(name, str):
             raise AdapterError(f"{source}: events[{i}].name must be a string, got {type(name).__name__}")
+        preview = item.get("input")
+        if preview is not None and not isinstance(preview, str):
+            raise AdapterError(f"{source}: events[{i}].input must be a string, got {type(preview).__name__}")
         events.append(Event(clean(kind), clean(name) if name is not None else None,
-                            _argv(kind, name, argv, f"{source}: events[{i}]")))
+                            _argv(kind, name, argv, f"{source}: events[{i}]"),
+                            _preview(clean(preview), INPUT_PREVIEW) if preview is not None else None))
     return tuple(events)
 
 

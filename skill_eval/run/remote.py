@@ -30,6 +30,7 @@ from skill_eval.model.config import Suite
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
+from skill_eval.run import sandbox
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT
@@ -86,6 +87,15 @@ def _argv(root: Path, job: RemoteJob) -> list[str]:
     return out
 
 
+def _sandboxed(argv: list[str], ws: Path, job: RemoteJob) -> list[str]:
+    """The worker's argv inside the sandbox the suite asked for (the paths it needs are this
+    machine's: the driver's would not exist here)."""
+    adapter = job.spec.adapter
+    if adapter.sandbox is None:
+        return argv
+    return sandbox.wrap(argv, ws, adapter.network, sandbox.needed_paths(argv), hidden=())
+
+
 def _env(ws: Workspace, job: RemoteJob) -> dict[str, str]:
     # The local base (PATH of this machine, HOME/TMPDIR inside the workspace), then the allow-list
     # (the driver's value, else this machine's), then the adapter's fixed values.
@@ -120,7 +130,12 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
             return RemoteOutcome(key, None, (), (), "workspace", str(exc), time.perf_counter() - start, host)
         request = build_request(job.spec, ws.path, list(ws.files), ws.skill_rel)
         try:
-            proc = run_process(_argv(root, job), json.dumps(request).encode("utf-8"), ws.path,
+            argv = _sandboxed(_argv(root, job), ws.path, job)
+        except sandbox.SandboxUnavailable as exc:  # never unsandboxed when asked sandboxed
+            return RemoteOutcome(key, None, (), (), "sandbox", f"{exc} (on {host})",
+                                 time.perf_counter() - start, host)
+        try:
+            proc = run_process(argv, json.dumps(request).encode("utf-8"), ws.path,
                                _env(ws, job), job.timeout_seconds, job.max_output_bytes)
         except AdapterError as exc:
             return RemoteOutcome(key, None, (), (), "not_found", f"{exc} (on {host})",

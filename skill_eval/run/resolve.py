@@ -16,6 +16,7 @@ from skill_eval.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.builtins import adapter_module, adapter_names
 from skill_eval.model.config import depends_files
 from skill_eval.plan.adapter import ResolvedAdapter
+from skill_eval.run import sandbox
 
 if TYPE_CHECKING:
     from skill_eval.model.config import Suite
@@ -73,7 +74,7 @@ def depends_identity(suite: Suite) -> dict[str, str]:
 def resolve_adapter(suite: Suite) -> ResolvedAdapter:
     """The suite's adapter as argv + identity (its part of every run key). ``adapter.depends``
     adds the content of the files it names; without it the identity is what it always was."""
-    resolved = _resolve_adapter(suite)
+    resolved = _sandboxed(suite, _resolve_adapter(suite))
     if not suite.adapter.depends:
         return resolved
     try:
@@ -82,6 +83,18 @@ def resolve_adapter(suite: Suite) -> ResolvedAdapter:
         raise _problem(suite, f"depends: {exc.filename} cannot be read ({exc.strerror}); "
                               "fix its permissions or the glob") from None
     return replace(resolved, identity={**resolved.identity, "depends": depends})
+
+
+def _sandboxed(suite: Suite, resolved: ResolvedAdapter) -> ResolvedAdapter:
+    """With ``adapter.sandbox``: the sandbox joins the identity (so the run key), and the
+    paths the adapter must read inside it are listed. Without it, nothing changes (same key)."""
+    cfg = suite.adapter
+    if cfg.sandbox is None:
+        return resolved
+    extra = [*depends_files(suite), *(v for v in cfg.options.values() if isinstance(v, str))]
+    readable = tuple(str(p) for p in sandbox.needed_paths(resolved.argv, extra))
+    return replace(resolved, sandbox=cfg.sandbox, network=cfg.network, readable=readable,
+                   identity={**resolved.identity, "sandbox": sandbox.identity(cfg.sandbox, cfg.network)})
 
 
 def _resolve_adapter(suite: Suite) -> ResolvedAdapter:

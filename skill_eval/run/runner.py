@@ -11,14 +11,17 @@ import dataclasses
 import json
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
-from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.results import UNSCORABLE, RunError, RunResult
 from skill_eval.plan.types import RunSpec
+from skill_eval.run import janitor, sandbox, unscorable
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, parse_response, replay_key
+from skill_eval.run.sandbox import SandboxUnavailable
 from skill_eval.run.workspace import prepare_workspace
 from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
@@ -47,10 +50,10 @@ def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | Non
         return RunError(spec.key, "timeout", f"adapter {who} timed out after {suite.timeout_seconds:g}s "
                         "(raise timeout_seconds in the suite if it needs longer)" + _tail(proc.stderr),
                         proc.duration_s)
-    if proc.capped:
-        return RunError(spec.key, "output_cap", f"adapter {who} wrote more than {suite.max_output_bytes} "
-                        "bytes on stdout or stderr and was stopped (max_output_bytes in the suite)",
-                        proc.duration_s)
+    if proc.capped:  # the answer never arrived whole: nothing to grade, and not the skill's fault
+        return RunError(spec.key, UNSCORABLE, f"truncated: adapter {who} wrote more than "
+                        f"{suite.max_output_bytes} bytes on stdout or stderr and was stopped "
+                        "(max_output_bytes in the suite)", proc.duration_s)
     if proc.returncode == FATAL_EXIT:
         # The adapter says every run would fail the same way (e.g. a rejected API key).
         return RunError(spec.key, "fatal", f"adapter {who}: " + _first_line(proc.stderr), proc.duration_s)
@@ -60,9 +63,10 @@ def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | Non
     return None
 
 
-def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
+def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False) -> RunResult | RunError:
     """Run ``spec`` through its adapter and store the outcome; return the stored (redacted)
-    result or the error."""
+    result or the error. ``tidy_later``: the workspace is removed in the background (see
+    run/janitor.py; whoever passes it drains the janitor before its command ends)."""
     start = time.perf_counter()
     try:
         workspace = prepare_workspace(spec)
@@ -71,7 +75,11 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
     try:
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
         try:
-            proc = run_process(spec.adapter.argv, json.dumps(request).encode("utf-8"), workspace.path,
+            argv = sandboxed_argv(spec, suite, workspace.path)
+        except SandboxUnavailable as exc:  # never run unsandboxed what was asked sandboxed
+            return record_error(store, RunError(spec.key, "sandbox", str(exc), time.perf_counter() - start))
+        try:
+            proc = run_process(argv, json.dumps(request).encode("utf-8"), workspace.path,
                                workspace.env(spec.adapter), suite.timeout_seconds, suite.max_output_bytes)
         except AdapterError as exc:
             return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
@@ -79,7 +87,33 @@ def execute(spec: RunSpec, suite: Suite, store: Store) -> RunResult | RunError:
         kept, dropped = workspace.kept_files(suite.max_output_bytes) if ok else ([], {})
         return conclude(spec, suite, store, proc, replay_key(request), kept, dropped)
     finally:
-        workspace.remove()
+        if tidy_later:
+            # Its processes are dead and its files read: nothing waits for the folder to go
+            # (a stop on a signal removes live workspaces itself).
+            janitor.later(workspace.remove)
+        else:
+            workspace.remove()
+
+
+def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path) -> tuple[str, ...]:
+    """The adapter's argv, inside its sandbox when the suite asks for one."""
+    adapter = spec.adapter
+    if adapter.sandbox is None:
+        return adapter.argv
+    hidden = [suite.store, suite.results, suite.skills_dir, spec.skill_path]
+    return tuple(sandbox.wrap(adapter.argv, workspace, adapter.network,
+                              [Path(p) for p in adapter.readable], hidden))
+
+
+def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
+    """What the run ran under, kept with it: two benchmarks compare on equal terms only when
+    these match (the summary warns when the arms of a comparison differ)."""
+    box = spec.adapter.sandbox
+    return {"timeout_seconds": suite.timeout_seconds, "max_output_bytes": suite.max_output_bytes,
+            "jobs": suite.jobs,
+            "sandbox": None if box is None else {**sandbox.identity(box, spec.adapter.network),
+                                                 "hidden": list(sandbox.HIDDEN),
+                                                 "allowed": list(sandbox.ALLOWED)}}
 
 
 def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
@@ -96,10 +130,12 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
         response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
+    response = unscorable.mark(response, spec.model)
     meta = {
         "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
         "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,
     }
+    meta["limits"] = run_limits(spec, suite)
     if dropped:
         meta["files_not_kept"] = dict(dropped)  # the run stays: a paid run is never thrown away
     stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,

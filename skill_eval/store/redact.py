@@ -69,9 +69,62 @@ _SOURCE = (
 )
 _FLAGS = re.IGNORECASE | re.DOTALL
 _PATTERN = re.compile(_SOURCE, _FLAGS)
+
+# A megabyte page costs the alternation above a second: it tries every branch at every
+# position. Every match holds, per branch (the first group it opens), one of these words
+# (case-insensitive), with only _LEAD characters between the match's start and the word; so
+# long texts are scanned for the words with str.find and the pattern is tried only from the
+# few positions they allow (_scan). A new branch needs its words here: a test counts them.
+TRIGGERS = {
+    "pem": ("-----begin",), "cookie": ("cookie",), "url": ("://",), "bearer": ("bearer",),
+    "aws": ("akia", "asia"),
+    "prefixed": ("sk-", "aiza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox"),
+    "assign": ("key", "token", "passw", "secret", "credential", "auth", "cookie"),
+}
+_WORDS = tuple(sorted({w for words in TRIGGERS.values() for w in words}))
+# What may stand between a match's start and its word (a name's prefix, a URL's scheme, "set-"),
+# with the non-ASCII letters IGNORECASE folds onto ASCII ones (dotted/dotless i, long s, Kelvin).
+_LEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"
+                  "\u0130\u0131\u017f\u212a")
+_SCAN_FROM = 2048  # shorter texts: one pass of the pattern is cheaper than the word search
 # For bytes that are not UTF-8: decoded as latin-1 (one char per byte, so offsets and every
 # other byte survive), matched with ASCII classes as the secret shapes are ASCII.
 _PATTERN_BYTES = re.compile(_SOURCE, _FLAGS | re.ASCII)
+
+
+def _scan(pattern: re.Pattern[str], text: str) -> str:
+    """``pattern.sub(_replace, text)``, trying the pattern only where a match can start."""
+    low = text.lower()
+    if len(text) < _SCAN_FROM or len(low) != len(text) or "\u0131" in low or "\u017f" in low:
+        # Short, or a letter whose lower case is not where IGNORECASE would see the word.
+        return pattern.sub(_replace, text)
+    starts: set[int] = set()
+    for word in _WORDS:
+        at = low.find(word)
+        while at >= 0:
+            starts.add(at)
+            at = low.find(word, at + 1)
+    out: list[str] = []
+    done = pos = 0  # text[:done] is written out; no match starts in [done, pos)
+    for word_at in sorted(starts):
+        if word_at < pos:
+            continue  # inside the last match
+        first = word_at
+        while first > pos and text[first - 1] in _LEAD:
+            first -= 1
+        m = None
+        for start in range(first, word_at + 1):
+            m = pattern.match(text, start)
+            if m is not None:
+                break
+        if m is None:
+            pos = word_at + 1
+            continue
+        out.append(text[done:m.start()])
+        out.append(_replace(m))
+        done = pos = m.end()
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _name_kind(name: str) -> str:
@@ -188,7 +241,7 @@ def redact(text: str) -> str:
     """``text`` with every secret replaced by its typed marker ``[REDACTED:<kind>]``."""
     if not text:
         return text
-    return _PATTERN.sub(_replace, _env_sub(text))
+    return _scan(_PATTERN, _env_sub(text))
 
 
 def redact_bytes(data: bytes) -> bytes:
@@ -200,7 +253,7 @@ def redact_bytes(data: bytes) -> bytes:
         return redact(data.decode("utf-8")).encode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-        return _PATTERN_BYTES.sub(_replace, _env_sub(text, latin1=True)).encode("latin-1")
+        return _scan(_PATTERN_BYTES, _env_sub(text, latin1=True)).encode("latin-1")
 
 
 def count_markers(text: str) -> Counter[str]:

@@ -65,6 +65,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
             raise
 
 
+write_atomic = _write_atomic  # whole small files beside the entries (the history) are written so too
+
+
 class Store:
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -119,7 +122,9 @@ class Store:
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
-        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)))
+        limits = meta.get("limits")
+        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)),
+                         limits=limits if isinstance(limits, dict) else None)
 
     def _install(self, tmp: Path, key: str) -> None:
         target = self.run_dir(key)
@@ -157,7 +162,11 @@ class Store:
         except (OSError, ValueError, KeyError, TypeError):
             self._discard(target)
             return None
-        return RunResult(key, response, duration, *_kept_dirs(target))
+        return RunResult(key, response, duration, *_kept_dirs(target), limits=self._limits(key))
+
+    def _limits(self, key: str) -> dict[str, Any] | None:
+        limits = (self.get_meta(key) or {}).get("limits")
+        return limits if isinstance(limits, dict) else None
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         try:
@@ -219,9 +228,16 @@ class Store:
             raise ValueError(f"invalid store kind {kind!r}")
         return self.root / kind / key[:2] / f"{key}.json"
 
-    def put_json(self, kind: str, key: str, obj: Any) -> None:
-        """Store a JSON blob (grades, verdicts, ...), every string in it redacted."""
-        _write_atomic(self._json_path(kind, key), _dump(redact_json(obj)))
+    def put_json(self, kind: str, key: str, obj: Any, redacted: bool = False) -> None:
+        """Store a JSON blob (grades, verdicts, ...), every string in it redacted, unless the
+        caller says it redacted what could hold a secret (``redacted``: a big blob of content
+        keys, whose hex digests the entropy rules take a millisecond a hundred to clear; it is
+        written compact, as json's C encoder does it: the indented encoder is pure Python)."""
+        if redacted:
+            data = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        else:
+            data = _dump(redact_json(obj))
+        _write_atomic(self._json_path(kind, key), data)
 
     def get_json(self, kind: str, key: str) -> Any | None:
         path = self._json_path(kind, key)
@@ -269,7 +285,8 @@ def redact_response(response: AdapterResponse) -> AdapterResponse:
     return AdapterResponse(
         output=redact(response.output),
         events=tuple(Event(redact(e.type), redact(e.name) if e.name else e.name,
-                           tuple(redact(a) for a in e.argv) if e.argv is not None else None)
+                           tuple(redact(a) for a in e.argv) if e.argv is not None else None,
+                           redact(e.input) if e.input else e.input)
                      for e in response.events),
         usage={redact(k): v for k, v in response.usage.items()},
     )

@@ -20,6 +20,7 @@ from typing import Any
 import regex as rx
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.kept import kept_text
 from skill_eval.intake.limits import REGEX_TIMEOUT_MS
 
 _SNIPPET = 40
@@ -107,14 +108,23 @@ def contains_any(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckCont
     return False, clip("none found of: " + ", ".join(map(repr, values)))
 
 
+def _subject(params: Mapping[str, Any], ctx: CheckContext) -> tuple[str | None, str]:
+    """What a regex searches: the output, or the kept file ``file``; (None, why) when missing."""
+    rel = params.get("file")
+    if rel in (None, "", "output"):
+        return ctx.output, "output"
+    if not isinstance(rel, str):
+        raise CheckParamError("'file' must be a workspace-relative path or 'output'")
+    return kept_text(ctx, rel)
+
+
 def _search(params: Mapping[str, Any], case_sensitive: bool,
-            ctx: CheckContext) -> tuple[str, rx.Match[str] | _TimedOut | None]:
+            ctx: CheckContext, text: str) -> tuple[str, rx.Match[str] | _TimedOut | None]:
     pattern = _str_param(params, "pattern")
     # IGNORECASE on the original text, not the folded one: folding would shift what the
     # pattern's own character classes and lengths mean.
     try:
-        return pattern, compiled(pattern, case_sensitive).search(ctx.output,
-                                                                 timeout=REGEX_TIMEOUT_MS / 1000)
+        return pattern, compiled(pattern, case_sensitive).search(text, timeout=REGEX_TIMEOUT_MS / 1000)
     except TimeoutError:
         return pattern, TIMED_OUT
 
@@ -125,19 +135,26 @@ def _timed_out(pattern: str) -> str:
 
 
 def regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
-    pattern, m = _search(params, case_sensitive, ctx)
+    text, where = _subject(params, ctx)
+    if text is None:
+        return False, clip(where)
+    pattern, m = _search(params, case_sensitive, ctx, text)
     if isinstance(m, _TimedOut):
         return False, _timed_out(pattern)
     if m is None:
-        return False, clip(f"no match for /{pattern}/ in output ({len(ctx.output)} chars)")
+        return False, clip(f"no match for /{pattern}/ in {where} ({len(text)} chars)")
     return True, clip(f"/{pattern}/ matched {m.group(0)!r} at {m.start()}")
 
 
 def not_regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
-    pattern, m = _search(params, case_sensitive, ctx)
+    text, where = _subject(params, ctx)
+    if text is None:  # absence cannot be shown in a file that is not there
+        return False, clip(where)
+    pattern, m = _search(params, case_sensitive, ctx, text)
     if isinstance(m, _TimedOut):
         # Absence was not shown either: a forbidden pattern that cannot finish fails.
         return False, _timed_out(pattern)
     if m is None:
-        return True, clip(f"no match for forbidden /{pattern}/")
+        inside = "" if where == "output" else f" in {where}"
+        return True, clip(f"no match for forbidden /{pattern}/{inside}")
     return False, clip(f"forbidden /{pattern}/ matched {m.group(0)!r} at {m.start()}")

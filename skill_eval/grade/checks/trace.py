@@ -26,13 +26,21 @@ def _commands(ctx: CheckContext) -> list[str]:
 
 
 def _steps(ctx: CheckContext) -> list[tuple[str, str]]:
-    """(tool name, text to match) of every tool call and command, in order."""
-    out = []
-    for e in ctx.events:
+    """(tool name, text to match) of every tool call and command, in order. A shell tool call
+    followed by the command it ran (agent adapters report both) is one step, named by the tool
+    and matched on its name and command."""
+    out: list[tuple[str, str]] = []
+    events = list(ctx.events)
+    for i, e in enumerate(events):
         if e.type == "tool_call" and e.name:
             out.append((e.name, e.name))
         elif e.type == "command" and e.argv:
-            out.append(("bash", shlex.join(e.argv)))
+            before = events[i - 1] if i else None
+            if before is not None and before.type == "tool_call" and before.name and out \
+                    and out[-1] == (before.name, before.name):
+                out[-1] = (before.name, f"{before.name} {shlex.join(e.argv)}")
+            else:
+                out.append(("bash", shlex.join(e.argv)))
     return out
 
 
@@ -125,7 +133,8 @@ def _selected(params: Mapping[str, Any], ctx: CheckContext) -> list[tuple[str, s
     if not tool:
         return steps
     want = tool.casefold()
-    return [s for s in steps if s[0].casefold() == want or (want in SHELL_NAMES and s[0] == "bash")]
+    return [s for s in steps
+            if s[0].casefold() == want or (want in SHELL_NAMES and s[0].casefold() == "bash")]
 
 
 def tool_call(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.errors import InvalidInput
-from skill_eval.model.evalsets.registry import detect_format
+from skill_eval.model.evalsets.registry import detect_folder, detect_format
 from skill_eval.model.evalsets.source import load_document
 
 SUFFIXES = (".json", ".yaml", ".yml")
@@ -40,10 +40,12 @@ def _claimed(path: Path) -> bool:
 
 
 def evalsets_in(evals_dir: Path) -> list[Path]:
-    """Eval-set files directly in an ``evals/`` folder; evals.json first, then by name."""
+    """Eval-set files directly in an ``evals/`` folder; evals.json first, then by name. A folder
+    that is an eval set as a whole (a claude plugin eval suite) is listed first, as itself."""
+    whole = [evals_dir] if detect_folder(evals_dir) else []
     files = [p for p in evals_dir.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES]
     found = [p for p in files if _claimed(p)]
-    return sorted(found, key=lambda p: (p.name != "evals.json", p.name))
+    return whole + sorted(found, key=lambda p: (p.name != "evals.json", p.name))
 
 
 def _belongs(path: Path, skill_root: Path, repo: Path) -> bool:
@@ -68,7 +70,7 @@ def find_evalsets(skill_root: Path) -> list[Path]:
     for repo in (skill_root.parent, skill_root.parent.parent):
         beside = repo / "evals"
         if beside.is_dir():
-            return [p for p in evalsets_in(beside) if _belongs(p, skill_root, repo)]
+            return [p for p in evalsets_in(beside) if p.is_dir() or _belongs(p, skill_root, repo)]
     return []
 
 

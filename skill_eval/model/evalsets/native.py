@@ -18,7 +18,7 @@ from skill_eval.model.evalsets.validate import Collector, check_skill_name
 FORMAT = "native"
 TOP_FIELDS = ("skill_name", "evals", "test_cases", "version", "description", "$schema")
 CASE_FIELDS = ("id", "prompt", "expected_output", "files", "assertions", "expectations", "checks",
-               "should_trigger", "split", "must_have", "must_not_have", "anti_expectations")
+               "should_trigger", "split", "must_have", "must_not_have", "anti_expectations", "critical")
 # Labels some authors add for people; understood as such and not needed to run a case.
 LABEL_FIELDS = ("name", "category", "description", "tags", "title")
 SPLITS = ("tune", "holdout", "holdback")
@@ -100,13 +100,17 @@ def _case(col: Collector, raw: Any, at: tuple[str | int, ...], root: Path,
     if split is not None and split not in SPLITS:
         col.error(f"split {split!r} is not one of {', '.join(SPLITS)}", (*at, "split"))
         split = None
+    critical = raw.get("critical", False)
+    if not isinstance(critical, bool):
+        col.error("critical must be true or false", (*at, "critical"))
+        critical = False
     final_checks = col.finish_checks(checks)
     final_rubric = unique_rubric(col, rubric + more_rubric, at)
     if cid is None or prompt is None:
         return None
     return Case(id=cid, prompt=prompt, expected_output=expected, fixtures=fixtures, checks=final_checks,
                 rubric=final_rubric, should_trigger=trigger, split=split, source=display,
-                line=col.doc.where(at)[0])
+                line=col.doc.where(at)[0], critical=critical)
 
 
 def _pattern_lists(col: Collector, raw: dict[str, Any], at: tuple[str | int, ...]

@@ -17,6 +17,7 @@ READERS: dict[str, str] = {
     "harness": "skill_eval.model.evalsets.harness",
     "triggers": "skill_eval.model.evalsets.triggers",
     "required_veto": "skill_eval.model.evalsets.required_veto",
+    "plugin_eval": "skill_eval.model.evalsets.plugin_eval",  # a folder: detect_folder
 }
 
 
@@ -25,6 +26,17 @@ def reader(format: str) -> ModuleType:
         raise InvalidInput([Problem("--format", f"unknown eval-set format '{format}'"
                                     f"{did_you_mean(format, READERS)}; known: {', '.join(READERS)}")])
     return importlib.import_module(READERS[format])
+
+
+def detect_folder(path: Path) -> str | None:
+    """The format of an eval set that is a folder (readers with ``detect_folder``), or None."""
+    best, best_score = None, 0
+    for name in READERS:
+        detect = getattr(reader(name), "detect_folder", None)
+        score = detect(path) if detect else 0
+        if score > best_score:
+            best, best_score = name, score
+    return best
 
 
 def detect_format(data: Any, path: Path) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.review.render.markdown import loads, pct, plural, pvalue, signed, ungraded_note
+from skill_eval.review.render.statslines import decision_line, holm_note
 
 _SHOWN_FAILURES = 3
 
@@ -19,10 +20,17 @@ def skill_lines(b: dict[str, Any]) -> list[str]:
             if lift.get("indeterminate") and lift.get("pass_rate") is not None else "")
     lines = [f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
              f"lift {signed(lift['pass_rate'])} over {plural(lift['cases'], 'case')}, "
-             f"p={pvalue(lift['p_value'])}{note} -> {b['verdict']}"]
+             f"p={pvalue(lift['p_value'])}{holm_note(lift)}{note} -> {b['verdict']}"]
+    decided = decision_line(b)
+    if decided:
+        lines.append(f"    {decided}")
     ungraded = ungraded_note(b)
     if ungraded:
         lines.append(f"    {ungraded}")
+    unscorable = w.get("unscorable", 0) + wo.get("unscorable", 0)
+    if unscorable:
+        how = "counted as failures" if b.get("include_unscorable") else "not in the pass rates"
+        lines.append(f"    {plural(unscorable, 'run')} unscorable ({how}; see benchmark.md)")
     failed = [(c["id"], f["id"], f["evidence"]) for c in b["cases"]
               for f in c["with_skill"].get("failed_checks", [])]
     seen: dict[tuple[str, str], str] = {}

@@ -13,8 +13,50 @@ def _escape(message: str) -> str:
     return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def annotations(benches: Sequence[Mapping[str, Any]]) -> list[str]:
-    out = []
+MAX_CHECK_ANNOTATIONS = 50  # GitHub shows a few per step anyway; the rest are counted in one line
+
+
+def _property(value: str) -> str:
+    return _escape(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def failed_check_annotations(benches: Sequence[Mapping[str, Any]],
+                             where: Mapping[tuple[str, str], tuple[str, int | None]] | None = None,
+                             limit: int = MAX_CHECK_ANNOTATIONS) -> list[str]:
+    """One ``::error`` per required check that failed in a with-skill run (per case, all its
+    iterations together), at the case's file and line when ``where`` knows them
+    ({(skill, case id): (eval-set file, line)}); past ``limit``, one line counting the rest. The
+    lines sit in a ``::group::`` so a big suite's log stays folded."""
+    found = []
+    for b in benches:
+        for case in b["cases"]:
+            failed: dict[str, list[Mapping[str, Any]]] = {}
+            for c in case["with_skill"].get("failed_checks", []):
+                failed.setdefault(c["id"], []).append(c)
+            runs = case["with_skill"]["graded"]
+            for check_id, hits in failed.items():
+                file, line = (where or {}).get((b["skill"], case["id"]), (None, None))
+                title = f"{b['skill']}: {check_id}"
+                props = ",".join(p for p in (f"file={_property(file)}" if file else "",
+                                             f"line={line}" if file and line else "",
+                                             f"title={_property(title)}") if p)
+                iterations = ", ".join(str(h["iteration"]) for h in hits)
+                message = (f"{b['skill']} ({b['model']}): case {case['id']}: check {check_id} failed in "
+                           f"{len(hits)} of {plural(runs, 'with-skill run')} (iteration {iterations}): "
+                           f"{hits[0]['evidence']}")
+                found.append(f"::error {props}::{_escape(message)}")
+    if not found:
+        return []
+    shown = found[:limit]
+    if len(found) > limit:
+        rest = f"... and {len(found) - limit} more failed checks: see the step summary"
+        shown.append(f"::error ::{_escape(rest)}")
+    return [f"::group::{plural(len(found), 'failed required check')}", *shown, "::endgroup::"]
+
+
+def annotations(benches: Sequence[Mapping[str, Any]],
+                where: Mapping[tuple[str, str], tuple[str, int | None]] | None = None) -> list[str]:
+    out = failed_check_annotations(benches, where)
 
     def add(kind: str, message: str) -> None:
         out.append(f"::{kind} ::{_escape(message)}")

@@ -21,6 +21,7 @@ def summary_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[s
         "tokens": {v: b["variants"][v].get("total_tokens") for v in ("with_skill", "without_skill")},
         "judge_cost_usd": {v: b["variants"][v].get("judge_cost_usd")
                            for v in ("with_skill", "without_skill")},
+        **({"adaptive": b["adaptive"]} if b.get("adaptive") else {}),
         **({"triggers": {k: b["triggers"][k] for k in ("precision", "recall", "accuracy")}}
            if b.get("triggers") else {}),
     } for b in benches]

@@ -7,6 +7,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
+
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")
 
@@ -68,11 +70,16 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
                    + ", ".join(by_flag["contaminated"]))
     if "not-loaded" in by_flag:
         out.append("with_skill runs never reported loading the skill: " + ", ".join(by_flag["not-loaded"]))
-    if "error" in by_flag:
-        out.append("runs errored (excluded from pass rates): " + ", ".join(by_flag["error"]))
-    if "not-run" in by_flag:
-        out.append("runs not run yet (outside this --shard/--only, or not started): "
-                   + ", ".join(by_flag["not-run"]))
+    for flag, what in (("error", "errored (excluded from pass rates)"), ("not-run", "not run yet")):
+        if flag in by_flag:
+            out.append(f"runs {what}: " + ", ".join(by_flag[flag]))
+    if "unscorable" in by_flag:
+        why = sorted({r.split(": ", 1)[-1] for c in bench["cases"] for v in VARIANT_KEYS
+                      for r in c[v].get("unscorable_reasons", [])})
+        out.append("runs unscorable (turn limit, truncated, another model; "
+                   + ("counted as failures" if _counted(bench) else "excluded from pass rates") + "): "
+                   + ", ".join(by_flag["unscorable"]) + (f" ({'; '.join(why)})" if why else ""))
+    out += [str(w) for w in bench.get("comparability") or []]
     if "regressed" in by_flag:
         out.append("regressed with the skill: " + ", ".join(by_flag["regressed"]))
     lift = bench["lift"]
@@ -176,11 +183,13 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
                           f"{signed(lift['pass_rate'])} (n={lift['cases']})",
                           pvalue(lift["p_value"]) + _ind(lift),
                           ci(lift["ci95"]) + _ind(lift), f"{w['graded']}+{wo['graded']}",
-                          str(w["errors"] + wo["errors"])]],
-                        ["with skill", "without skill", "lift", "p", "95% CI", "graded runs", "errors"]))
+                          str(w["errors"] + wo["errors"]), *_unscorable_cell([bench], bench)]],
+                        ["with skill", "without skill", "lift", "p", "95% CI", "graded runs", "errors",
+                         *_unscorable_head([bench])]))
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
         lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift['met'] else 'NOT met'}.")
+    lines += [x for x in (interval_line(bench), decision_line(bench)) if x]
     parts = parts_line(bench)
     if parts:
         lines.append(parts)
@@ -206,14 +215,17 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     # The usage counters not already a column (cost_usd is the cost column).
     keys = sorted((set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"})
     judged = w.get("judge_cost_usd") is not None or wo.get("judge_cost_usd") is not None
+    steps = [k for k in ("mean_tool_calls", "mean_turns") if w.get(k) is not None or wo.get(k) is not None]
     rows = [[name, _secs(arm["duration_s"]["median"]), _secs(arm["duration_s"]["p95"]),
              _secs(arm["duration_s"]["total"]), tokens(arm.get("tokens_per_run")),
              usd(arm.get("cost_usd_per_run")), usd(arm.get("cost_usd")),
              *([usd(arm.get("judge_cost_usd"))] if judged else []),
-             *(_num(arm["usage"].get(k)) for k in keys)]
+             *(_num(arm.get(k)) for k in steps), *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
     lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
-                               *(["judge cost"] if judged else []), *keys]))
+                               *(["judge cost"] if judged else []),
+                               *({"mean_tool_calls": "tool calls/run", "mean_turns": "turns/run"}[k]
+                                 for k in steps), *keys]))
     lines += ["", cost_note(bench)]
     return "\n".join(lines) + "\n"
 
@@ -256,10 +268,10 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
              pct(b["variants"]["with_skill"]["pass_rate"]),
              pct(b["variants"]["without_skill"]["pass_rate"]),
              f"{signed(b['lift']['pass_rate'])} (n={b['lift']['cases']})",
-             pvalue(b["lift"]["p_value"]) + _ind(b["lift"]),
-             _cost_pair(b), b["verdict"]] for b in benches]
+             pvalue(b["lift"]["p_value"]) + holm_note(b["lift"]) + _ind(b["lift"]),
+             _cost_pair(b), *_unscorable_cell(benches, b), b["verdict"]] for b in benches]
     lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
-                               "cost (with / without)", "verdict"]))
+                               "cost (with / without)", *_unscorable_head(benches), "verdict"]))
     for b in benches:
         who = f"{md_text(b['skill'])} ({md_text(b['model'])})"
         for warning in [ungraded_note(b)] + warnings(b):
@@ -290,6 +302,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
                  *(_ratio(b["triggers"][k]) for k in ("precision", "recall", "accuracy"))] for b in triggered]
         lines.append(_table(rows, ["skill", "model", "queries", "precision", "recall", "accuracy"]))
     lines += ablation_summary_md(benches)
+    lines += decision_summary_md(benches)
     if moved:
         lines += ["", "## Moved since the previous benchmark", ""]
         rows = [[md_text(m["skill"]), md_text(m["id"]), m["status"],
@@ -307,7 +320,26 @@ def _cost_pair(bench: Mapping[str, Any]) -> str:
 
 def _rate_n(arm: Mapping[str, Any]) -> str:
     text = f"{pct(arm['pass_rate'])} ({arm['passed']}/{arm['graded']})"
-    return text + (f", {arm['errors']} errored" if arm["errors"] else "")
+    text += f", {arm['errors']} errored" if arm["errors"] else ""
+    return text + (f", {arm['unscorable']} unscorable" if arm.get("unscorable") else "")
+
+
+def _unscorable(bench: Mapping[str, Any]) -> int:
+    """Unscorable runs of both arms (benchmarks written before the field: none)."""
+    return sum(int(bench["variants"][v].get("unscorable", 0)) for v in VARIANT_KEYS)
+
+
+def _unscorable_head(benches: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The 'unscorable' column, in every table where some run could not be scored."""
+    return ["unscorable"] if any(_unscorable(b) for b in benches) else []
+
+
+def _unscorable_cell(benches: Sequence[Mapping[str, Any]], bench: Mapping[str, Any]) -> list[str]:
+    return [str(_unscorable(bench))] if _unscorable_head(benches) else []
+
+
+def _counted(bench: Mapping[str, Any]) -> bool:
+    return bool(bench.get("include_unscorable"))
 
 
 def _secs(value: float | None) -> str:
@@ -353,3 +385,16 @@ def ablation_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     return ["", "## Ablations (loss when the part is removed; not in the verdict)", "",
             _table(rows, ["skill", "model", *_ABLATION_HEADERS])]
+
+
+def decision_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
+    """summary.md's table of sequential decisions (empty when no benchmark has one)."""
+    rows = [[md_text(b["skill"]), md_text(b["model"]), a["decision"], ci(a.get("interval")),
+             str(a["iterations"]), str(a["looks"]), str(a["runs"]), str(a["runs_saved"]),
+             md_text(a.get("reason") or "")]
+            for b in benches if (a := b.get("adaptive"))]
+    if not rows:
+        return []
+    return ["", "## Sequential decisions (run --until-decided)", "",
+            _table(rows, ["skill", "model", "decision", "interval", "iterations", "looks", "runs",
+                          "runs saved", "why undecided"])]

@@ -29,6 +29,7 @@ from skill_eval.review.render.markdown import (
     usd,
     warnings,
 )
+from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 
 _TEMPLATES = "templates"
 
@@ -81,7 +82,8 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "skill": bench["skill"], "model": bench["model"], "verdict": bench["verdict"],
         "cases": len(bench["cases"]),
         "with": pct(v["with_skill"]["pass_rate"]), "without": pct(v["without_skill"]["pass_rate"]),
-        "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})", "p": pvalue(lift["p_value"]),
+        "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})",
+        "p": pvalue(lift["p_value"]) + holm_note(lift),
         "ci": ci(lift["ci95"]), "note": lift_note(bench),
         "indeterminate": bool(lift.get("indeterminate")) and lift.get("pass_rate") is not None,
         "arms": [_arm_row("with skill", v["with_skill"]), _arm_row("without skill", v["without_skill"])],
@@ -91,6 +93,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}.",
+        "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "triggers": None if not trig else
         f"Trigger queries: precision {_r(trig.get('precision'))}, recall {_r(trig.get('recall'))}, "
@@ -111,13 +114,38 @@ def _r(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+def page_runs(skill: Mapping[str, Any]) -> int:
+    """How many runs one skill's page data shows."""
+    return sum(len(c["runs"]) for c in skill["cases"] + skill["triggers"])
+
+
+def embed_parts(suite: str, skills: Sequence[str]) -> str:
+    """``embed_json({"suite": suite, "skills": [...]})`` from each skill's ``embed_json`` text
+    (the escapes are per character, so the parts join into exactly the whole)."""
+    return '{"suite":' + embed_json(suite) + ',"skills":[' + ",".join(skills) + "]}"
+
+
 def review_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]],
-                data: Mapping[str, Any]) -> str:
-    script, style = _asset("review.js"), _asset("review.css")
+                data: Mapping[str, Any], history: Mapping[str, Any] | None = None) -> str:
+    """``history``: the compare table and strips (review/render/history_view.py), if any."""
+    skills = data.get("skills", [])
+    return render_page(benches, moved, embed_json(data), sum(page_runs(s) for s in skills),
+                       str(data.get("suite", "skill-eval")), history)
+
+
+def render_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]],
+                embedded: str, runs: int, suite: str = "skill-eval",
+                history: Mapping[str, Any] | None = None) -> str:
+    """The page around its data, already embedded (``embed_json`` or ``embed_parts``)."""
+    # One script and one stylesheet, each allowed by its hash; the history part rides along.
+    script = _asset("history.js") + "\n" + _asset("review.js")
+    style = _asset("review.css") + _asset("history.css")
+    strips = list((history or {}).get("strips", []))
+    parts = {"compare": list((history or {}).get("compare", [])),
+             "strips": strips + [None] * (len(benches) - len(strips))}
     csp = ("default-src 'none'; script-src " + csp_hash(script) + "; style-src " + csp_hash(style)
            + "; img-src data:; base-uri 'none'; form-action 'none'")
-    suite = str(benches[0]["suite"]) if benches else str(data.get("suite", "skill-eval"))
+    suite = str(benches[0]["suite"]) if benches else suite
     return _env().get_template("review.html.j2").render(
-        suite=suite, csp=csp, script=script, style=style, data=embed_json(data),
-        benches=[figures(b) for b in benches], moved=len(moved),
-        runs=sum(len(c["runs"]) for s in data.get("skills", []) for c in s["cases"] + s["triggers"]))
+        suite=suite, csp=csp, script=script, style=style, data=embedded, history=parts,
+        benches=[figures(b) for b in benches], moved=len(moved), runs=runs)

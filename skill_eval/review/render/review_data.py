@@ -16,6 +16,28 @@ from skill_eval.review.pagecache import PageCache, run_rel
 
 MAX_OUTPUT_CHARS = 20_000  # per run; the full text is one click away under results/
 MAX_KEPT_FILES = 50
+MAX_STEPS = 200  # per run: a runaway agent's thousand tool calls stay one click away
+_STEP_CHARS = 300
+
+
+def steps(events: list[Any]) -> list[list[str]]:
+    """A run's trajectory, in order: [kind, label] per tool call, shell command and stop (the
+    page numbers them and compares the arms' tools and commands)."""
+    out: list[list[str]] = []
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        kind, name = e.get("type"), str(e.get("name") or "")
+        if kind == "tool_call":
+            preview = e.get("input")
+            out.append(["tool", name + (f": {preview}" if isinstance(preview, str) and preview else "")])
+        elif kind == "command" and isinstance(e.get("argv"), list):
+            out.append(["command", " ".join(str(a) for a in e["argv"])])
+        elif kind == "stop" and name:
+            out.append(["stop", name])
+        elif kind == "skill_loaded" and name:
+            out.append(["skill", name])
+    return [[k, label[:_STEP_CHARS]] for k, label in out[:MAX_STEPS]]
 
 
 def href(results: Path, path: Path) -> str:
@@ -38,7 +60,16 @@ def _text(path: Path) -> str | None:
         return None
 
 
-def _status(grade: Any, error: Any, output: str | None) -> str:
+def _unscorable(error: Any, events: list[Any]) -> str | None:
+    if isinstance(error, dict) and error.get("kind") == "unscorable":
+        return str(error.get("message", ""))
+    return next((str(e.get("name") or "") for e in events
+                 if isinstance(e, dict) and e.get("type") == "unscorable"), None)
+
+
+def _status(grade: Any, error: Any, output: str | None, unscorable: str | None = None) -> str:
+    if unscorable is not None:
+        return "unscorable"
     if isinstance(error, dict):
         return "error"
     if output is None:
@@ -71,7 +102,8 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
     entry: dict[str, Any] = {
         # skill-creator's run_id: the run folder's path under the folder reviewed, '/' as '-'.
         "rid": "-".join(run_dir.relative_to(results).parts),
-        "arm": arm, "it": iteration, "st": _status(grade, error, output),
+        "arm": arm, "it": iteration, "st": _status(grade, error, output, _unscorable(error, events)),
+        "unscorable": _unscorable(error, events),
         "credit": credit if isinstance(credit, int | float) and not isinstance(credit, bool) else None,
         "out": text[:MAX_OUTPUT_CHARS], "clipped": len(text) > MAX_OUTPUT_CHARS,
         "err": f"{error.get('kind')}: {error.get('message')}" if isinstance(error, dict) else None,
@@ -82,6 +114,7 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
                       for e in events),
         "href": href(results, run_dir) + "/" if run_dir.is_dir() else None,
         "files": _kept(results, run_dir),
+        "steps": steps(events if isinstance(events, list) else []),
         "checks": [], "rubric": [],
     }
     if isinstance(grade, dict):
@@ -95,7 +128,8 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
 
 
 def _rate(arm: Mapping[str, Any]) -> str:
-    return f"{arm['passed']}/{arm['graded']}" + (f" +{arm['errors']} err" if arm.get("errors") else "")
+    return (f"{arm['passed']}/{arm['graded']}" + (f" +{arm['errors']} err" if arm.get("errors") else "")
+            + (f" +{arm['unscorable']} unscorable" if arm.get("unscorable") else ""))
 
 
 def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any], cid: str, kind: str,
@@ -153,6 +187,12 @@ def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any]
             "cases": cases, "triggers": triggers}
 
 
+def moved_ids(bench: Mapping[str, Any], moved: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The ids of ``bench``'s cases among the moved ones."""
+    return {str(m["id"]) for m in moved if m.get("skill") == bench["skill"]
+            and m.get("model") in (None, bench["model"])}
+
+
 def review_data(results: Path | None, benches: Sequence[tuple[Mapping[str, Any], Path | None]],
                 moved: Sequence[Mapping[str, Any]],
                 caches: Mapping[Path, PageCache] | None = None) -> dict[str, Any]:
@@ -161,8 +201,6 @@ def review_data(results: Path | None, benches: Sequence[tuple[Mapping[str, Any],
     suite = str(benches[0][0]["suite"]) if benches else "skill-eval"
     out = []
     for bench, folder in benches:
-        moved_ids = {str(m["id"]) for m in moved if m.get("skill") == bench["skill"]
-                     and m.get("model") in (None, bench["model"])}
         cache = (caches or {}).get(folder) if folder is not None else None
-        out.append(bench_entry(results, folder, bench, moved_ids, cache))
+        out.append(bench_entry(results, folder, bench, moved_ids(bench, moved), cache))
     return {"suite": suite, "skills": out}

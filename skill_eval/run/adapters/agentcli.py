@@ -39,12 +39,21 @@ class Collected:
 
     output: str = ""
     model: str | None = None
-    events: list[dict[str, str]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, float] = field(default_factory=dict)
     _skills: set[str] = field(default_factory=set)
 
     def tool_call(self, name: str) -> None:
         self.events.append({"type": "tool_call", "name": str(name)})
+
+    def add_steps(self, events: list[dict[str, Any]]) -> None:
+        """Tool calls and commands (run/adapters/trajectory.py); a command that reads a
+        SKILL.md also loads that skill."""
+        for e in events:
+            self.events.append(e)
+            if e.get("type") == "command":
+                for name in skills_read_in(" ".join(e.get("argv") or ())):
+                    self.skill_loaded(name)
 
     def skill_loaded(self, name: str) -> None:
         if name and name not in self._skills:

@@ -53,6 +53,7 @@ from skill_eval.run.adapters.agentfaults import (
     explain,
 )
 from skill_eval.run.adapters.judge_prompt import judge_main
+from skill_eval.run.adapters.trajectory import CLAUDE_SHELL_TOOLS, claude_stop, tool_events
 
 # --------------------------------------------------------------------------- Claude Code
 
@@ -123,7 +124,7 @@ def parse_claude_stream(path: Path) -> tuple[Collected, dict[str, Any] | None]:
                     else:
                         got.tool_call(tool)
                     continue
-                got.tool_call(tool)
+                got.events.extend(tool_events(tool, data, shell=tool in CLAUDE_SHELL_TOOLS))
                 if tool in _READ_TOOLS and isinstance(data, dict):
                     for key in ("file_path", "path", "notebook_path", "command"):
                         if isinstance(data.get(key), str):
@@ -182,15 +183,23 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
             fail("claude stream ended without a result event" + (f" (stderr: {detail})" if detail else ""))
     subtype = str(result.get("subtype") or "")
     text = result.get("result")
-    if result.get("is_error") or subtype.startswith("error"):
+    stop = claude_stop(result)
+    if (result.get("is_error") or subtype.startswith("error")) and stop != "max_turns":
         detail = one_line(text) if isinstance(text, str) and text else "no result text"
         fail(f"claude reported an error ({subtype or 'is_error'}): {detail}")
     got.output = text if isinstance(text, str) else ""
     got.usage = _usage_from_result(result)
+    _record_stop(got, stop)
     served = _served_model(result)
     if served:
         got.model = served
     return got
+
+
+def _record_stop(got: Collected, stop: str | None) -> None:
+    """Why the agent stopped, as the run's last step (``max_turns``: the run is unscorable)."""
+    if stop:
+        got.events.append({"type": "stop", "name": stop})
 
 
 def claude_watch(env: dict[str, str], part: str = "adapter") -> ClaudeWatch:

@@ -56,6 +56,7 @@ from skill_eval.run.adapters.agentcli import (
 )
 from skill_eval.run.adapters.agentfaults import CODEX_DEFAULT_URL, CodexWatch, explain
 from skill_eval.run.adapters.judge_prompt import judge_main
+from skill_eval.run.adapters.trajectory import codex_item_events, codex_session_steps
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"
@@ -154,7 +155,7 @@ class _Stream:
         if first_sight:
             if kind == "mcp_tool_call" and item.get("tool"):
                 tool = f"mcp:{item.get('server') or '?'}/{item['tool']}"
-            self.got.tool_call(tool)
+            self.got.add_steps(codex_item_events(tool, item))
         if kind == "command_execution":
             for name in skills_read_in(_command_text(item.get("command"))):
                 self.got.skill_loaded(name)
@@ -258,6 +259,8 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
     got.usage["num_turns"] = stream.turns_completed
     if not got.model:
         got.model = _session_model(env, stream.thread_id) or args.model
+    if not any(e["type"] == "tool_call" for e in got.events):  # 0.1xx: the steps are in the log
+        got.add_steps(codex_session_steps(env.get("CODEX_HOME"), stream.thread_id))
     for text in stream.warnings:
         got.events.append({"type": "warning", "name": text})
     return got

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
+from skill_eval.errors import InvalidInput
+from skill_eval.model.adaptercheck import INTERPRETER, suite_command_problems
 from skill_eval.model.config import Suite
 from skill_eval.plan.adapter import ResolvedAdapter
 
-_INTERPRETER = re.compile(
-    r"(python|pypy|bash|sh|zsh|dash|node|deno|bun|ruby|perl|php|Rscript)[0-9.]*(\.exe)?")
+_INTERPRETER = INTERPRETER
 
 
 def _sha256(path: Path) -> str | None:
@@ -42,6 +42,9 @@ def _portable(arg: str, root: Path) -> str:
 def resolve_command(suite: Suite) -> ResolvedAdapter:
     cfg = suite.adapter
     assert cfg.command
+    missing = suite_command_problems(suite.path, suite.display(suite.path))
+    if missing:
+        raise InvalidInput(missing)
     root = suite.root
     argv = list(cfg.command)
     # The adapter runs in its workspace, so a script argument named relative to the suite

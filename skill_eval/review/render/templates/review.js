@@ -117,8 +117,17 @@
         + " of graded checks passed (not the pass rate: the run " + (r.st === "pass" ? "passed" : "did not pass") + ")"));
     }
     if (r.href) add(box, link(r.href, "run files"));
-    if (r.err) add(box, el("pre", "bad", r.err));
-    if (r.st !== "error") add(box, el("pre", "output", r.out));
+    if (r.unscorable) add(box, el("div", "st-unscorable unscorable", "unscorable: " + r.unscorable
+      + " (not in the pass rate)"));
+    if (r.err && r.st !== "unscorable") add(box, el("pre", "bad", r.err));
+    var body = el("div", r.steps && r.steps.length ? "trajectory" : null);
+    if (r.steps && r.steps.length) {
+      var ol = el("ol", "steps");
+      r.steps.forEach(function (s) { add(ol, el("li", "step " + s[0], s[1])); });
+      add(body, add(el("div", "steps-col"), el("div", null, "Steps (" + r.steps.length + ")"), ol));
+    }
+    if (r.st !== "error" && (r.st !== "unscorable" || r.out)) add(body, el("pre", "output", r.out));
+    add(box, body);
     if (r.clipped) add(box, el("div", "muted", "output clipped; the full text is in the run files"));
     if (r.checks.length) {
       var ul = el("ul", "checks");
@@ -151,10 +160,35 @@
     return box;
   }
 
+  // The tools and commands one arm used (in any iteration) and the other never did.
+  function stepNames(runs, arm) {
+    var seen = {};
+    runs.filter(function (r) { return r.arm === arm; }).forEach(function (r) {
+      (r.steps || []).forEach(function (s) {
+        if (s[0] === "tool") seen["tool " + s[1].split(":")[0]] = true;
+        if (s[0] === "command") seen["$ " + s[1]] = true;
+        if (s[0] === "skill") seen["skill " + s[1]] = true;
+      });
+    });
+    return seen;
+  }
+
+  function onlyOneArm(runs) {
+    var a = stepNames(runs, "with_skill"), b = stepNames(runs, "without_skill");
+    var onlyW = Object.keys(a).filter(function (k) { return !b[k]; }).sort();
+    var onlyWo = Object.keys(b).filter(function (k) { return !a[k]; }).sort();
+    var box = el("div", "only-one-arm muted");
+    if (!onlyW.length && !onlyWo.length) return box;
+    if (onlyW.length) add(box, el("div", "only-with", "only with the skill: " + onlyW.join(", ")));
+    if (onlyWo.length) add(box, el("div", "only-without", "only without the skill: " + onlyWo.join(", ")));
+    return box;
+  }
+
   function detail(skill, c) {
     var wrap = el("div", "case-detail");
     add(wrap, el("div", null, "Prompt"), el("pre", "prompt", c.prompt));
     if (c.expected) add(wrap, el("div", null, "Expected output"), el("pre", null, c.expected));
+    if (c.kind === "task") add(wrap, onlyOneArm(c.runs));
     var byIt = {};
     c.runs.forEach(function (r) { (byIt[r.it] = byIt[r.it] || {})[r.arm] = r; });
     Object.keys(byIt).sort(function (a, b) { return a - b; }).forEach(function (it) {
@@ -165,7 +199,7 @@
       add(wrap, pair);
       Object.keys(byIt[it]).filter(function (a) { return a.indexOf("ablation:") === 0; }).sort()
         .forEach(function (a) { add(wrap, runBox(byIt[it][a])); });
-      if (w && wo && w.st !== "error" && wo.st !== "error") {
+      if (w && wo && w.st !== "error" && wo.st !== "error" && w.st !== "unscorable" && wo.st !== "unscorable") {
         var d = diffLines(wo.out, w.out);
         var dt = el("details", "diff");
         add(dt, el("summary", null, "diff, iteration " + it + " (- without skill, + with skill)"));
@@ -177,6 +211,10 @@
         }
         add(wrap, dt);
       }
+    });
+    // Other parts of the page (history.js: the compared version's outputs) add to a case here.
+    (window.skillEvalDetailHooks || []).forEach(function (hook) {
+      hook(wrap, c, { el: el, add: add, diffLines: diffLines });
     });
     return wrap;
   }
@@ -208,7 +246,7 @@
         for (var i = 1; i <= iters; i++) {
           var r = c.runs.filter(function (x) { return x.arm === arm && x.it === i; })[0];
           var st = r ? r.st : "missing";
-          var td = el("td", "cell " + st, st === "pass" ? "✓" : st === "fail" ? "✗" : st === "error" ? "!" : "·");
+          var td = el("td", "cell " + st, st === "pass" ? "✓" : st === "fail" ? "✗" : st === "error" ? "!" : st === "unscorable" ? "?" : "·");
           td.title = arm + " iteration " + i + ": " + st;
           add(tr, td);
         }

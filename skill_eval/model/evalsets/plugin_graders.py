@@ -1,0 +1,217 @@
+"""``claude plugin eval`` graders → our checks and rubric items, one for one.
+
+regex (on the final message, or on a file: ``file``) → ``regex`` / ``not_regex``; ``tool_used`` on ``Skill`` →
+``loaded_skill``; on a shell tool, or without ``input_match`` → ``tool_call`` (min/max kept);
+``tool_order`` between shell commands or plain tool names → ``tool_call`` with ``order``;
+``file_exists`` with a plain path → ``file_exists``; ``llm`` → a rubric item for the judge.
+Everything else (a regex on the trace or the created-files list, ``count:N``, a glob,
+``exists: false``, ``baseline``, input matches on tools whose input our events do not carry) is
+returned as *unmapped*, with the reason, for ``inspect`` to name: never dropped silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from skill_eval.model.cases import Check, RubricItem
+
+GRADER_KEYS = (
+    "name",
+    "type",
+    "weight",
+    "arm",
+    "pattern",
+    "flags",
+    "match",
+    "target",
+    "tool",
+    "input_match",
+    "min",
+    "max",
+    "before",
+    "after",
+    "path",
+    "exists",
+    "criteria",
+    "focus",
+    "baseline_file",
+)
+SHELL_TOOLS = ("bash", "shell")
+_SKILL_NAME = re.compile(r"([a-z0-9][a-z0-9-]*)\"?\s*\$?$")
+_GLOB = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """What one grader became: a check, a rubric item, or the reason it is not graded here."""
+
+    name: str
+    type: str
+    check: Check | None = None
+    rubric: RubricItem | None = None
+    unmapped: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def skill_fired(grader: dict[str, Any]) -> bool:
+    """Is this the canonical "the skill fired" grader (tool_used on Skill)?"""
+    return grader.get("type") == "tool_used" and str(grader.get("tool", "")).lower() == "skill"
+
+
+def skill_named(grader: dict[str, Any]) -> str | None:
+    """The skill a "skill fired" grader's input_match names (``...:)?coach"`` → coach)."""
+    pattern = grader.get("input_match")
+    if not skill_fired(grader) or not isinstance(pattern, str):
+        return None
+    found = _SKILL_NAME.search(pattern)
+    return found.group(1) if found else None
+
+
+def _arms(grader: dict[str, Any], default_with_only: bool) -> tuple[str, ...] | None:
+    arm = grader.get("arm")
+    if arm in ("with-only", "with_only"):
+        return ("with_skill",)
+    if arm == "both":
+        return None
+    return ("with_skill",) if default_with_only else None
+
+
+def _flags(pattern: str, flags: Any) -> tuple[str, bool]:
+    """Our pattern and case sensitivity for a JavaScript pattern with ``flags``."""
+    text = flags if isinstance(flags, str) else ""
+    inline = "".join(f for f in "ms" if f in text)
+    return (f"(?{inline}){pattern}" if inline else pattern), "i" not in text
+
+
+def _count(raw: Any, default: int | None) -> int | None:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else default
+
+
+def map_grader(name: str, grader: dict[str, Any], default_with_only: bool) -> Mapped:
+    """One grader (its frontmatter or case.yaml entry, with the body as ``criteria``)."""
+    kind = grader.get("type")
+    kind_text = str(kind)
+    arms = _arms(grader, default_with_only)
+
+    def check(
+        type_: str, params: dict[str, Any], case_sensitive: bool = False, warnings: tuple[str, ...] = ()
+    ) -> Mapped:
+        return Mapped(
+            name,
+            kind_text,
+            Check(id=name, type=type_, case_sensitive=case_sensitive, params=params, arms=arms),
+            warnings=warnings,
+        )
+
+    def unmapped(why: str) -> Mapped:
+        return Mapped(name, kind_text, unmapped=why)
+
+    if kind == "regex":
+        pattern = grader.get("pattern")
+        if not isinstance(pattern, str) or not pattern:
+            return unmapped("a regex grader needs 'pattern' (the body is not read as the pattern)")
+        target = grader.get("target", "last_message")
+        where: dict[str, Any] = {}
+        if (
+            isinstance(target, dict)
+            and target.get("source") == "file"
+            and isinstance(target.get("path"), str)
+        ):
+            where = {"file": target["path"]}  # the workspace file after the run, as kept
+        elif target != "last_message":
+            shown = target.get("source") if isinstance(target, dict) else target
+            return unmapped(f"target {shown!r}: skill-eval's regex checks read the output or one kept file")
+        match = grader.get("match", "contains")
+        if match not in ("contains", "not_contains"):
+            return unmapped(f"match {match!r}: only contains and not_contains have a skill-eval check")
+        ours, sensitive = _flags(pattern, grader.get("flags"))
+        warns = (
+            ("inline (?i) is not supported by claude plugin eval; skill-eval reads it as case-insensitive",)
+            if "(?i)" in pattern
+            else ()
+        )
+        return check(
+            "regex" if match == "contains" else "not_regex", {"pattern": ours, **where}, sensitive, warns
+        )
+    if kind == "tool_used":
+        return _tool_used(grader, check, unmapped)
+    if kind == "tool_order":
+        sides = [_order_side(grader.get(k)) for k in ("before", "after")]
+        if None in sides:
+            return unmapped(
+                "tool_order on a tool's input other than a shell command: skill-eval's "
+                "tool_call events carry only the tool's name"
+            )
+        return check("tool_call", {"order": sides})
+    if kind == "file_exists":
+        path = grader.get("path")
+        if not isinstance(path, str) or not path:
+            return unmapped("file_exists needs 'path'")
+        if grader.get("exists", True) is False:
+            return unmapped("exists: false (a file must not be created) has no skill-eval check")
+        if _GLOB.search(path):
+            return unmapped(f"path {path!r} is a glob; skill-eval's file_exists takes one path")
+        return check("file_exists", {"path": path})
+    if kind in ("llm", "llm_rubric"):
+        criteria = grader.get("criteria")
+        if not isinstance(criteria, str) or not criteria.strip():
+            return unmapped("an llm grader needs criteria (the file's body, or 'criteria')")
+        weight = grader.get("weight", 1)
+        weight = float(weight) if isinstance(weight, int | float) and not isinstance(weight, bool) else 1.0
+        warns = []
+        if kind == "llm_rubric":
+            warns.append("type llm_rubric is not a claude plugin eval type; read as llm")
+        if grader.get("focus", "last_message") != "last_message":
+            warns.append("focus other than last_message: the judge sees the output and the kept files")
+        return Mapped(
+            name,
+            kind_text,
+            rubric=RubricItem(id=name, text=criteria.strip(), weight=weight),
+            warnings=tuple(warns),
+        )
+    if kind == "baseline":
+        return unmapped("baseline graders compare with a reference transcript; skill-eval has no such check")
+    return unmapped(f"unknown grader type {kind!r}")
+
+
+def _tool_used(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:
+    tool = grader.get("tool")
+    if not isinstance(tool, str) or not tool:
+        return unmapped("tool_used needs 'tool'")
+    low, high = _count(grader.get("min"), 1), _count(grader.get("max"), None)
+    match = grader.get("input_match")
+    if tool.lower() == "skill":
+        params: dict[str, Any] = {}
+        skill = skill_named(grader)
+        if skill:
+            params["skill"] = skill
+        if low == 0 and high == 0:
+            params["expected"] = False
+        elif low != 1 or high is not None:
+            return unmapped("min/max on Skill calls other than 'at least once' or 'never'")
+        return check("loaded_skill", params)
+    params = {"tool": "bash" if tool.lower() in SHELL_TOOLS else tool, "min_count": low}
+    if high is not None:
+        params["max_count"] = high
+    if isinstance(match, str) and match:
+        if tool.lower() not in SHELL_TOOLS:
+            return unmapped(
+                f"input_match on {tool}: skill-eval's tool_call events carry only the tool's "
+                "name (a shell command's line is matched)"
+            )
+        params["pattern"] = match
+    return check("tool_call", params, True)
+
+
+def _order_side(side: Any) -> str | None:
+    if isinstance(side, str) and side:
+        return f"^{re.escape(side)}$"
+    if isinstance(side, dict) and isinstance(side.get("tool"), str):
+        match = side.get("input_match")
+        if side["tool"].lower() in SHELL_TOOLS and isinstance(match, str) and match:
+            return match
+        if match is None:
+            return f"^{re.escape(side['tool'])}$"
+    return None

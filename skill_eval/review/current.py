@@ -1,0 +1,33 @@
+"""The current version of each skill x model, from what the store holds now (nothing is run or
+written under results/): what ``compare`` and ``bless`` set against another version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skill_eval.review.history import git_state, now_iso, record_of
+from skill_eval.review.source import ResultSource
+from skill_eval.review.tables import models, skill_specs, stored_records
+from skill_eval.store.history import HistoryRecord
+
+
+def current_benches(engine: ResultSource) -> list[dict[str, Any]]:
+    """Each planned skill x model's benchmark, from the stored runs and grades."""
+    from skill_eval.review.benchmark import VARIANTS, RunRecord, build_benchmark
+
+    out = []
+    for se in engine.project.skills:
+        tasks = [c for c in se.cases if c.kind == "task"]
+        for model in models(engine):
+            specs = [s for s in skill_specs(engine, se.skill.name)
+                     if s.model == model and s.variant in VARIANTS and s.case.kind == "task"]
+            runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
+                    for spec, result, grade in stored_records(engine, specs)]
+            out.append(build_benchmark(engine.suite.name, se.skill.name, model, tasks, runs,
+                                       engine.suite.minimum_lift))
+    return out
+
+
+def current_records(engine: ResultSource) -> list[HistoryRecord]:
+    date = now_iso()
+    return [record_of(engine, b, git_state(engine, str(b["skill"])), date) for b in current_benches(engine)]

@@ -1,0 +1,66 @@
+"""The statistics shown beside the headline figures: each arm's interval, the Holm-adjusted p,
+and the sequential decision (docs/statistics.md). One place, for Markdown, console and page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+ARMS = (("with_skill", "with"), ("without_skill", "without"))
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _unit_ci(bounds: Sequence[float] | None) -> str:
+    return "n/a" if not bounds else f"[{bounds[0] * 100:.1f}%, {bounds[1] * 100:.1f}%]"
+
+
+def _pp(bounds: Sequence[float]) -> str:
+    return f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}] pp"
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n:,} {word if n == 1 else word + 's'}"
+
+
+def interval_line(bench: Mapping[str, Any]) -> str | None:
+    """Per-arm Wilson intervals (clustered by case) and the lift's clustered standard error."""
+    v, lift = bench["variants"], bench["lift"]
+    if not any(v[k].get("ci95") for k, _ in ARMS):
+        return None
+    parts = [f"{label} {_unit_ci(v[k].get('ci95'))}" for k, label in ARMS]
+    text = "95% intervals (Wilson, clustered by case): " + ", ".join(parts)
+    se = lift.get("se_clustered")
+    if se is not None:
+        text += f"; lift SE {se * 100:.1f} pp (clustered by case)"
+    if lift.get("p_holm") is not None:
+        text += f"; p_holm {_p(lift['p_holm'])} (Holm over every skill x model)"
+    return text + "."
+
+
+def decision_line(bench: Mapping[str, Any]) -> str | None:
+    """The sequential decision in plain words (None when the suite does not ask for one)."""
+    a = bench.get("adaptive")
+    if not a:
+        return None
+    where = f"confidence sequence {_pp(a['interval'])}" if a.get("interval") else "no look yet"
+    minimum = f"{a['minimum_lift'] * 100:+.1f} pp"
+    # About these cases (their true rates), not cases in general: that is the p-value's question.
+    head = {"pass": f"PASS: the lift on these cases is above {minimum}",
+            "fail": f"FAIL: the lift on these cases is below {minimum}",
+            "undecided": f"UNDECIDED against {minimum}"}[a["decision"]]
+    text = (f"Sequential decision: {head} ({where}, alpha {a['alpha']:g}) after "
+            f"{_n(a['iterations'], 'iteration')} per case, {_n(a['looks'], 'look')}, "
+            f"{_n(a['runs'], 'run')}; {_n(a['runs_saved'], 'run')} saved against "
+            f"{a['max_iterations']} iterations everywhere")
+    if a.get("reason"):
+        text += f"; {a['reason']}"
+    return text + "."
+
+
+def holm_note(lift: Mapping[str, Any]) -> str:
+    """" (Holm 0.031)" beside a p-value when the suite has an adjusted one, else ""."""
+    p_holm = lift.get("p_holm")
+    return "" if p_holm is None else f" (Holm {_p(p_holm)})"

@@ -1,0 +1,41 @@
+"""Runs that happened but cannot be scored: stopped at the agent's turn limit, or served by
+another model than the one asked for (a run cut at ``max_output_bytes`` is an ``unscorable``
+RunError: its answer never arrived whole). Such a run says nothing about the skill; it is kept
+out of pass rates like an error (``include_unscorable: true`` counts it as a failure), and
+counted and named in every table and on the review page."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from skill_eval.model.results import UNSCORABLE, AdapterResponse, Event
+
+# ``stop`` event names (what adapters report) that mean the agent was cut off at its turn limit.
+TURN_LIMIT_STOPS = frozenset({"max_turns", "turn_limit", "error_max_turns"})
+
+
+def _served(response: AdapterResponse) -> str | None:
+    return next((e.name for e in response.events if e.type == "model" and e.name), None)
+
+
+def reason(response: AdapterResponse, asked_model: str) -> str | None:
+    """Why this response cannot be scored, or None. A model counts as the one asked when the
+    asked name is part of the served one (``sonnet`` -> ``claude-sonnet-4-5-20250929``), so an
+    alias or a dated snapshot is not a mismatch."""
+    if any(e.type == UNSCORABLE for e in response.events):
+        return None  # the adapter said so itself
+    if any(e.type == "stop" and (e.name or "").lower() in TURN_LIMIT_STOPS for e in response.events):
+        return "turn_limit: the agent stopped at its turn limit"
+    served = _served(response)
+    asked = asked_model.strip()
+    if served and asked and asked != "default" and asked.lower() not in served.lower():
+        return f"model_mismatch: asked for {asked}, served by {served}"
+    return None
+
+
+def mark(response: AdapterResponse, asked_model: str) -> AdapterResponse:
+    """The response with an ``unscorable`` event added when it cannot be scored."""
+    why = reason(response, asked_model)
+    if why is None:
+        return response
+    return dataclasses.replace(response, events=(*response.events, Event(UNSCORABLE, why)))

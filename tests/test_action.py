@@ -1,0 +1,177 @@
+"""action.yml, the composite GitHub Action: its shell steps run here, in order, as the runner
+would (bash -eo pipefail, $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY, `if:` and step outputs), in a temp
+repository made by `skill-eval init`. The cache steps are played by copying the store folder
+(GitHub itself cannot be reached). The job must fail exactly when the verdict fails or the input
+is invalid."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+from skill_eval.cli.init_cmd import init_project
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+STEPS = ACTION["runs"]["steps"]
+_EXPR = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
+
+
+@dataclass
+class Job:
+    repo: Path
+    inputs: dict[str, str]
+    cache: Path
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    codes: dict[str, int] = field(default_factory=dict)
+    logs: dict[str, str] = field(default_factory=dict)
+    failed: bool = False
+
+    def value(self, expr: str) -> str:
+        if expr.startswith("inputs."):
+            return self.inputs[expr.split(".", 1)[1]]
+        if expr.startswith("steps."):
+            _, step, _, name = expr.split(".")
+            return self.outputs.get(step, {}).get(name, "")
+        return {"github.action_path": str(ROOT), "runner.os": "Linux", "github.run_id": "7",
+                "github.run_attempt": "1"}[expr]
+
+    def text(self, template: str) -> str:
+        return _EXPR.sub(lambda m: self.value(m.group(1)), template)
+
+    def runs(self, step: dict) -> bool:
+        cond = step.get("if")
+        if cond is None:
+            return not self.failed
+        # The action's conditions: always() && <output> != ''
+        parts = [p.strip() for p in cond.split("&&")]
+        assert parts[0] == "always()", cond
+        return all(self.value(p.split("!=")[0].strip()) != "" for p in parts[1:])
+
+
+def _inputs(**given: str) -> dict[str, str]:
+    values = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+    values["install"] = ""  # skill-eval is installed here already (the test's own venv)
+    values.update(given)
+    return values
+
+
+def play(job: Job) -> Job:
+    env_base = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+                "RUNNER_TEMP": str(job.repo.parent / "runner-temp"), "PYTHONPATH": str(ROOT)}
+    Path(env_base["RUNNER_TEMP"]).mkdir(exist_ok=True)
+    summary = job.repo.parent / "step-summary.md"
+    for i, step in enumerate(STEPS):
+        sid = step.get("id", f"step{i}")
+        if not job.runs(step):
+            continue
+        if "uses" in step:
+            _cache(job, step)
+            continue
+        output = job.repo.parent / f"output-{sid}"
+        output.write_text("")
+        env = {**env_base, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary),
+               **{k: job.text(str(v)) for k, v in (step.get("env") or {}).items()}}
+        script = job.text(step["run"])
+        argv = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script]
+        done = subprocess.run(argv, cwd=job.repo,
+                              env=env, capture_output=True, text=True, timeout=300)
+        job.codes[step["name"]] = done.returncode
+        job.logs[step["name"]] = done.stdout + done.stderr
+        job.outputs[sid] = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+        job.failed = job.failed or done.returncode != 0
+    job.logs["summary"] = summary.read_text() if summary.exists() else ""
+    return job
+
+
+def _cache(job: Job, step: dict) -> None:
+    store = Path(job.text(step["with"]["path"]))
+    kept = job.cache / "store"
+    if step["uses"].startswith("actions/cache/restore") and kept.is_dir():
+        shutil.copytree(kept, store, dirs_exist_ok=True)
+    elif step["uses"].startswith("actions/cache/save") and store.is_dir():
+        shutil.rmtree(kept, ignore_errors=True)
+        shutil.copytree(store, kept)
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    root = tmp_path / "repo"
+    init_project(root, skill="notes")
+    suite = root / "skill-eval.yaml"
+    suite.write_text(suite.read_text().replace("iterations: 3", "iterations: 1"))
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _job(repo: Path, **inputs: str) -> Job:
+    cache = repo.parent / "cache"
+    cache.mkdir(exist_ok=True)
+    return play(Job(repo, _inputs(**inputs), cache))
+
+
+def _fail_a_check(repo: Path) -> None:
+    path = repo / "skills" / "notes" / "evals" / "evals.json"
+    data = json.loads(path.read_text())
+    data["evals"][0]["checks"].append({"id": "never", "type": "contains", "value": "zzz-never-said"})
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_every_step_is_a_bash_step_or_a_pinned_cache_action():
+    for step in STEPS:
+        pinned = ("actions/cache/restore@v4", "actions/cache/save@v4")
+        assert step.get("shell") == "bash" or step["uses"] in pinned
+        # Inputs reach scripts through env only: an input never becomes shell code.
+        assert "inputs." not in step.get("run", "")
+
+
+@pytest.mark.slow
+def test_a_passing_suite_passes_the_job_writes_the_summary_and_reuses_the_store(repo):
+    job = _job(repo)
+    assert not job.failed, job.logs
+    assert job.outputs["run"]["code"] == "0" and job.codes["Verdict"] == 0
+    assert "notes" in job.logs["summary"]
+    again = _job(repo)  # a fresh checkout would restore the cache: nothing to run
+    assert not again.failed
+    assert "Up to date" in again.logs["Run"] or "0 runs executed" in again.logs["Run"], again.logs["Run"]
+
+
+@pytest.mark.slow
+def test_a_failed_check_fails_the_job_after_the_summary_and_annotations(repo):
+    _fail_a_check(repo)
+    job = _job(repo)
+    assert job.failed and job.codes["Verdict"] == 1 and job.outputs["run"]["code"] == "1"
+    assert job.codes["Run"] == 0 and job.codes["Summary and annotations"] == 0
+    assert "::error file=skills/notes/evals/evals.json,line=5," in job.logs["Summary and annotations"]
+    assert job.logs["summary"]
+
+
+@pytest.mark.slow
+def test_invalid_input_fails_the_job(repo):
+    suite = repo / "skill-eval.yaml"
+    suite.write_text(suite.read_text().replace("[python3, adapter.py]", "[python3, adaptr.py]"))
+    job = _job(repo)
+    assert job.failed and job.outputs["run"]["code"] == "2" and job.codes["Verdict"] == 2
+    assert "adaptr.py' not found" in job.logs["Run"]
+    suite.write_text(suite.read_text().replace("iterations:", "iteratons:"))
+    job = _job(repo)
+    assert job.failed and job.codes["Read the suite"] == 2 and "Run" not in job.codes
+    assert job.codes["Verdict"] == 2 and "did you mean" in job.logs["Read the suite"]
+
+
+@pytest.mark.slow
+def test_a_shard_runs_its_share(repo):
+    job = _job(repo, shard="1/2")
+    assert not job.failed, job.logs
+    runs = list((repo / ".skill-eval" / "store" / "runs").glob("*/*"))
+    assert 0 < len(runs) < 6  # 3 cases x 2 arms, split in two

@@ -1,0 +1,122 @@
+"""The frictions a newcomer met (issue 23), each pinned: plurals, float noise in JSON, where
+`report --format html` writes, re-grade reasons naming checks, `status --explain` comparing, and
+every --help option documented in README."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from skill_eval.cli.init_cmd import init_project
+from skill_eval.cli.main import _parser, main
+from skill_eval.review.benchmark import _cost_lift
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch) -> Path:
+    init_project(tmp_path, skill="notes")
+    suite = tmp_path / "skill-eval.yaml"
+    suite.write_text(suite.read_text().replace("iterations: 3", "iterations: 1"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _edit_evals(root: Path, edit) -> None:  # noqa: ANN001
+    path = root / "skills" / "notes" / "evals" / "evals.json"
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_counts_of_one_are_singular(proj, capsys):
+    assert main(["validate"]) == 0
+    assert capsys.readouterr().out.strip() == "Validated 1 skill, 1 eval set, 3 cases"
+    _edit_evals(proj, lambda d: d["evals"][0].update(assertions=["It is short"]))
+    assert main(["inspect", "skills/notes/evals/evals.json"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "3 cases, 0 trigger queries, 6 checks, 1 rubric item " in head
+
+
+def test_token_measurements_carry_no_float_noise():
+    variants = {"with_skill": {"tokens_per_run": 100.1 - 0.1, "cost_usd_per_run": 0.1 + 0.2},
+                "without_skill": {"tokens_per_run": 123.0, "cost_usd_per_run": 0.3}}
+    lift = _cost_lift(0.5, variants)
+    assert lift["extra_tokens_per_run"] == -23.0  # not -23.000000000000007
+    assert lift["extra_cost_usd_per_run"] == 0.0
+    assert json.dumps(lift) == '{"extra_tokens_per_run": -23.0, "extra_cost_usd_per_run": 0.0}'
+
+
+def test_report_html_without_out_writes_the_page_and_prints_its_path(proj, capsys):
+    assert main(["run", "skill-eval.yaml"]) == 0
+    page = proj / "results" / "index.html"
+    page.unlink()
+    capsys.readouterr()
+    assert main(["report", "skill-eval.yaml", "--format", "html"]) == 0
+    out = capsys.readouterr().out
+    assert out.strip() == "wrote results/index.html" and page.read_text().lower().startswith("<!doctype html")
+
+
+def test_regrade_reasons_name_the_checks_that_changed(proj, capsys):
+    assert main(["run", "skill-eval.yaml"]) == 0
+
+    def edit(d) -> None:  # noqa: ANN001
+        d["evals"][0]["checks"][0]["value"] = "other words"
+        d["evals"][0]["checks"].append({"id": "fresh", "type": "contains", "value": "x"})
+        d["evals"][2]["checks"].pop()
+    _edit_evals(proj, edit)
+    capsys.readouterr()
+    assert main(["status", "skill-eval.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "re-grade  grade:notes/draft-main-task/with_skill/default/1: check mentions-notes changed; " \
+           "check fresh added" in out
+    assert "grade:notes/draft-edge-case/without_skill/default/1: check no-frontmatter-leak removed" in out
+    assert "checks, rubric or judge changed" not in out
+
+
+def test_status_explain_shows_the_stored_material_beside_the_current(proj, capsys):
+    assert main(["run", "skill-eval.yaml"]) == 0
+    _edit_evals(proj, lambda d: d["evals"][0].update(prompt="A new prompt."))
+    capsys.readouterr()
+    task = "agent:notes/draft-main-task/with_skill/default/1"
+    assert main(["status", "skill-eval.yaml", "--explain", task]) == 0
+    compared = json.loads(capsys.readouterr().out)["compared"]
+    assert compared["differs"] == ["prompt"]
+    prompt, model = compared["fields"]["prompt"], compared["fields"]["model"]
+    assert prompt["differs"] is True and prompt["stored"] != prompt["current"]
+    assert model == {"stored": "default", "current": "default", "differs": False}
+
+
+def _readme_commands() -> dict[str, str]:
+    """README's Commands block, as {command: its lines}."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Commands", 1)[1].split("```", 2)[1]
+    out: dict[str, str] = {}
+    current = "skill-eval"
+    for line in block.splitlines():
+        found = re.match(r"skill-eval (\w+)", line)
+        if found:
+            current = found.group(1)
+        out[current] = out.get(current, "") + line + "\n"
+    return out
+
+
+def test_every_option_in_help_is_in_the_readme():
+    parser = _parser()
+    commands = _readme_commands()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, command in sub.choices.items():
+        documented = commands.get(name, "")
+        for action in command._actions:
+            for flag in action.option_strings:
+                if flag not in ("-h", "--help") and not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])",
+                                                                   documented):
+                    missing.append(f"{name} {flag}")
+    assert "--version" in (ROOT / "README.md").read_text()
+    assert missing == [], f"in --help but not in README's Commands: {missing}"

@@ -1,0 +1,158 @@
+"""`claude plugin eval` suites: read as they are (cases, prompts, graders mapped to checks and rubric
+items, the unmappable named), inspected with counts, and written back by `export --format plugin-eval`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skill_eval.cli.main import main
+from skill_eval.model.evalsets import read_evalset
+from skill_eval.model.project import load_project
+from skill_eval.review.export_plugin_eval import export_cases
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "realworld-plugin-evals"
+# repository folder, suite path, cases, graders: the table of the shared PROVENANCE.md
+SUITES = [("zainthedev__skills", "plugins/dojo/evals", 3, 17), ("IniZio__groundwork", "evals", 6, 6),
+          ("jimador__brigade", "evals", 11, 27), ("xsyetopz__dotclaude", "evals", 15, 31)]
+
+
+def _shared(repo: str, rel: str) -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED} is absent: the shared real plugin-eval suites are not on this machine")
+    return SHARED / repo / rel
+
+
+def _same(a, b) -> None:  # noqa: ANN001
+    first, again = (sorted(s.cases, key=lambda c: c.id) for s in (a, b))  # folders are named by case
+    assert [c.id for c in first] == [c.id for c in again]
+    for x, y in zip(first, again, strict=True):
+        assert (x.prompt.strip(), x.checks_json(), x.rubric_json()) == (y.prompt.strip(), y.checks_json(),
+                                                                        y.rubric_json()), x.id
+
+
+@pytest.mark.parametrize(("repo", "rel", "cases", "graders"), SUITES, ids=[s[0] for s in SUITES])
+def test_every_shared_suite_is_read_with_its_cases_and_graders(repo, rel, cases, graders, capsys):
+    root = _shared(repo, "")
+    assert main(["inspect", str(root), "--json"]) == 0
+    [found] = json.loads(capsys.readouterr().out)
+    assert found["format"] == "plugin_eval" and found["path"].endswith(rel)
+    assert (found["cases"], found["graders"]) == (cases, graders)
+    # Every grader is a check, a rubric item, or named as not graded: none is dropped.
+    assert found["checks"] + found["rubric"] + len(found["unmapped"]) == graders
+    assert all(" is not graded by skill-eval: " in p for u in found["unmapped"]
+               for p in found["problems"] if u.split(" (")[0].split("/")[1] in p and "not graded" in p)
+
+
+@pytest.mark.parametrize(("repo", "rel", "cases", "graders"), SUITES, ids=[s[0] for s in SUITES])
+def test_every_shared_suite_round_trips_through_export(repo, rel, cases, graders, tmp_path):
+    first = read_evalset(_shared(repo, rel))
+    n, skipped = export_cases(first.cases, first.skill_name or "skill", tmp_path / "evals")
+    assert n == cases and skipped == []
+    again = read_evalset(tmp_path / "evals")
+    _same(first, again)
+    assert again.unmapped == ()  # only what was mapped is written; it maps again exactly
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+PLUGIN = {
+    ".claude-plugin/plugin.json": '{"name": "notes"}',
+    "skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Alpha things.\n---\nDo alpha.\n",
+    "skills/beta/SKILL.md": "---\nname: beta\ndescription: Beta things.\n---\nDo beta.\n",
+    "evals/group/uses-beta/prompt.md": "---\nname: uses-beta\nruns: 2\n---\n\nWrite the beta notes.\n",
+    "evals/group/uses-beta/graders/fired.md":
+        "---\ntype: tool_used\ntool: Skill\n"
+        "input_match: '\"skill\"\\s*:\\s*\"(?:notes:)?beta\"'\n---\nprose\n",
+    "evals/group/uses-beta/graders/heading.md": "---\ntype: regex\npattern: '^# Notes'\nflags: im\n---\n",
+    "evals/group/uses-beta/graders/good.md": "---\ntype: llm\nweight: 2\n---\nPASS if the notes are short.\n",
+    "evals/plain/case.yaml": (
+        'schema_version: "1.1"\nname: plain\nexecution:\n  prompt: Say hello.\n'
+        "context:\n  add_dirs: [resources]\ngraders:\n"
+        "  - {name: no-bye, type: regex, pattern: bye, match: not_contains}\n"
+        "  - {name: ran-tests, type: tool_used, tool: Bash, input_match: 'npm test', min: 1}\n"
+        "  - {name: like-ref, type: baseline, baseline_file: ref.jsonl, criteria: as good}\n"),
+    "evals/plain/resources/data.txt": "hello data\n",
+    "evals/fixtures/not-a-case.txt": "x\n",
+}
+
+
+def test_graders_map_to_checks_and_rubric_and_the_rest_is_named(tmp_path):
+    _write(tmp_path, PLUGIN)
+    es = read_evalset(tmp_path / "evals")
+    cases = {c.id: c for c in es.cases}
+    assert sorted(cases) == ["plain", "uses-beta"]
+    beta = cases["uses-beta"]
+    assert beta.prompt == "Write the beta notes."
+    checks = {c.id: c for c in beta.checks}
+    assert checks["fired"].type == "loaded_skill" and checks["fired"].params == {"skill": "beta"}
+    assert checks["fired"].arms == ("with_skill",)  # plugin eval leaves it out of the without-arm
+    assert checks["heading"].params == {"pattern": "(?m)^# Notes"} and not checks["heading"].case_sensitive
+    assert [(r.id, r.weight) for r in beta.rubric] == [("good", 2.0)]
+    plain = cases["plain"]
+    assert plain.prompt == "Say hello."
+    assert [(c.id, c.type) for c in plain.checks] == [("no-bye", "not_regex"), ("ran-tests", "tool_call")]
+    assert plain.checks[1].params == {"tool": "bash", "min_count": 1, "pattern": "npm test"}
+    assert [(f.rel, f.source.read_text()) for f in plain.fixtures] == [("resources/data.txt", "hello data\n")]
+    assert es.unmapped == ("plain/like-ref (baseline): baseline graders compare with a reference transcript; "
+                           "skill-eval has no such check",)
+    problems = [p.format() for p in es.problems]
+    assert any("like-ref" in p and "not graded" in p for p in problems)
+    assert any("runs (1 case)" in p for p in problems)  # run settings are named, not silently dropped
+
+
+def test_an_unknown_prompt_md_key_is_an_error_naming_the_file(tmp_path):
+    _write(tmp_path, {"evals/c/prompt.md": "---\nname: c\nrunz: 2\n---\nHi\n",
+                      "evals/c/graders/g.md": "---\ntype: regex\npattern: x\n---\n"})
+    es = read_evalset(tmp_path / "evals")
+    [err] = [p for p in es.problems if p.is_error]
+    assert err.file.endswith("c/prompt.md") and err.line == 3 and "runz" in err.message
+
+
+def test_the_plugins_skills_are_the_skills_under_test(tmp_path):
+    _write(tmp_path, PLUGIN)
+    (tmp_path / "suite.yaml").write_text("suite: p\nskills_dir: skills\nskills: ['*']\n"
+                                         "adapter: {builtin: demo}\nstore: .store\nresults: results\n")
+    project = load_project(tmp_path / "suite.yaml", use_cache=False)
+    by_skill = {se.skill.name: [c.id for c in se.cases] for se in project.skills}
+    # The case naming beta in its skill-fired grader is beta's; the one naming none, the first skill's.
+    assert by_skill == {"alpha": ["plain"], "beta": ["uses-beta"]}
+    assert not project.errors
+
+
+def test_export_writes_native_checks_as_graders_and_names_the_rest(tmp_path, capsys):
+    _write(tmp_path, {"skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\n",
+                      "skills/s/evals/files/in.txt": "x\n",
+                      "skills/s/evals/evals.json": json.dumps({"evals": [{
+                          "id": "one", "prompt": "Do (it).", "files": ["evals/files/in.txt"],
+                          "assertions": ["It is polite"],
+                          "checks": [{"id": "has", "type": "contains", "value": "a.b (c)"},
+                                     {"id": "fast", "type": "max_seconds", "limit": 5}]}]}),
+                      "suite.yaml": "suite: s\nskills_dir: skills\nadapter: {builtin: demo}\nstore: .s\n"
+                                    "results: results\n"})
+    assert main(["export", str(tmp_path / "suite.yaml"), "--format", "plugin-eval", "--out",
+                 str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "not written: one/fast: a max_seconds check has no plugin eval grader" in out
+    back = read_evalset(tmp_path / "out" / "s" / "evals")
+    [case] = back.cases
+    assert case.checks[0].type == "regex" and case.checks[0].params["pattern"] == r"a\.b \(c\)"
+    assert [r.text for r in case.rubric] == ["It is polite"]
+    assert [f.rel for f in case.fixtures] == ["evals/files/in.txt"]
+
+
+def test_a_skills_evals_folder_with_a_prompt_md_fixture_is_not_a_plugin_suite(tmp_path):
+    _write(tmp_path, {"skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\n",
+                      "skills/s/evals/evals.json": json.dumps({"evals": [{"id": "a", "prompt": "p",
+                                                                          "checks": [{"type": "contains",
+                                                                                      "value": "x"}]}]}),
+                      "skills/s/evals/files/doc/prompt.md": "a fixture that happens to be named prompt.md\n"})
+    from skill_eval.model.evalsets import find_evalsets
+
+    assert find_evalsets(tmp_path / "skills" / "s") == [tmp_path / "skills" / "s" / "evals" / "evals.json"]
