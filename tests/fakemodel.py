@@ -11,6 +11,15 @@ with ``function_call`` items) for one-turn agent runs, and plays a model that:
 - when the request carries the judge prompt (run/adapters/judge_prompt.py), answers it with a
   verdict JSON: every rubric item passes when the judged answer contains ``judge_pass_if``.
 
+Options for the token and other-skill tests: ``subagent=True`` makes the Claude model first
+delegate to a subagent (the ``Task``/``Agent`` tool), whose requests are billed but are not the
+main conversation's turns; ``bundled_skill="code-review"`` makes a without-skill run load that
+skill of the CLI's own (a ``Skill`` call for Claude Code, ``cat`` of its SKILL.md for Codex).
+
+Usage is reported per request the way the real APIs do: ``input_tokens`` from the request's size
+(about 4 characters a token, unless ``Script.input_tokens`` fixes it), ``output_tokens`` from the
+reply's; ``billed`` keeps what each model request was charged, for tests to compare.
+
 ``fault="401"`` answers every model call with an authentication error. Every request is logged
 (``requests``) so tests can assert on what the CLIs sent. The server stops by itself after
 ``lifetime`` seconds, so a hung test cannot leave it behind.
@@ -56,11 +65,17 @@ class Script:
     answer_with_skill: str = "Total sales: 42"
     answer_without_skill: str = "I cannot tell the total."
     model: str = ""  # served model name; "" echoes the requested one
-    input_tokens: int = 120
-    output_tokens: int = 12
+    input_tokens: int | None = None  # None: from the request's size, as the real APIs count
+    output_tokens: int | None = None  # None: from the reply's size
     fault: str = ""  # "" or "401"
     judge_pass_if: str = "42"  # a judged answer containing this passes every rubric item
     shell_first: str = ""  # a command the model runs through the shell tool before answering
+    subagent: bool = False  # Claude: delegate to a subagent before answering
+    bundled_skill: str = ""  # a skill of the CLI's own that a without-skill run loads
+
+
+SUBAGENT_MARKER = "[scripted subagent task]"
+CHARS_PER_TOKEN = 4
 
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:
@@ -71,6 +86,7 @@ class FakeModel:
     def __init__(self, script: Script | None = None, lifetime: float = 600.0):
         self.script = script or Script()
         self.requests: list[dict[str, Any]] = []
+        self.billed: list[dict[str, Any]] = []  # per model request: api, model, input/output tokens
         self._lock = threading.Lock()
         self._n = 0
         outer = self
@@ -159,6 +175,51 @@ class FakeModel:
             self._n += 1
             return self._n
 
+    def _usage(self, api: str, model: str, body: Any, reply: Any) -> dict[str, int]:
+        """What one request is billed, logged in ``billed``."""
+        s = self.script
+        given = s.input_tokens
+        inp = given if given is not None else max(1, len(json.dumps(body)) // CHARS_PER_TOKEN)
+        out = s.output_tokens if s.output_tokens is not None else max(
+            1, len(json.dumps(reply)) // CHARS_PER_TOKEN)
+        with self._lock:
+            self.billed.append({"api": api, "model": model, "input_tokens": inp, "output_tokens": out})
+        return {"input_tokens": inp, "output_tokens": out}
+
+    def served(self, api: str) -> dict[str, int]:
+        """Token totals over the requests of ``api`` ("messages" or "responses")."""
+        rows = [b for b in self.billed if b["api"] == api]
+        return {"requests": len(rows), "input_tokens": sum(b["input_tokens"] for b in rows),
+                "output_tokens": sum(b["output_tokens"] for b in rows)}
+
+    def _delegate(self, tools: set[Any], messages: list[Any]) -> list[dict[str, Any]] | None:
+        """Claude with ``subagent``: the main conversation's first reply starts a subagent."""
+        tool = next((t for t in ("Task", "Agent") if t in tools), None)
+        replied = any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages)
+        if not self.script.subagent or tool is None or replied:
+            return None
+        if SUBAGENT_MARKER in json.dumps(messages):
+            return None  # the subagent itself
+        task = {"description": "Add up the amounts", "subagent_type": "general-purpose",
+                "prompt": f"{SUBAGENT_MARKER} Add up the amount column of inputs/sales.csv."}
+        return [{"type": "text", "text": "Delegating."},
+                {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": tool, "input": task}]
+
+    def _bundled_load(self, body: Any, offered: bool) -> bool:
+        """A without-skill run's first reply loads ``bundled_skill`` when the CLI lists it."""
+        name = self.script.bundled_skill
+        items = body.get("messages") or body.get("input") or [] if isinstance(body, dict) else []
+        replied = any(isinstance(m, dict) and m.get("role") == "assistant" or m.get("type") in (
+            "function_call", "custom_tool_call") for m in items if isinstance(m, dict))
+        return (bool(name) and offered and not replied and not self.offers_skill(body)
+                and self.lists_skill(body, name))
+
+    @staticmethod
+    def lists_skill(body: Any, name: str) -> bool:
+        """The request's skill listing names ``name`` ("- code-review: ..."), not merely some
+        tool description mentioning it."""
+        return f"- {name}: " in "\n".join(_strings(body))
+
     def model_calls(self, path_end: str) -> list[dict[str, Any]]:
         return [
             r for r in self.requests if r["method"] == "POST" and r["path"].split("?")[0].endswith(path_end)
@@ -172,9 +233,11 @@ class FakeModel:
         return [r for r in self.requests if r["method"] == "POST" and self.judge_prompt(r["body"])]
 
     def verdict_reply(self, prompt: str) -> str:
-        answer = prompt.split("<answer>", 1)[-1].split("</answer>", 1)[0]
+        block = re.search(r"<answer-(\w+)>\n(.*)\n</answer-\1>\n\n<rubric-\1>\n(.*)\n</rubric-\1>", prompt,
+                          re.DOTALL)
+        answer, rubric = (block.group(2), block.group(3)) if block else (prompt, prompt)
         passed = self.script.judge_pass_if in answer
-        ids = [json.loads(m.group(1)) for m in _RUBRIC_ID.finditer(prompt)]
+        ids = [json.loads(m.group(1)) for m in _RUBRIC_ID.finditer(rubric)]
         return json.dumps({"verdicts": [{"id": i, "passed": passed, "evidence": "scripted judge"}
                                         for i in ids]})
 
@@ -194,9 +257,12 @@ class FakeModel:
         model = s.model or str(body.get("model") or "claude-sonnet-4-5")
         tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
         messages = body.get("messages") or []
-        last = messages[-1] if messages else {}
-        answered_tool = isinstance(last.get("content"), list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in last["content"]
+        # A tool already answered in this conversation (Claude Code 2.1.245 puts the loaded
+        # skill's text in a user message after the tool_result, so look past the last one).
+        answered_tool = any(
+            isinstance(m, dict) and isinstance(m.get("content"), list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])
+            for m in messages
         )
         blocks: list[dict[str, Any]]
         judging = self.judge_prompt(messages)
@@ -206,14 +272,25 @@ class FakeModel:
         used = {str(b.get("name")) for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
                 for b in (m.get("content") if isinstance(m.get("content"), list) else [])
                 if isinstance(b, dict) and b.get("type") == "tool_use"}
+        # The skill under test was loaded (not a bundled skill of the CLI's own).
+        ours = any(b.get("name") == "Skill" and (b.get("input") or {}).get("skill") == s.skill_name
+                   for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
+                   for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                   if isinstance(b, dict) and b.get("type") == "tool_use")
         if judging is None and s.shell_first and "Bash" in tools and "Bash" not in used and (
-                "Skill" in used or not ("Skill" in tools and self.offers_skill(body))):
+                ours or not ("Skill" in tools and self.offers_skill(body))):
             blocks = [{"type": "text", "text": "Looking at the input first."},
                       {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Bash",
                        "input": {"command": s.shell_first, "description": "Look at the input"}}]
             stop = "tool_use"
         elif judging is not None:
-            pass  # answered below
+            pass  # answered above
+        elif not answered_tool and (delegate := self._delegate(tools, messages)) is not None:
+            blocks, stop = delegate, "tool_use"
+        elif not answered_tool and self._bundled_load(body, "Skill" in tools):
+            blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Skill",
+                       "input": {"skill": s.bundled_skill}}]
+            stop = "tool_use"
         elif "Skill" in tools and self.offers_skill(body) and not answered_tool:
             blocks = [
                 {"type": "text", "text": "Loading the skill."},
@@ -228,7 +305,7 @@ class FakeModel:
         else:
             text = (
                 s.answer_with_skill
-                if "Skill" in used or (tools and self.offers_skill(body))
+                if ours or ((answered_tool or tools) and self.offers_skill(body))
                 else s.answer_without_skill
             )
             if not tools:  # a side call (titles, summaries): any short text will do
@@ -236,8 +313,7 @@ class FakeModel:
             blocks = [{"type": "text", "text": text}]
             stop = "end_turn"
         usage = {
-            "input_tokens": s.input_tokens,
-            "output_tokens": s.output_tokens,
+            **self._usage("messages", model, body, blocks),
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
         }
@@ -322,7 +398,7 @@ class FakeModel:
                 {
                     "type": "message_delta",
                     "delta": {"stop_reason": stop, "stop_sequence": None},
-                    "usage": {"output_tokens": s.output_tokens},
+                    "usage": {"output_tokens": usage["output_tokens"]},
                 },
             )
         )
@@ -331,18 +407,20 @@ class FakeModel:
 
     # ------------------------------------------------------------------ OpenAI Responses API
 
-    def _skill_md_path(self, body: dict[str, Any]) -> str:
-        """The SKILL.md path Codex listed for the skill: a short path ``rN/<name>/SKILL.md``
-        expanded through the listing's skill-roots table, or a full path."""
+    def _skill_md_path(self, body: dict[str, Any], skill: str = "") -> str:
+        """The SKILL.md path Codex listed for the skill (``skill``, else the one under test): a
+        short path ``rN/<name>/SKILL.md`` expanded through the listing's skill-roots table, or a
+        full path."""
+        skill = skill or self.script.skill_name
         text = json.dumps(body).replace("\\\\", "/").replace("\\/", "/")
-        name = re.escape(self.script.skill_name)
+        name = re.escape(skill)
         short = re.search(r"\(file: (r\d+)/" + name + r"/SKILL\.md\)", text)
         if short:
             root = re.search(r"`" + short.group(1) + r"` = `([^`]+)`", text)
             if root:
-                return f"{root.group(1)}/{self.script.skill_name}/SKILL.md"
-        m = re.search(r"([^\s\"'()]*skills/" + name + r"/SKILL\.md)", text)
-        return m.group(1) if m else f".agents/skills/{self.script.skill_name}/SKILL.md"
+                return f"{root.group(1)}/{skill}/SKILL.md"
+        m = re.search(r"([^\s\"'()]*skills/(?:\.system/)?" + name + r"/SKILL\.md)", text)
+        return m.group(1) if m else f".agents/skills/{skill}/SKILL.md"
 
     @staticmethod
     def _tool_names(body: dict[str, Any]) -> set[str]:
@@ -419,8 +497,9 @@ class FakeModel:
         judging = self.judge_prompt(items)
         if judging is not None:
             output.append(self._message(self.verdict_reply(judging)))
-        elif shell and (self._shell_next(items, body) or (self.offers_skill(body) and not answered_tool)):
-            path = self._skill_md_path(body)
+        elif shell and (self._shell_next(items, body) or (not answered_tool and (
+                self.offers_skill(body) or self._bundled_load(body, True)))):
+            path = self._skill_md_path(body, s.bundled_skill if not self.offers_skill(body) else "")
             call = {
                 "id": f"fc_{self._next_id():04d}",
                 "status": "completed",
@@ -442,15 +521,16 @@ class FakeModel:
                 output.append({"type": "function_call", **call, "arguments": json.dumps(args)})
         else:
             loaded = f"{s.skill_name}/SKILL.md" in self._calls(items)
-            text = s.answer_with_skill if (answered_tool and (loaded or not s.shell_first)) else \
-                s.answer_without_skill
+            ours = answered_tool and self.offers_skill(body)
+            text = s.answer_with_skill if (ours and (loaded or not s.shell_first)) else s.answer_without_skill
             output.append(self._message(text))
+        billed = self._usage("responses", model, body, output)
         usage = {
-            "input_tokens": s.input_tokens,
+            "input_tokens": billed["input_tokens"],
             "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": s.output_tokens,
+            "output_tokens": billed["output_tokens"],
             "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": s.input_tokens + s.output_tokens,
+            "total_tokens": billed["input_tokens"] + billed["output_tokens"],
         }
         base = {"id": resp_id, "object": "response", "model": model, "created_at": 0}
         out = [

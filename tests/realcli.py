@@ -1,9 +1,13 @@
 """Shared by the real-CLI tiers (tests/test_real_agents.py, tests/test_real_judges.py): where
 the npm-installed CLIs are, and a throw-away project with one skill and one eval case.
 
-The CLIs are looked up under $SKILL_EVAL_NPM_PREFIX, else .ci/npm in the checkout (where .ci/run
-installs the pinned versions), else ~/.cache/skill-eval-npm: ``<prefix>/node_modules/.bin/``.
-Where they are not installed, the calling test is skipped with the reason.
+The tier runs against two sets of CLIs (both must pass): ``newest``, the newest published
+versions when .ci/run installed them, and ``oldest``, the oldest versions we support, pinned in
+.ci/agent-versions. A set lives in ``<base>/<set>/node_modules/.bin/`` for the base
+$SKILL_EVAL_NPM_PREFIX, else .ci/npm in the checkout (where .ci/run installs both), else
+~/.cache/skill-eval-npm; a flat ``<base>/node_modules/.bin/`` counts as ``newest``. Where a set is
+not installed (or an ``oldest`` install is not the pinned version), its tests are skipped with
+the reason.
 """
 
 from __future__ import annotations
@@ -20,24 +24,51 @@ from skill_eval.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
 SKILL = "csv-summary"
-# The versions .ci/run installs (and README names as tested).
-CLAUDE_VERSION = "2.1.332"
-CODEX_VERSION = "0.171.0"
+SETS = ("newest", "oldest")
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+_PIN_KEYS = {"claude": "CLAUDE_CODE_OLDEST", "codex": "CODEX_OLDEST"}
 
 
-def _prefixes() -> list[Path]:
+def pinned(name: str) -> str:
+    """The oldest supported version of CLI ``name``, from .ci/agent-versions (what .ci/run reads)."""
+    for line in (REPO / ".ci" / "agent-versions").read_text().splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == _PIN_KEYS[name]:
+            return value.strip()
+    raise KeyError(f"{_PIN_KEYS[name]} is not set in .ci/agent-versions")
+
+
+def _bases() -> list[Path]:
     env = os.environ.get("SKILL_EVAL_NPM_PREFIX")
     return [Path(env)] if env else [REPO / ".ci" / "npm", Path.home() / ".cache" / "skill-eval-npm"]
 
 
-def cli(name: str) -> Path:
-    for prefix in _prefixes():
+def _prefixes(which: str) -> list[Path]:
+    return [p for base in _bases() for p in ([base / which] + ([base] if which == "newest" else []))]
+
+
+def installed_version(exe: Path, name: str) -> str | None:
+    """The npm package version beside ``<prefix>/node_modules/.bin/<name>``."""
+    meta = exe.parent.parent / PACKAGES[name] / "package.json"
+    try:
+        return str(json.loads(meta.read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def cli(name: str, which: str = "newest") -> Path:
+    """The ``which`` set's executable ``name`` ("claude", "codex"); skips the test if missing."""
+    for prefix in _prefixes(which):
         exe = prefix / "node_modules" / ".bin" / name
         if exe.exists() and os.access(exe, os.X_OK):
+            version = installed_version(exe, name)
+            if which == "oldest" and version != pinned(name):
+                pytest.skip(f"{exe} is {PACKAGES[name]} {version}, not the pinned oldest {pinned(name)} "
+                            "(run .ci/run, or npm install it under <prefix>/oldest)")
             return exe
-    where = " or ".join(str(p) for p in _prefixes())
-    pytest.skip(f"the real {name} CLI is not installed under {where} (.ci/run installs it with npm "
-                "when npm and the registry are reachable; or set SKILL_EVAL_NPM_PREFIX)")
+    where = " or ".join(str(p) for p in _prefixes(which))
+    pytest.skip(f"the {which} real {name} CLI is not installed under {where} (.ci/run installs it "
+                "with npm when npm and the registry are reachable; or set SKILL_EVAL_NPM_PREFIX)")
 
 
 EVALS = {
@@ -105,6 +136,6 @@ def claude_yaml(exe: Path, base_url: str, extra: str = "") -> str:
             "  env: [CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC]\n")
 
 
-def codex_yaml(exe: Path, base_url: str) -> str:
+def codex_yaml(exe: Path, base_url: str, extra: str = "") -> str:
     return (f"  builtin: codex\n  options: {{codex_bin: {json.dumps(str(exe))}, "
-            f"base_url: {json.dumps(base_url + '/v1')}}}\n")
+            f"base_url: {json.dumps(base_url + '/v1')}{extra}}}\n")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from skill_eval.run.adapters.agentfaults import ClaudeWatch, CodexWatch, Watch
 from skill_eval.run.adapters.claude_code import _served_model, parse_claude_stream
-from skill_eval.run.adapters.codex import parse_codex_stream, provider_args
+from skill_eval.run.adapters.codex import provider_args
+from skill_eval.run.adapters.codex_stream import parse_codex_stream
 
 DATA = Path(__file__).parent / "data"
 
@@ -46,6 +47,16 @@ def test_claude_server_down_with_its_own_retry_limit_names_the_cli_reason():
     assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9 (Connection "
                                     "refused")
     assert "(ECONNREFUSED)) after 1 retry: check ANTHROPIC_BASE_URL" in cause.message
+
+
+def test_claude_2_1_245_server_down_with_its_own_retry_limit():
+    # Claude Code 2.1.245 marks no api_error "connection_failed": its message text says it.
+    watch = ClaudeWatch(base_url="http://127.0.0.1:9", connect_limit=None)
+    cause = watch_file(watch, DATA / "test_claude_code" / "real_server_down_max_retries_2_1_245.jsonl")
+    assert cause.fatal
+    assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9 (Connection "
+                                    "refused — a firewall or proxy may be blocking it (ConnectionRefused)) "
+                                    "after 1 retry: check ANTHROPIC_BASE_URL")
 
 
 def test_hints_name_the_suite_block_that_set_the_cli_up():

@@ -140,6 +140,29 @@ def test_diff_benchmarks(bench):
     assert diff_benchmarks(new, new) == []
 
 
+def _loading(c, variant: str, it: int, *skills: str) -> RunRecord:
+    from skill_eval.model.results import AdapterResponse, Event, RunResult
+
+    events = tuple(Event("skill_loaded", s) for s in skills)
+    result = RunResult(key=f"{c.id}-{variant}-{it}", duration_s=1.0,
+                       response=AdapterResponse("ok", events, {}))
+    return RunRecord.of(c.id, variant, it, result, None)
+
+
+def test_other_skills_are_flagged_and_named_per_arm():
+    """A baseline that loaded the CLI's bundled code-review, a with-skill run that also loaded
+    simplify: the case says so, and which arm loaded which; the skill under test is not 'other'."""
+    c, quiet = case("o1"), case("o2")
+    recs = [_loading(c, "with_skill", 1, SKILL, "simplify"), _loading(c, "with_skill", 2, SKILL),
+            _loading(c, "without_skill", 1, "code-review"), _loading(c, "without_skill", 2),
+            _loading(quiet, "with_skill", 1, SKILL), _loading(quiet, "without_skill", 1),
+            error(quiet, "without_skill", 2)]
+    rows = {r["id"]: r for r in valid(build_benchmark("s", SKILL, "m", [c, quiet], recs, None))["cases"]}
+    assert "other-skills" in rows["o1"]["flags"]
+    assert rows["o1"]["other_skills"] == {"with_skill": ["simplify"], "without_skill": ["code-review"]}
+    assert "other-skills" not in rows["o2"]["flags"] and "other_skills" not in rows["o2"]
+
+
 def test_runs_outside_a_shard_are_not_errors(tmp_path):
     """`run --shard 2/2` on a fresh store: shard 1's runs are "not run yet", not errors; the
     summary does not list them as errored, the console does not say "-> error", exit 0."""

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skill_eval.errors import InvalidInput
 from skill_eval.run.adapters import claude_code
@@ -320,3 +322,97 @@ def test_build_args_maps_suite_options():
     assert parsed.extra_arg == ["--max-turns", "3"] and parsed.model == "opus" and parsed.timeout == 100
     with pytest.raises(InvalidInput, match="unknown option 'permision_mode'.*did you mean 'permission_mode'"):
         claude_code.build_args({"permision_mode": "x"})
+
+
+def test_tokens_are_the_billed_total_over_model_usage(workspace, fake_bin):
+    """Recorded from the real CLI (2.1.332) with a subagent: the last ``result`` event's ``usage``
+    holds only the last turn (13,239 input tokens); ``modelUsage`` holds every request the
+    scripted server saw (4 requests, 45,928 input tokens), and so does the reported usage."""
+    proc = run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
+               FAKE_TRANSCRIPT=str(DATA / "real_subagent.jsonl"))
+    usage = ok(proc)["usage"]
+    assert usage["input_tokens"] == 45928 and usage["output_tokens"] == 106
+    assert usage["cache_read_input_tokens"] == 0 and usage["cache_creation_input_tokens"] == 0
+    assert usage["model/claude-opus-5-5/input_tokens"] == 45928
+    assert usage["model/claude-opus-5-5/cost_usd"] == pytest.approx(usage["cost_usd"])
+
+
+def test_tokens_split_per_model_and_summed(workspace, fake_bin, tmp_path):
+    """Two models (the main one and a side model): the totals are their sums, each kept apart;
+    a context suffix in a modelUsage key ("[1m]", Claude Code 2.1.245) is not part of the name."""
+    result = {"type": "result", "subtype": "success", "is_error": False, "result": "ok", "num_turns": 2,
+              "total_cost_usd": 0.05,
+              "usage": {"input_tokens": 100, "output_tokens": 10, "cache_read_input_tokens": 5,
+                        "cache_creation_input_tokens": 7},
+              "modelUsage": {
+                  "claude-opus-5[1m]": {"inputTokens": 100, "outputTokens": 10, "cacheReadInputTokens": 5,
+                                        "cacheCreationInputTokens": 7, "costUSD": 0.04},
+                  "claude-haiku-4-5": {"inputTokens": 900, "outputTokens": 30, "cacheReadInputTokens": 50,
+                                       "cacheCreationInputTokens": 0, "costUSD": 0.01,
+                                       "canonicalModel": "claude-haiku-4-5"}}}
+    transcript = tmp_path / "two_models.jsonl"
+    transcript.write_text(json.dumps(result) + "\n")
+    resp = ok(run(workspace, request(workspace), path=str(fake_bin), FAKE_TRANSCRIPT=str(transcript)))
+    usage = resp["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (1000, 40)
+    assert (usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"]) == (55, 7)
+    assert usage["model/claude-opus-5/input_tokens"] == 100
+    assert usage["model/claude-haiku-4-5/input_tokens"] == 900
+    assert usage["model/claude-haiku-4-5/cost_usd"] == 0.01
+    assert {"type": "model", "name": "claude-haiku-4-5"} in resp["events"]  # most output tokens
+
+
+def test_a_bundled_skill_that_loaded_is_reported(workspace, fake_bin):
+    """Recorded from the real CLI (2.1.332): a without-skill run whose agent loaded the bundled
+    code-review skill, which ran in a forked subagent (4 requests, 45,776 input tokens at the
+    server; the last result's usage says 25,134)."""
+    resp = ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
+                  FAKE_TRANSCRIPT=str(DATA / "real_bundled_skill.jsonl")))
+    assert [e["name"] for e in resp["events"] if e["type"] == "skill_loaded"] == ["code-review"]
+    assert resp["usage"]["input_tokens"] == 45776
+
+
+def test_disable_bundled_skills_option(workspace, fake_bin, tmp_path):
+    """The settings that turn Claude Code's bundled skills off, those surviving its switch by
+    name, but never the skill under test."""
+    assert claude_code.build_args({"disable_bundled_skills": True}) == ["--disable-bundled-skills"]
+    log = tmp_path / "log.json"
+    ok(run(workspace, request(workspace), "--disable-bundled-skills", path=str(fake_bin),
+           FAKE_TRANSCRIPT=str(DATA / "normal.jsonl"), FAKE_LOG=str(log)))
+    argv = json.loads(log.read_text())["argv"]
+    settings = json.loads(argv[argv.index("--settings") + 1])
+    assert settings == {"disableBundledSkills": True,
+                        "skillOverrides": {"doctor": "off", "plugin-authoring": "off"}}
+    assert argv.index("--settings") < argv.index("--")
+    from skill_eval.run.adapters import bundled
+
+    kept = json.loads(bundled.claude_args("doctor")[1])["skillOverrides"]
+    assert kept == {"plugin-authoring": "off"}
+    ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
+           FAKE_TRANSCRIPT=str(DATA / "normal.jsonl"), FAKE_LOG=str(log)))
+    assert "--settings" not in json.loads(log.read_text())["argv"]
+
+
+def test_a_refused_skill_call_is_no_load(workspace, fake_bin):
+    """The CLI answered the Skill call with an error (the skill is turned off or unknown): the
+    agent asked for it but never had it, so no skill_loaded (and no other-skills flag)."""
+    resp = ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
+                  FAKE_TRANSCRIPT=str(DATA / "refused_skill.jsonl")))
+    assert [e for e in resp["events"] if e["type"] != "model"] == [{"type": "tool_call", "name": "Skill"}]
+
+
+_counts = st.integers(min_value=0, max_value=10**9)
+_entry = st.fixed_dictionaries({"inputTokens": _counts, "outputTokens": _counts,
+                                "cacheReadInputTokens": _counts, "cacheCreationInputTokens": _counts})
+_names = st.from_regex(r"claude-[a-z0-9-]{1,12}", fullmatch=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(_names, _entry, min_size=1, max_size=4))
+def test_for_any_model_usage_the_totals_are_the_sums_of_the_split(per_model):
+    usage = claude_code._usage_from_result({"modelUsage": per_model, "usage": {"input_tokens": 1}})
+    for key, field in (("input_tokens", "inputTokens"), ("output_tokens", "outputTokens"),
+                       ("cache_read_input_tokens", "cacheReadInputTokens"),
+                       ("cache_creation_input_tokens", "cacheCreationInputTokens")):
+        assert usage.get(key, 0) == sum(e[field] for e in per_model.values())
+        assert usage.get(key, 0) == sum(usage[f"model/{m}/{key}"] for m in per_model)

@@ -304,3 +304,28 @@ def test_build_args_maps_suite_options():
     ]
     parsed = codex.parse_args(args)
     assert parsed.extra_arg == ["-c", "model_reasoning_effort=low"] and parsed.skip_git_repo_check is False
+
+
+def test_bundled_skill_reads_from_the_session_log(workspace, fake_bin):
+    """In code mode Codex runs commands inside its JavaScript ``exec`` tool and ``--json`` shows
+    no item for them; the session log has the calls, so a read of a bundled (system) skill's
+    SKILL.md (the developer message's skill listing is no read) is a skill_loaded event."""
+    sessions = workspace / "home" / ".codex" / "sessions" / "2026" / "12" / "01"
+    sessions.mkdir(parents=True)
+    log = (DATA / "session_bundled_skill.jsonl").read_text()
+    (sessions / "rollout-2026-12-01T20-56-41-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl").write_text(log)
+    proc = run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
+               FAKE_TRANSCRIPT=str(DATA / "normal.jsonl"))
+    loaded = [e["name"] for e in ok(proc)["events"] if e["type"] == "skill_loaded"]
+    assert loaded == ["skill-creator", "openai-docs"]
+
+
+def test_disable_bundled_skills_option(workspace, fake_bin, tmp_path):
+    assert codex.build_args({"disable_bundled_skills": True}) == ["--disable-bundled-skills"]
+    log = tmp_path / "log.json"
+    for flag, expected in (([], False), (["--disable-bundled-skills"], True)):
+        ok(run(workspace, request(workspace, mode="without_skill"), *flag, path=str(fake_bin),
+               FAKE_TRANSCRIPT=str(DATA / "normal.jsonl"), FAKE_LOG=str(log)))
+        argv = json.loads(log.read_text())["argv"]
+        assert ("skills.bundled.enabled=false" in argv) is expected
+        assert argv.index("--") > (argv.index("skills.bundled.enabled=false") if expected else 0)

@@ -55,9 +55,10 @@ if ctl.get("victim") and ctl["victim"] in req["prompt"]:
     if fd is not None:
         os.write(fd, str(worker).encode())
         os.close(fd)
+        log("victim.adapter", "%d\t%s\n" % (os.getpid(), os.getcwd()))
         deadline = time.time() + 60
-        while time.time() < deadline and os.getppid() == worker:
-            time.sleep(0.05)
+        while time.time() < deadline and (ctl.get("linger") or os.getppid() == worker):
+            time.sleep(0.05)  # lingering: an adapter that outlives its worker unless it is killed
         sys.exit(9)
 time.sleep(float(ctl.get("sleep", 0)))
 ws = req["workspace"]
@@ -255,6 +256,36 @@ def test_cluster_by_ray_address_uses_both_nodes(tmp_path, cluster, ray_env, monk
     monkeypatch.setenv("KIT_DIR", str(reference.root))
     assert reference.run()[0] == 0
     assert tables(reference) == tables(kit) and entries(reference) == entries(kit)
+
+
+@pytest.mark.slow
+@needs_ray
+def test_nothing_a_lost_worker_started_outlives_it(tmp_path, cluster, ray_env):
+    # issue 20: the adapter kept running past its timeout and skill-eval's exit, and its
+    # /tmp/skill-eval-job-* folder (unredacted files) was never removed.
+    kit = make_kit(tmp_path)
+    kit.control(victim="Task a2", linger=True)
+    env = {**os.environ, "KIT_DIR": str(kit.root), "RAY_ADDRESS": cluster}
+    proc = subprocess.Popen([sys.executable, "-m", "skill_eval.cli.main", "run", "suite.yaml",
+                             "--executor", "ray", "-j", "4"], cwd=kit.root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pidfile, adapter = kit.root / "victim.pid", kit.root / "victim.adapter"
+    deadline = time.monotonic() + 120
+    while not pidfile.exists() or not pidfile.read_text() or not adapter.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    pid, cwd = adapter.read_text().split("\t")
+    job = Path(cwd.strip()).parent  # the adapter runs in <job folder>/ws
+    assert job.name.startswith("skill-eval-job-") and job.is_dir()
+    os.kill(int(pidfile.read_text()), signal.SIGKILL)  # the Ray worker process running that run
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 2 and "Ray worker running it was lost" in err, (out, err)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    assert not alive, "the adapter outlived its lost worker"
+    assert not job.exists(), "the lost worker's job folder was left behind"
 
 
 @needs_ray

@@ -240,6 +240,10 @@ def _hostile_check() -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(
         st.builds(lambda p: {"type": "regex", "pattern": p}, _text),
         st.builds(lambda p: {"type": "not_regex", "pattern": p}, _text),
+        st.builds(lambda t, p: {"type": t, "pattern": p},
+                  st.sampled_from(["command_ran", "command_not_ran", "tool_call"]), _text),
+        st.builds(lambda p: {"type": "command_order", "patterns": [p]}, _text),
+        st.builds(lambda p: {"type": "json_schema", "schema": {"pattern": p}}, _text),
         st.builds(lambda s: {"type": "json_schema", "schema": s}, st.one_of(
             st.sampled_from([{"$ref": "#"}, {"$ref": "file:///etc/passwd"}, {"$ref": "http://127.0.0.1:9/x"},
                              {"type": 5}, {"allOf": [{"$ref": "#"}]}, {"$defs": {"a": {"$ref": "#/$defs/a"}},
@@ -261,6 +265,8 @@ def _hostile_check() -> st.SearchStrategy[dict[str, Any]]:
 @example(("set", [1, 0, 1], "hi \ud83d"))
 @example(("check", 0, {"type": "regex", "pattern": "^(a+)+$"}))
 @example(("check", 0, {"type": "json_schema", "schema": {"$ref": "#"}}))
+@example(("check", 0, {"type": "json_schema", "schema": {"pattern": "^(a|a)+$"}}))
+@example(("check", 0, {"type": "command_not_ran", "pattern": "^(a|a)+$"}))
 @example(("field", 0, ("files", ["../../../../etc/passwd"])))
 def test_eval_set_structure(change):
     with demo_copy() as root:
@@ -351,6 +357,8 @@ def response_suite(tmp_path_factory) -> Path:
 @example(b'{"output": "with \\ud83d", "events": [{"type": "t\\udc00"}], "usage": {"k\\ud800": 1}}')
 @example(b'{"output": "x", "usage": ' + b"[" * 100000 + b"]" * 100000 + b"}")
 @example(b'{"output": "x", "usage": {"cost_usd": NaN}}')
+@example(b'{"output": "x", "usage": {"input_tokens": 1' + b"0" * 400 + b'}}')  # issue 20: overflowed
+@example(b'{"output": "x\\u001b]52;c;aGk=\\u0007\\r"}')  # issue 20: terminal control sequences
 @example(b'{"output": "\\u0000\\u0007"}')
 @example(b"\xff\xfe\x00")
 @example(b'{"\\ud800":null}')  # found: the error message quoting the field could not be stored

@@ -175,7 +175,8 @@ def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
 
 
 @pytest.mark.parametrize("args", [("--max-cost", "nan"), ("--max-cost", "inf"), ("--max-cost", "-1"),
-                                  ("--iterations", "0"), ("--iterations", "-3"), ("-j", "0")])
+                                  ("--iterations", "0"), ("--iterations", "-3"), ("-j", "0"),
+                                  ("--iterations", "1000000000"), ("-j", "100000")])  # issue 20: caps
 def test_command_line_numbers_must_be_finite_and_positive(tmp_path, args):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     done = kit.subprocess("run", "suite.yaml", *args)
@@ -184,3 +185,147 @@ def test_command_line_numbers_must_be_finite_and_positive(tmp_path, args):
     assert f"argument {args[0]}" in err or "argument -j/--jobs" in err
     assert "Traceback" not in err
     assert kit.calls() == 0
+
+
+def test_validate_checks_every_pattern_an_eval_set_supplies(tmp_path):
+    # issue 20: trace and json_schema patterns are compiled and judged like regex checks, and the
+    # risk test is structural: overlapping alternatives warn as nested repetition does.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    checks = [{"type": "command_ran", "pattern": "^(a|a)+$"},
+              {"type": "json_schema", "schema": {"properties": {"x": {"pattern": "^(a+)+$"}}}},
+              {"type": "tool_call", "order": ["Read", "(x|x)*y"]},
+              {"type": "command_order", "patterns": ["ok", "(("]}]
+    kit.write_evals("alpha", [dict(case(f"c{i}"), checks=[c]) for i, c in enumerate(checks)])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert ("warning: evals[0].checks[0]: command_ran pattern '^(a|a)+$' repeats a choice whose "
+            "alternatives can match the same text") in out
+    assert "warning: evals[1].checks[0]: json_schema schema pattern '^(a+)+$' repeats a group" in out
+    assert "warning: evals[2].checks[0]: tool_call order '(x|x)*y' repeats a choice" in out
+    errors = [line for line in err.splitlines() if "command_order patterns '(('" in line]
+    assert len(errors) == 1 and "does not compile" in errors[0], err
+
+
+_SHOUTING_ADAPTER = r'''import sys
+sys.stdin.read()
+sys.stderr.write("boom\x1b]52;c;aGVsbG8=\x07\x1b]0;owned\x07\r\x1b[2Kforged line\u202e\n")
+sys.exit(3)
+'''
+
+
+def test_terminal_control_characters_from_adapters_are_escaped_by_run_and_status(tmp_path):
+    # issue 20: stderr with ESC/BEL/CR reached the terminal raw (clipboard via OSC 52, title, erased
+    # and forged lines). Each is printed as a visible escape.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]}, extra="variants: [with_skill]\n")
+    (kit.root / "adapter.py").write_text(_SHOUTING_ADAPTER)
+    code, out, err = kit.run()
+    assert code == 2, err
+    line = next(line for line in err.splitlines() if "exited with status 3" in line)
+    assert "\\x1b]52;c;" in line and "\\x07" in line and "\\x0d" in line and "\\u202e" in line
+    code, out, err = kit.status()
+    assert "previous attempt failed" in out and "boom\\x1b]52;c;" in out
+    for text in (out, err):
+        assert not any(c in text for c in "\x1b\x07\r\u202e"), text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["pipe.md", "evals/pipe.json", "evals/notes.txt", "fixture"])
+def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_path, where):
+    # issue 20: validate passed and run/status blocked forever reading the FIFO.
+    import os
+    import subprocess
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    if where == "fixture":
+        (kit.skill_dir("alpha") / "evals" / "files").mkdir(parents=True, exist_ok=True)
+        os.mkfifo(kit.skill_dir("alpha") / "evals" / "files" / "input.csv")
+        kit.write_evals("alpha", [case("a1", fixture="input.csv")])
+    else:
+        os.mkfifo(kit.skill_dir("alpha") / where)
+    for command in ("validate", "status", "run"):
+        try:
+            done = kit.subprocess(command, "suite.yaml")
+            out, err = done.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            done.kill()
+            done.communicate()
+            pytest.fail(f"skill-eval {command} blocked on a FIFO at {where}")
+        assert done.returncode == 2 and "Traceback" not in err, (command, err)
+        lines = [line for line in err.splitlines() if "FIFO" in line]
+        # One line per finding: the skill folder's, and the fixture's when a case names it.
+        assert 1 <= len(lines) <= 2 and all("not a file" in line for line in lines), (command, err)
+    assert kit.calls() == 0
+
+
+def test_a_skill_md_linked_from_outside_is_refused(tmp_path):
+    # issue 20: validate passed, the with-skill arm got no SKILL.md, and edits to the target
+    # re-ran nothing.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    skill_md = kit.skill_dir("alpha") / "SKILL.md"
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(skill_md.read_text())
+    skill_md.unlink()
+    skill_md.symlink_to(outside)
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    assert f"SKILL.md is a link to {outside.resolve()}, outside the skill folder" in err
+    # A link that stays inside the folder is followed (and copied) as before.
+    (kit.skill_dir("alpha") / "docs").mkdir()
+    inside = kit.skill_dir("alpha") / "docs" / "real.md"
+    inside.write_text(outside.read_text())
+    skill_md.unlink()
+    skill_md.symlink_to("docs/real.md")
+    assert kit.cli("validate", "suite.yaml")[0] == 0
+
+
+def test_a_suite_name_too_long_for_a_file_name_is_one_line(tmp_path):
+    # issue 20: a 250-character name passed validate and gave ENAMETOOLONG tracebacks.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    kit.suite.write_text(kit.suite.read_text().replace("suite: kit", "suite: " + "s" * 250))
+    for command in ("validate", "run", "status"):
+        code, out, err = kit.cli(command, "suite.yaml")
+        assert code == 2 and "Traceback" not in err, err
+        [line] = [line for line in err.splitlines() if "suite" in line]
+        assert line == "suite.yaml:1:1: suite: is 250 characters long; the maximum is 100: shorten it"
+
+
+def test_ids_differing_only_in_case_or_normalisation_are_refused_by_validate(tmp_path):
+    # issue 20: they share a folder on macOS and Windows.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    kit.write_evals("alpha", [case("Case-1"), case("case-1"), case("caf\u00e9"), case("cafe\u0301"),
+                              case("other")])
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    lines = [line for line in err.splitlines() if "only in case or Unicode normalisation" in line]
+    assert len(lines) == 2, err
+    assert "'case-1' differs from 'Case-1'" in lines[0]
+
+
+def test_duplicate_keys_in_a_json_eval_set_are_refused(tmp_path):
+    # issue 20: two "evals" silently kept only the last (3 of 4 cases dropped); YAML refuses them.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    evals = kit.skill_dir("alpha") / "evals" / "evals.json"
+    one, rest = json.dumps([case("a1"), case("a2"), case("a3")]), json.dumps([case("a4")])
+    evals.write_text('{\n  "evals": ' + one + ',\n  "evals": ' + rest + "\n}\n")
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err
+    [line] = [line for line in err.splitlines() if "duplicate key" in line]
+    assert line.endswith('evals.json:3: duplicate key "evals": JSON would keep only the last one and '
+                         "silently drop the other; merge them or rename one")
+
+
+def test_an_adapter_argument_naming_a_folder_is_not_walked_and_validate_says_use_depends(tmp_path):
+    # issue 20: an argument naming / was walked on every run (a 14 s no-op).
+    from skill_eval.engine.fastpath import watch_files
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    data = kit.root / "data"
+    (data / "deep").mkdir(parents=True)
+    (data / "deep" / "a.json").write_text("{}")
+    assert watch_files(("python3", str(data)), []) == [str(data)]
+    kit.suite.write_text(kit.suite.read_text().replace("adapter.py]", "adapter.py, data]"))
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 0, err
+    assert ("suite.yaml: warning: adapter.command[3] 'data' is a folder: skill-eval neither looks inside "
+            "it nor re-runs when a file there changes; list the files the adapter reads in adapter.depends "
+            "(e.g. depends: [data/*.json])") in out

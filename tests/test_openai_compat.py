@@ -262,7 +262,7 @@ def test_judge_mode(workspace, serve):
 
 def test_judge_prompt_is_versioned_and_deterministic():
     rubric = [{"id": "a", "text": "Names Paris"}]
-    assert JUDGE_PROMPT_VERSION == "1"
+    assert JUDGE_PROMPT_VERSION == "2"
     assert build_judge_prompt("Q", "A", rubric) == build_judge_prompt("Q", "A", rubric)
     assert '"a"' in build_judge_prompt("Q", "A", rubric)
 

@@ -34,6 +34,8 @@ def test_valid_response():
     (b'{"output": "x", "usage": {"tokens": "12"}}', r'usage.tokens must be a number, got "12"'),
     (b'{"output": "x", "usage": {"ok": true}}', "usage.ok must be a number"),
     (b'{"output": "x", "usage": {"n": NaN}}', "usage.n must be a number"),
+    (b'{"output": "x", "usage": {"n": 1' + b"0" * 400 + b'}}', "usage.n is 1000"),  # issue 20: no overflow
+    (b'{"output": "x", "usage": {"n": -1e300}}', r"usage.n is -1e\+300, outside"),
 ])
 def test_bad_responses(raw, message):
     with pytest.raises(AdapterError, match=message) as info:

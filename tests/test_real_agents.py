@@ -1,6 +1,7 @@
 """The builtin claude-code and codex adapters against the REAL CLIs from npm, pointed at a
-scripted model server on 127.0.0.1 (tests/fakemodel.py). No network, no model. Where the CLIs
-are not installed (see tests/realcli.py), every test here is skipped with the reason.
+scripted model server on 127.0.0.1 (tests/fakemodel.py). No network, no model. Every test that
+runs a CLI runs against each installed set (newest and the pinned oldest, tests/realcli.py);
+where a set is not installed, its tests are skipped with the reason.
 """
 
 from __future__ import annotations
@@ -11,21 +12,39 @@ import sys
 import pytest
 from fakemodel import FakeModel, Script, free_port
 from realcli import (
-    CLAUDE_VERSION,
-    CODEX_VERSION,
+    SETS,
     SKILL,
     Project,
     claude_yaml,
     cli,
     codex_yaml,
+    installed_version,
     skills_loaded,
 )
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def model():
     with FakeModel(Script(), lifetime=300) as m:
         yield m
+
+
+@pytest.fixture(params=SETS)
+def claude(request):
+    return cli("claude", request.param)
+
+
+@pytest.fixture(params=SETS)
+def codex_exe(request):
+    return cli("codex", request.param)
+
+
+def benchmark_cases(project: Project) -> dict[str, dict]:
+    found = sorted((project.root / "results").rglob("benchmark.json"))
+    assert found, "no benchmark.json written"
+    return {c["id"]: c for c in json.loads(found[0].read_text())["cases"]}
 
 
 # --------------------------------------------------------------------------- claude-code
@@ -38,8 +57,8 @@ def claude_env(monkeypatch):
     monkeypatch.delenv("CLAUDE_CODE_MAX_RETRIES", raising=False)
 
 
-def test_claude_code_suite_run(tmp_path, capsys, model, claude_env):
-    exe = cli("claude")
+def test_claude_code_suite_run(tmp_path, capsys, model, claude_env, claude):
+    exe = claude
     project = Project(tmp_path, claude_yaml(exe, model.url), iterations=2)
     code, out, _ = project.run(capsys)
     assert code == 0, out
@@ -53,20 +72,72 @@ def test_claude_code_suite_run(tmp_path, capsys, model, claude_env):
         assert resp["usage"]["input_tokens"] > 0 and resp["usage"]["output_tokens"] > 0
         assert resp["usage"]["cost_usd"] > 0
         # the served model, from result.modelUsage
-        assert {"type": "model", "name": model.requests[0]["body"]["model"]} in resp["events"]
+        requested = model.model_calls("/v1/messages")[0]["body"]["model"]
+        assert {"type": "model", "name": requested} in resp["events"]
     # what the real CLI sent: only model calls, the key in x-api-key, the Skill tool offered
     calls = model.model_calls("/v1/messages")
-    assert calls and len(calls) == len(model.requests)
+    # besides: 2.1.245 checks the endpoint first with a bodiless HEAD /api/hello
+    others = {(r["method"], r["path"]) for r in model.requests if r not in calls}
+    assert calls and others <= {("HEAD", "/api/hello")}, others
     assert all(c["headers"].get("x-api-key") == "sk-ant-test-not-a-real-key" for c in calls)
     assert all("Skill" in {t["name"] for t in c["body"]["tools"]} for c in calls)
     from skill_eval.run.adapters import claude_code
 
     version = claude_code.identity_extra({"claude_bin": str(exe)})["agent_version"]
-    assert version.startswith(CLAUDE_VERSION)
+    assert version.startswith(installed_version(exe, "claude"))
+    # tokens as billed: what the server saw, over every run
+    assert sum(r["usage"]["input_tokens"] for _, r in runs) == model.served("messages")["input_tokens"]
 
 
-def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, claude_env):
-    exe = cli("claude")
+def test_claude_code_tokens_include_requests_outside_the_main_turns(tmp_path, capsys, claude_env, claude):
+    """The scripted model starts a subagent: its requests are billed but are not main-turn usage.
+    The reported input tokens are what the server saw (Claude Code's modelUsage total)."""
+    with FakeModel(Script(subagent=True), lifetime=300) as m:
+        project = Project(tmp_path, claude_yaml(claude, m.url), iterations=1, jobs=1)
+        code, out, _ = project.run(capsys)
+    assert code == 0, out
+    runs = project.responses()
+    served = m.served("messages")
+    assert served["requests"] > 2 * len(runs)  # the subagent's requests are there
+    assert sum(r["usage"]["input_tokens"] for _, r in runs) == served["input_tokens"]
+    assert sum(r["usage"]["output_tokens"] for _, r in runs) == served["output_tokens"]
+    for _, r in runs:
+        split = [k for k in r["usage"] if k.startswith("model/") and k.endswith("/input_tokens")]
+        assert sum(r["usage"][k] for k in split) == r["usage"]["input_tokens"]
+
+
+def run_with_bundled_skill(tmp_path, capsys, yaml_of, skill: str, api: str, disable: bool):
+    """A suite whose scripted model loads the CLI's own ``skill`` in the without-skill arm:
+    (the case row of benchmark.json, the model requests whose skill listing named ``skill``)."""
+    extra = ", disable_bundled_skills: true" if disable else ""
+    with FakeModel(Script(bundled_skill=skill), lifetime=300) as m:
+        project = Project(tmp_path, yaml_of(m.url, extra), iterations=1)
+        code, out, _ = project.run(capsys)
+        offered = [c for c in m.model_calls(api) if m.lists_skill(c["body"], skill)]
+    assert code in (0, 1), out
+    if disable:  # nothing but the skill under test loaded, in either arm
+        assert all(skills_loaded(r) in ([], [SKILL]) for _, r in project.responses())
+    return benchmark_cases(project)["sum-sales"], offered
+
+
+@pytest.mark.parametrize("disable", [False, True], ids=["bundled-on", "bundled-off"])
+def test_claude_code_baseline_loading_a_bundled_skill_is_flagged(tmp_path, capsys, claude_env, claude,
+                                                                 disable):
+    """A without-skill run whose agent loads the CLI's bundled simplify: the case gets the
+    other-skills flag naming it and its arm; with disable_bundled_skills it is not offered."""
+    def yaml_of(url: str, extra: str) -> str:
+        return claude_yaml(claude, url, extra)
+
+    case, offered = run_with_bundled_skill(tmp_path, capsys, yaml_of, "simplify", "/v1/messages", disable)
+    if disable:
+        assert offered == [] and "other-skills" not in case["flags"]
+    else:
+        assert "other-skills" in case["flags"]
+        assert case["other_skills"] == {"with_skill": [], "without_skill": ["simplify"]}
+
+
+def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, claude_env, claude):
+    exe = claude
     with FakeModel(Script(fault="401"), lifetime=120) as bad:
         project = Project(tmp_path, claude_yaml(exe, bad.url), iterations=3, timeout=30)
         code, out, took = project.run(capsys)
@@ -77,8 +148,8 @@ def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, cl
     assert project.responses() == []
 
 
-def test_claude_code_server_down_gives_up_early_with_the_cause(tmp_path, capsys, claude_env):
-    exe = cli("claude")
+def test_claude_code_server_down_gives_up_early_with_the_cause(tmp_path, capsys, claude_env, claude):
+    exe = claude
     url = f"http://127.0.0.1:{free_port()}"
     project = Project(tmp_path, claude_yaml(exe, url), iterations=2, timeout=60)
     code, out, took = project.run(capsys)
@@ -89,8 +160,9 @@ def test_claude_code_server_down_gives_up_early_with_the_cause(tmp_path, capsys,
     print(f"claude server down: the cause after {took:.1f} s", file=sys.__stderr__)
 
 
-def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, claude_env, monkeypatch):
-    exe = cli("claude")
+def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, claude_env, monkeypatch,
+                                                              claude):
+    exe = claude
     monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "1")
     url = f"http://127.0.0.1:{free_port()}"
     project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=60)
@@ -100,8 +172,8 @@ def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, c
     assert took < 30, took
 
 
-def test_claude_code_no_key(tmp_path, capsys, model, claude_env, monkeypatch):
-    exe = cli("claude")
+def test_claude_code_no_key(tmp_path, capsys, model, claude_env, monkeypatch, claude):
+    exe = claude
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     project = Project(tmp_path, claude_yaml(exe, model.url), iterations=2, timeout=30)
     code, out, took = project.run(capsys)
@@ -126,8 +198,8 @@ def codex_env(monkeypatch):
     monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
 
 
-def test_codex_suite_run(tmp_path, capsys, model, codex_env):
-    exe = cli("codex")
+def test_codex_suite_run(tmp_path, capsys, model, codex_env, codex_exe):
+    exe = codex_exe
     project = Project(tmp_path, codex_yaml(exe, model.url), iterations=2)
     code, out, _ = project.run(capsys)
     assert code == 0, out
@@ -151,11 +223,28 @@ def test_codex_suite_run(tmp_path, capsys, model, codex_env):
     from skill_eval.run.adapters import codex
 
     version = codex.identity_extra({"codex_bin": str(exe)})["agent_version"]
-    assert version.endswith(CODEX_VERSION)
+    assert version.endswith(installed_version(exe, "codex"))
+    # Codex's turn totals are every request of the turn: what the server saw
+    assert sum(r["usage"]["input_tokens"] for _, r in runs) == model.served("responses")["input_tokens"]
 
 
-def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_env):
-    exe = cli("codex")
+@pytest.mark.parametrize("disable", [False, True], ids=["bundled-on", "bundled-off"])
+def test_codex_baseline_loading_a_bundled_skill_is_flagged(tmp_path, capsys, codex_env, codex_exe, disable):
+    """A without-skill run whose agent reads Codex's own skill-creator SKILL.md (in code mode, so
+    only the session log shows it): other-skills names it; disable_bundled_skills hides it."""
+    def yaml_of(url: str, extra: str) -> str:
+        return codex_yaml(codex_exe, url, extra)
+
+    case, offered = run_with_bundled_skill(tmp_path, capsys, yaml_of, "skill-creator", "/v1/responses",
+                                           disable)
+    if disable:
+        assert offered == [] and "other-skills" not in case["flags"]
+    else:
+        assert case["other_skills"] == {"with_skill": [], "without_skill": ["skill-creator"]}
+
+
+def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_env, codex_exe):
+    exe = codex_exe
     with FakeModel(Script(fault="401"), lifetime=120) as bad:
         project = Project(tmp_path, codex_yaml(exe, bad.url), iterations=3, timeout=30)
         code, out, took = project.run(capsys)
@@ -165,8 +254,8 @@ def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_en
     assert took < 30
 
 
-def test_codex_server_down_gives_up_early_with_the_cause(tmp_path, capsys, codex_env):
-    exe = cli("codex")
+def test_codex_server_down_gives_up_early_with_the_cause(tmp_path, capsys, codex_env, codex_exe):
+    exe = codex_exe
     url = f"http://127.0.0.1:{free_port()}"
     project = Project(tmp_path, codex_yaml(exe, url), iterations=2, timeout=90)
     code, out, took = project.run(capsys)
@@ -177,8 +266,8 @@ def test_codex_server_down_gives_up_early_with_the_cause(tmp_path, capsys, codex
     print(f"codex server down: the cause after {took:.1f} s", file=sys.__stderr__)
 
 
-def test_codex_no_key(tmp_path, capsys, model, monkeypatch):
-    exe = cli("codex")
+def test_codex_no_key(tmp_path, capsys, model, monkeypatch, codex_exe):
+    exe = codex_exe
     monkeypatch.delenv("CODEX_API_KEY", raising=False)
     project = Project(tmp_path, codex_yaml(exe, model.url), iterations=2, timeout=30)
     code, out, _ = project.run(capsys)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakemodel import FakeModel, Script, free_port
-from realcli import REPO, SKILL, Project, claude_yaml, cli
+from realcli import REPO, SETS, SKILL, Project, claude_yaml, cli
 
 # Answers like an agent that needs the skill to find the total.
 ADAPTER = """\
@@ -59,15 +59,24 @@ def keys(monkeypatch):
     monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
 
 
+pytestmark = pytest.mark.slow
+
 DOCS = REPO / "docs" / "adapters.md"
 DOC_URL = "http://127.0.0.1:8080"
 SECTIONS = {"claude": "### Claude Code as a judge", "codex": "### Codex as a judge"}
 
 
-def judge_of(name: str, url: str, monkeypatch) -> str:
+@pytest.fixture(params=SETS)
+def cli_set(request) -> str:
+    """Each installed set of CLIs (tests/realcli.py): newest and the pinned oldest."""
+    return str(request.param)
+
+
+def judge_of(name: str, url: str, monkeypatch, which: str = "newest") -> str:
     """The ``judge:`` block of docs/adapters.md for the real CLI ``name``, as written there but
-    for its URL (the scripted server's); the CLI found on PATH, as a user's would be."""
-    exe = cli(name)
+    for its URL (the scripted server's); the CLI (of set ``which``) found on PATH, as a user's
+    would be."""
+    exe = cli(name, which)
     monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     section = DOCS.read_text().split(SECTIONS[name] + "\n", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
@@ -80,8 +89,8 @@ def rubric_status(grade: dict) -> set[str]:
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex"])
-def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agent, monkeypatch):
-    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch))
+def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agent, monkeypatch, cli_set):
+    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch, cli_set))
     code, out, took = project.run(capsys)
     assert code == 0, out
     grades = project.grades()
@@ -110,9 +119,11 @@ def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agen
 
 
 @pytest.mark.parametrize("agent, key_name", [("claude", "ANTHROPIC_API_KEY"), ("codex", "CODEX_API_KEY")])
-def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, key_name, monkeypatch):
+def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, key_name, monkeypatch,
+                                               cli_set):
     with FakeModel(Script(fault="401"), lifetime=120) as bad:
-        project = judged_project(tmp_path, judge_of(agent, bad.url, monkeypatch), iterations=2, timeout=60)
+        project = judged_project(tmp_path, judge_of(agent, bad.url, monkeypatch, cli_set), iterations=2,
+                                 timeout=60)
         code, out, took = project.run(capsys)
     assert code == 2
     assert "judge stopped early: judge" in out and "cannot judge" in out
@@ -129,9 +140,10 @@ def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, ke
     ("claude", "after 3 retries: check ANTHROPIC_BASE_URL (judge: options: base_url)"),
     ("codex", "check judge: options: base_url"),
 ])
-def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent, cause, monkeypatch):
+def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent, cause, monkeypatch,
+                                                   cli_set):
     url = f"http://127.0.0.1:{free_port()}"
-    project = judged_project(tmp_path, judge_of(agent, url, monkeypatch), iterations=2, timeout=90)
+    project = judged_project(tmp_path, judge_of(agent, url, monkeypatch, cli_set), iterations=2, timeout=90)
     code, out, took = project.run(capsys)
     assert code == 2
     assert "judge stopped early" in out and f"could not reach the model API at {url}" in out
@@ -145,10 +157,11 @@ def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent
     ("claude", "claude: authentication failed: Not logged in"),
     ("codex", "codex: no API key: environment variable CODEX_API_KEY is not set"),
 ])
-def test_real_judge_no_key_is_one_clear_error(tmp_path, capsys, model, keys, agent, cause, monkeypatch):
+def test_real_judge_no_key_is_one_clear_error(tmp_path, capsys, model, keys, agent, cause, monkeypatch,
+                                              cli_set):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("CODEX_API_KEY")
-    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch), iterations=2)
+    project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch, cli_set), iterations=2)
     code, out, took = project.run(capsys)
     assert code == 2
     assert f"judge stopped early: judge {'claude-code' if agent == 'claude' else 'codex'} cannot judge: " \

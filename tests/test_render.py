@@ -104,3 +104,26 @@ def test_formats_registry(bench):
         assert isinstance(text, str) and text
     assert json.loads(FORMATS["json"].render([bench], []))["verdict"] == "fail"
     ET.fromstring(FORMATS["junit"].render([bench], []))
+
+
+def test_benchmark_md_names_other_skills_and_their_arm():
+    from test_benchmark import _loading
+
+    c = case("o1")
+    recs = [_loading(c, "with_skill", 1, SKILL), _loading(c, "without_skill", 1, "code-review")]
+    md = benchmark_md(build_benchmark("demo", SKILL, "m1", [c], recs, None))
+    assert "runs loaded other skills (the lift includes what they did): o1 (without_skill: code-review)" in md
+
+
+def test_usage_keys_cannot_break_the_cost_table(bench):
+    # issue 20: usage keys went raw into benchmark.md's table (HTML; '|' shifted the columns).
+    import copy
+    hostile = copy.deepcopy(bench)
+    key = "<img src=x onerror=alert(1)>|x\ny"
+    for arm in hostile["variants"].values():
+        arm["usage"][key] = 7
+    md = benchmark_md(hostile)
+    assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;\\|x y" in md
+    cost = md[md.index("## Cost and time"):].splitlines()
+    table = [line for line in cost if line.startswith("|")]
+    assert len({line.count("|") - line.count("\\|") for line in table}) == 1  # every row as wide

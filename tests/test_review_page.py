@@ -293,3 +293,35 @@ def test_partial_credit_is_shown_beside_the_pass_rate_and_labelled_not_it(tmp_pa
     data = review_data(kit.results, [(bench, kit.results / "alpha")], [])
     credits = {(c["id"], r["arm"]): r["credit"] for c in data["skills"][0]["cases"] for r in c["runs"]}
     assert credits[("a1", "with_skill")] == 0.5 and credits[("a2", "without_skill")] == 0.0
+
+
+
+def baseline_loading_code_review(tmp_path: Path) -> Kit:
+    """A suite whose baseline runs report loading a bundled skill, code-review."""
+    kit = Kit.create(tmp_path, iterations=1)
+    (kit.root / "adapter.py").write_text(ADAPTER.replace(
+        'if req["skill"] and it == 1 else []',
+        'if req["skill"] else [{"type": "skill_loaded", "name": "code-review"}]'))
+    code, _, err = kit.run()
+    assert code in (0, 1), err
+    return kit
+
+
+def test_other_skills_are_named_with_their_arm_on_the_page(tmp_path: Path):
+    """The case's other-skills flag and which arm loaded which skill reach the page's data."""
+    kit = baseline_loading_code_review(tmp_path)
+    bench = json.loads(kit.bench("alpha").read_text())
+    data = review_data(kit.results, [(bench, kit.results / "alpha")], [])
+    case = data["skills"][0]["cases"][0]
+    assert "other-skills" in case["flags"]
+    assert case["other_skills"] == {"with_skill": [], "without_skill": ["code-review"]}
+
+
+def test_other_skills_flag_shows_which_arm_loaded_what(browser, tmp_path: Path):
+    kit = baseline_loading_code_review(tmp_path)
+    context, page, watch = _open(browser, kit)
+    assert page.locator("tr.case div.other-skills").first.inner_text() == "without skill: code-review"
+    flag = page.locator("tr.case .flag.other-skills").first
+    assert flag.get_attribute("title") == "without skill: code-review"
+    watch.clean(page)
+    context.close()

@@ -135,3 +135,52 @@ def test_lock_refuses_a_second_process(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     with store.lock(wait=True):
         pass
+
+
+# --- agent-chosen names never lose a run (issue 20) ---------------------------------------------
+
+def test_names_that_are_not_utf8_are_kept_under_escaped_names(tmp_path):
+    store = Store(tmp_path)
+    raw = os.fsdecode(b"caf\xe9-report.md")  # as os.walk hands a name that is not UTF-8
+    got = store.put_run(KEY, RESPONSE, 1.0, {"files_not_kept": {os.fsdecode(b"big\xff"): "too big"}},
+                        files=[(raw, b"x"), ("back\\slash", b"y"), ("ctl\x1b[31m", b"z")])
+    names = sorted(p.name for p in got.files_dir.iterdir())
+    assert names == ["back\\\\slash", "caf\\xe9-report.md", "ctl\\x1b[31m"]
+    assert got.not_kept == {"big\\xff": "too big"}
+    meta = store.get_meta(KEY)
+    assert meta["files_not_kept"] == {"big\\xff": "too big"}
+    assert store.get_run(KEY) is not None  # the manifest verifies
+
+
+def test_names_equal_after_redaction_get_distinct_suffixes(tmp_path):
+    store = Store(tmp_path)
+    one, two = "sk-" + "a" * 20, "sk-" + "b" * 20
+    got = store.put_run(KEY, RESPONSE, 1.0, {}, files=[
+        (f"out/{one}.txt", b"1"), (f"out/{two}.txt", b"2"),  # two secrets, one marker
+        (f"dir/{one}", b"file"), (f"dir/{two}/inner.txt", b"in a folder"),  # a file and a folder
+        ("token=abc/def/x.txt", b"slash"),  # redaction must not swallow the '/'
+    ])
+    files = {p.relative_to(got.files_dir).as_posix(): p.read_bytes()
+             for p in got.files_dir.rglob("*") if p.is_file()}
+    assert files == {
+        "out/[REDACTED:api-key].txt": b"1", "out/[REDACTED:api-key]~2.txt": b"2",
+        "dir/[REDACTED:api-key]": b"file", "dir/[REDACTED:api-key]~2/inner.txt": b"in a folder",
+        "token=[REDACTED:token]/def/x.txt": b"slash"}
+    assert one not in json.dumps(files, default=str) and two not in str(files)
+    assert store.get_run(KEY) is not None
+
+
+def test_a_name_too_long_once_escaped_is_listed_not_kept(tmp_path):
+    store = Store(tmp_path)
+    raw = os.fsdecode(b"\xff" * 200)  # 200 bytes on disk, 800 once escaped
+    got = store.put_run(KEY, RESPONSE, 1.0, {}, files=[(raw, b"x"), ("ok.txt", b"y")])
+    assert [p.name for p in got.files_dir.iterdir()] == ["ok.txt"]
+    assert list(got.not_kept.values()) == ["name too long to keep (over 255 bytes once escaped)"]
+    assert store.get_meta(KEY)["files_not_kept"] == got.not_kept
+
+
+def test_damaged_kept_files_fail_verification(tmp_path):
+    store = Store(tmp_path)
+    got = store.put_run(KEY, RESPONSE, 1.0, {}, files=[("outputs/r.md", b"right")])
+    (got.files_dir / "outputs" / "r.md").write_bytes(b"wrong")
+    assert store.get_run(KEY) is None and not store.has_run(KEY)

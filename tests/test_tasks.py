@@ -101,3 +101,32 @@ def test_doit_db_deleted_costs_no_call(kit):
     res = doit(kit)
     assert res.returncode == 0, res.stderr
     assert kit.calls() == 0
+
+
+@pytest.mark.slow
+def test_a_damaged_page_deep_in_doits_db_is_found_and_the_db_replaced(tmp_path):
+    # issue 20: one bad page (not the first, which opening reads) made every run "internal error
+    # in doit", exit 2, forever.
+    import sqlite3
+
+    kit = Kit.create(tmp_path, iterations=2)
+    code, _, err = kit.run()
+    assert code in (0, 1), err
+    (db,) = (kit.store / "doit").glob("*.sqlite3")
+    with sqlite3.connect(db) as conn:  # enough rows that the data lives past page 1
+        conn.execute("CREATE TABLE IF NOT EXISTS filler (x TEXT)")
+        conn.executemany("INSERT INTO filler VALUES (?)", [("x" * 500,)] * 200)
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 4 * page
+    data[2 * page + 8: 3 * page] = b"\xa5" * (page - 8)
+    db.write_bytes(bytes(data))
+    kit.reset()
+    kit.add_skill("gamma", ["g1"])  # new work, so doit runs (a no-op run never opens its DB)
+    code, _, err = kit.run()
+    assert code in (0, 1), err
+    assert "internal error" not in err
+    assert "doit's database in the store was damaged; it was replaced" in err
+    assert {k.split()[1] for k in kit.calls_by()} == {"g1"}  # the store is the truth: no re-run
+    code, _, err = kit.run()
+    assert "damaged" not in err

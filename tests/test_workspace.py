@@ -73,3 +73,63 @@ def test_stale_workspaces_go_and_live_ones_stay(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_stale_sweep_removes_a_dead_workers_job_folder_and_unlocks_what_it_must(tmp_path):
+    # issue 20: a Ray job folder (unredacted files) is named by its owner and swept like a
+    # workspace; folders the adapter locked (chmod 000) are unlocked so removal can enter them.
+    from skill_eval.run.workspace import JOB_PREFIX, remove_stale
+
+    job = tmp_path / f"{JOB_PREFIX}999004-xyz"
+    (job / "ws" / "locked").mkdir(parents=True)
+    (job / "ws" / "locked" / "secret.txt").write_text("x")
+    (job / "ws" / "locked").chmod(0)
+    live = tmp_path / f"{JOB_PREFIX}{os.getpid()}-mine"
+    live.mkdir()
+    assert remove_stale(tmp_path) == 1
+    assert not job.exists() and live.is_dir()
+
+
+def test_remove_tree_unlocks_folders_and_removes_a_link_not_its_target(tmp_path):
+    from skill_eval.fs.removal import remove_tree
+
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "keep.txt").write_text("x")
+    (tmp_path / "link").symlink_to(target)
+    assert remove_tree(tmp_path / "link") and (target / "keep.txt").is_file()
+    (target / "a" / "b").mkdir(parents=True)
+    (target / "a" / "b").chmod(0)
+    (target / "a").chmod(0o500)
+    assert remove_tree(target) and not target.exists()
+
+
+def test_a_workspace_swapped_for_a_link_keeps_nothing_and_removes_only_the_link(run_setup, tmp_path):
+    # issue 20: an adapter that replaced its workspace with a symlink got the target's files kept.
+    import shutil
+
+    _, spec = run_setup(["true"])
+    ws = prepare_workspace(spec("without_skill"))
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "private.txt").write_text("not the agent's")
+    shutil.rmtree(ws.path)
+    ws.path.symlink_to(target)
+    kept, dropped = ws.kept_files(1 << 20)
+    assert kept == [] and list(dropped) == ["."]
+    ws.remove()
+    assert not os.path.lexists(ws.path) and (target / "private.txt").is_file()
+
+
+def test_kept_files_past_the_cap_are_listed(run_setup):
+    _, spec = run_setup(["true"])
+    ws = prepare_workspace(spec("without_skill"))
+    try:
+        for i in range(5):
+            (ws.outputs / f"{i}.txt").write_text("x")
+        kept, dropped = ws.kept_files(1 << 20, max_files=3)
+        assert [rel for rel, _ in kept] == ["outputs/0.txt", "outputs/1.txt", "outputs/2.txt"]
+        why = "over max_kept_files (3) with the files before it"
+        assert dropped == {f"outputs/{i}.txt": why for i in (3, 4)}
+    finally:
+        ws.remove()

@@ -76,7 +76,23 @@ def adapter_problems(project) -> list[Problem]:  # noqa: ANN001
         resolve_adapter(project.suite)
     except InvalidInput as exc:
         return list(exc.problems)
-    return []
+    return folder_argument_warnings(project.suite)
+
+
+def folder_argument_warnings(suite) -> list[Problem]:  # noqa: ANN001
+    """An adapter or judge argument naming a folder: its contents are not watched nor hashed."""
+    from skill_eval.model.config import display_path
+
+    out = []
+    for what, cfg in (("adapter", suite.adapter), ("judge", suite.judge)):
+        for i, arg in enumerate((getattr(cfg, "command", None) or ())[1:], start=1):
+            folder = arg if Path(arg).is_absolute() else suite.root / arg
+            if not arg.startswith("-") and Path(folder).is_dir():
+                out.append(Problem(display_path(suite.path), f"{what}.command[{i}] {arg!r} is a folder: "
+                                   "skill-eval neither looks inside it nor re-runs when a file there "
+                                   f"changes; list the files the {what} reads in adapter.depends "
+                                   f"(e.g. depends: [{arg.rstrip('/')}/*.json])", severity="warning"))
+    return out
 
 
 def script_problems(project) -> list[Problem]:  # noqa: ANN001

@@ -6,7 +6,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 COMMANDS = {
     "init": "start here: a suite, a skill with drafted evals, an offline adapter (overwrites nothing)",
@@ -55,6 +55,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+def suite_capped(key: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least 1 and at most the suite schema's cap for
+    ``key`` (the same bound a suite file gets, so ``--iterations 10**9`` cannot exhaust memory)."""
+    def parse(text: str) -> int:
+        from skill_eval.intake.schemas_io import load_schema
+
+        value = positive_int(text)
+        cap = load_schema("suite")["properties"][key]["maximum"]
+        if value > cap:
+            raise argparse.ArgumentTypeError(f"{value} is more than {cap}, the most a suite's {key} allows")
+        return value
+    return parse
+
+
 def positive_number(text: str) -> float:
     """An argparse type: a finite number above 0 (not nan, not inf)."""
     try:
@@ -89,13 +103,14 @@ def _parser() -> argparse.ArgumentParser:
     def run_opts(x: argparse.ArgumentParser) -> None:
         x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
         x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
-        x.add_argument("--iterations", type=positive_int, metavar="N", help="override the suite's iterations")
+        x.add_argument("--iterations", type=suite_capped("iterations"), metavar="N",
+                       help="override the suite's iterations")
         x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
         x.add_argument("--shard", metavar="K/N", help="this job's share of the pending runs, e.g. 2/4")
 
     r = sub.add_parser("run", help=COMMANDS["run"], description=COMMANDS["run"])
     run_opts(r)
-    r.add_argument("-j", "--jobs", type=positive_int, metavar="N",
+    r.add_argument("-j", "--jobs", type=suite_capped("jobs"), metavar="N",
                    help="adapters run at once (default: suite jobs)")
     r.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
     r.add_argument("--sandbox", choices=["bwrap"],
@@ -210,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from skill_eval.cli.terminal import shown
     from skill_eval.errors import InvalidInput, SkillEvalError
 
     try:
@@ -221,7 +237,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             print(problem.format(), file=sys.stderr)
         return 2
     except SkillEvalError as exc:
-        print(f"skill-eval: {exc}", file=sys.stderr)
+        print(f"skill-eval: {shown(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
         # A full disk or a read-only folder on a path no writer wrapped: still one line.

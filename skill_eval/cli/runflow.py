@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skill_eval.cli.terminal import shown
 from skill_eval.engine.options import RunOptions
 from skill_eval.errors import InvalidInput, SkillEvalError
 from skill_eval.fs.storage import StorageError, writing
@@ -185,23 +186,26 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     elif not skills and (summary_is_stale(engine) or edited & {str(p) for p in summary_files(engine)}):
         build_summary(engine)
     for name, msg in failures:
-        print(f"skill-eval: internal error in {name}: {msg}", file=sys.stderr)
+        print(f"skill-eval: internal error in {name}: {shown(msg)}", file=sys.stderr)
     for name, msg in sorted(run_errors)[:_SHOWN_ERRORS]:
-        print(f"skill-eval: error in {name}: {msg}", file=sys.stderr)
+        print(f"skill-eval: error in {shown(name)}: {shown(msg)}", file=sys.stderr)
     if len(run_errors) > _SHOWN_ERRORS:
         print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
               f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
     for name, dropped in sorted(engine.not_kept)[:_SHOWN_ERRORS]:
-        shown = "; ".join(f"{path} ({why})" for path, why in sorted(dropped.items())[:3])
+        listed = shown("; ".join(f"{path} ({why})" for path, why in sorted(dropped.items())[:3]))
         more = f" and {len(dropped) - 3} more" if len(dropped) > 3 else ""
-        print(f"skill-eval: error in agent:{name}: files the adapter left were not kept: {shown}{more}. "
+        print(f"skill-eval: error in agent:{name}: files the adapter left were not kept: {listed}{more}. "
               "The run is stored (its checks cannot see those files); raise max_output_bytes or have "
               "the adapter write less, then re-run it with --only and --force", file=sys.stderr)
+    if engine.doit_db_replaced:
+        print("skill-eval: note: doit's database in the store was damaged; it was replaced (the store "
+              "is the truth, so nothing was lost) and the run went on", file=sys.stderr)
     for name in sorted(engine.damaged)[:_SHOWN_ERRORS]:
         print(f"skill-eval: note: the stored run agent:{name} was damaged (it did not match its "
               "checksums); it was removed and run again", file=sys.stderr)
     for name, msg in [e for e in engine.judge_errors if e[1] != engine.judge_fatal][:20]:
-        print(f"skill-eval: judge error in grade:{name}: {msg} (the run is kept; the next run retries "
+        print(f"skill-eval: judge error in grade:{name}: {shown(msg)} (the run is kept; the next run retries "
               "the judge)", file=sys.stderr)
     benches = load_benches(engine)
     partial = bool(options.shard or options.only)

@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from typing import Any
 
+from skill_eval.cli.terminal import shown
 from skill_eval.engine.options import RunOptions
 from skill_eval.engine.status import explain, plan_status
 from skill_eval.errors import SkillEvalError
@@ -43,7 +44,7 @@ def _print(data: dict[str, Any]) -> None:
             print(f"audit    {a['skill']}/{a['case']}: {flag}: {WHY[flag]}")
     for section, verb in (("run", "run"), ("regrade", "re-grade"), ("rebuild", "rebuild")):
         for item in data[section]:
-            print(f"{verb:9} {item['task']}: {item['reason']}")
+            print(f"{verb:9} {shown(item['task'])}: {shown(item['reason'])}")
     reasons = Counter(i["reason"] for i in data["run"])
     # Counted as `run` counts them: skill tables (the summary is rebuilt with any of them).
     tables = sum(1 for i in data["rebuild"] if i["task"] != "summary")
@@ -52,4 +53,4 @@ def _print(data: dict[str, Any]) -> None:
           + (f"; estimated cost ${data['estimated_cost_usd']:.2f}" if data["estimated_cost_usd"] else ""))
     if reasons and len(data["run"]) > 20:
         for reason, n in reasons.most_common(5):
-            print(f"  {n:6} × {reason}")
+            print(f"  {n:6} × {shown(reason)}")

@@ -105,6 +105,7 @@ class Engine:
         # `run` runs them again at once; `report`, which runs nothing, sets rerun_damaged=False
         # and names them.
         self.damaged: list[str] = []
+        self.doit_db_replaced = False  # doit's DB was damaged and made anew (tasks.doit_config)
         # (slot, {path: why}) of stored runs some of whose workspace files could not be kept.
         self.not_kept: list[tuple[str, dict[str, str]]] = []
         self.rerun_damaged = True

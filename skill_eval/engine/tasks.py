@@ -189,7 +189,8 @@ def doit_config(engine: Engine, reporter: type | None = None) -> dict[str, Any]:
     db = engine.store.root / "doit" / f"{engine.suite.name}.sqlite3"
     with writing(db):
         db.parent.mkdir(parents=True, exist_ok=True)
-        _usable_db(db)
+        if not _usable_db(db):
+            engine.doit_db_replaced = True
     config: dict[str, Any] = {"dep_file": str(db), "backend": "sqlite3", "verbosity": 0,
                               "default_tasks": ["summary"]}
     if reporter is not None:
@@ -197,21 +198,27 @@ def doit_config(engine: Engine, reporter: type | None = None) -> dict[str, Any]:
     return config
 
 
-def _usable_db(db: Path) -> None:
+def _usable_db(db: Path) -> bool:
     """A damaged doit DB only costs doit's memory of what ran (the store is the truth): remove
-    it so doit makes a new one instead of stopping with 'bad format or is corrupted'."""
+    it so doit makes a new one instead of stopping with 'bad format or is corrupted'. Damage is
+    looked for in every page (``quick_check``), not only the first one opening reads: one bad
+    page deep in the file (a CI cache restored half-written) stopped every run. False when the
+    DB was damaged and removed."""
     if not db.exists():
-        return
-    import sqlite3
-
+        return True
     try:
         conn = sqlite3.connect(db)
         try:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            verdict = conn.execute("PRAGMA quick_check").fetchall()
         finally:
             conn.close()
     except sqlite3.DatabaseError:
-        db.unlink(missing_ok=True)
+        verdict = [("unreadable",)]
+    if verdict == [("ok",)]:
+        return True
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    return False
 
 
 _BACKEND = "skill-eval-sqlite3"

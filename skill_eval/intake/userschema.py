@@ -5,7 +5,8 @@ A ``$ref`` that names another document would make grading fetch it (an ``http://
 answers hangs grading; ``file:///etc/passwd`` reads local files), so only references inside the
 schema itself (``#...``) are allowed, and the validator's registry refuses to retrieve anything.
 A schema that refers to itself without descending into the document (``"$ref": "#"``) would
-recurse forever; it is found by a trial validation and refused.
+recurse forever; it is found by a trial validation and refused. Its regexes (``pattern``,
+``patternProperties``) run on the time-limited matcher (intake/schemapatterns).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
+
+from skill_eval.intake.schemapatterns import pattern_problem, timed_validator_class
 
 
 def _refuse(uri: str) -> Any:
@@ -55,7 +58,10 @@ def _checked(schema_text: str) -> tuple[Any, str | None]:
         return None, f"invalid JSON Schema at {where}: {e.message}"
     except RecursionError:
         return None, "invalid JSON Schema: nested too deeply"
-    validator = Draft202012Validator(schema, registry=Registry(retrieve=_refuse))
+    why = pattern_problem(schema)
+    if why is not None:
+        return None, why
+    validator = timed_validator_class()(schema, registry=Registry(retrieve=_refuse))
     for probe in (None, {}, [], "", 0):
         try:
             for _ in validator.iter_errors(probe):

@@ -80,6 +80,7 @@ class Suite:
     variants: tuple[str, ...] = ("with_skill", "without_skill")
     timeout_seconds: float = 120.0
     max_output_bytes: int = 1_048_576
+    max_kept_files: int = 2000  # workspace files kept per run; the rest are listed as not kept
     jobs: int = 4
     minimum_lift: float | None = None
     store: Path = Path(".skill-eval/store")
@@ -370,6 +371,7 @@ def load_suite(path: str | Path) -> Suite:
         variants=tuple(raw.get("variants", ["with_skill", "without_skill"])),
         timeout_seconds=float(raw.get("timeout_seconds", 120)),
         max_output_bytes=int(raw.get("max_output_bytes", 1_048_576)),
+        max_kept_files=int(raw.get("max_kept_files", 2000)),
         jobs=int(raw.get("jobs", 4)),
         minimum_lift=raw.get("minimum_lift"),
         store=_resolve(root, raw.get("store", ".skill-eval/store")),

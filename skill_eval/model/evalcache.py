@@ -18,6 +18,7 @@ from typing import Any
 from skill_eval import __version__
 from skill_eval.errors import Problem
 from skill_eval.fs.hashing import HashCache, key_of
+from skill_eval.fs.specialfiles import special_kind
 from skill_eval.model.ablations import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 
@@ -75,7 +76,8 @@ class EvalSetCache:
             dirnames.sort()
             for name in sorted(filenames):
                 full = os.path.join(dirpath, name)
-                if full not in skip:
+                # A FIFO or device is never read by a reader, and hashing it would block.
+                if full not in skip and special_kind(full) is None:
                     items.append([full, self.hashes.file(Path(full))])
         return key_of([CACHE_FORMAT, __version__, items])
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.errors import InvalidInput, Problem, did_you_mean
+from skill_eval.fs.specialfiles import special_files
 from skill_eval.intake.schemas_io import schema_problems
 from skill_eval.intake.yamlpos import loads_yaml
 from skill_eval.model.config import SkillSelector, display_path
@@ -86,6 +87,9 @@ def load_skill(path: Path, selector: SkillSelector | None = None, strict: bool =
     path = Path(path)
     skill_md = path / "SKILL.md"
     file = display_path(skill_md)
+    refused = _refused_files(path, skill_md)
+    if refused:
+        return Skill(path.name, path, problems=tuple(refused), selector=selector)
     if not skill_md.is_file():
         alt = [p.name for p in path.glob("*.md") if p.name.lower() == "skill.md"]
         hint = (f"found {alt[0]}: rename it to SKILL.md" if alt else
@@ -123,6 +127,21 @@ def load_skill(path: Path, selector: SkillSelector | None = None, strict: bool =
         problems=tuple(out),
         selector=selector,
     )
+
+
+def _refused_files(path: Path, skill_md: Path) -> list[Problem]:
+    """A SKILL.md linked from outside the folder (the agent would get no SKILL.md, and editing
+    the target would re-run nothing), and FIFOs, sockets or devices anywhere in the folder
+    (reading one blocks or never ends)."""
+    out = [Problem(display_path(f), f"is {what}, not a file: reading it would block skill-eval; "
+                   "remove it from the skill folder") for f, what in special_files(path)]
+    if skill_md.is_symlink():
+        target = skill_md.resolve()
+        if not target.is_relative_to(path.resolve()):
+            out.append(Problem(display_path(skill_md), f"SKILL.md is a link to {target}, outside the "
+                               "skill folder: the agent would get no SKILL.md and edits to it would "
+                               "re-run nothing; copy the file into the skill folder instead"))
+    return out
 
 
 def _line_of(text: str, key: str) -> int | None:

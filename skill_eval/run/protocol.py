@@ -22,6 +22,8 @@ from skill_eval.store.redact import redact
 PROTOCOL_VERSION = 1
 _RESPONSE_FIELDS = ("output", "events", "usage")
 INPUT_PREVIEW = 400  # characters of a tool call's input kept (redacted first, then cut)
+# The largest usage number accepted: a quadrillion tokens or dollars is no real run.
+MAX_USAGE = 10**15
 # Fields of a request that identify what is asked, independent of where and by which adapter.
 _REPLAY_FIELDS = ("protocol_version", "mode", "skill", "prompt", "files", "model", "case", "trigger")
 
@@ -146,8 +148,14 @@ def _usage(raw: Any, source: str) -> dict[str, float]:
     usage: dict[str, float] = {}
     for key, value in raw.items():
         # bool is an int subclass; true/false are not quantities.
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+                isinstance(value, float) and not math.isfinite(value)):
             shown = _preview(json.dumps(value), 40)
             raise AdapterError(f"{source}: usage.{key} must be a number, got {shown}")
+        # Checked before any float(): a 400-digit integer would overflow it (and every sum after).
+        if abs(value) > MAX_USAGE:
+            shown = _preview(json.dumps(value), 40)
+            raise AdapterError(f"{source}: usage.{clean(key)} is {shown}, outside ±{MAX_USAGE:.0e}; "
+                               "usage numbers are counts and costs, far below that")
         usage[clean(key)] = value
     return usage

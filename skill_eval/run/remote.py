@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -26,17 +25,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill_eval.errors import AdapterError
+from skill_eval.fs.removal import remove_tree
 from skill_eval.model.config import Suite
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
-from skill_eval.run import sandbox
+from skill_eval.run import owner, sandbox
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT
 from skill_eval.run.runner import conclude, record_error
 from skill_eval.run.shipment import RemoteJob
-from skill_eval.run.workspace import Workspace, ablate_copy
+from skill_eval.run.workspace import JOB_PREFIX, Workspace, ablate_copy, remove_stale
 from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 
@@ -110,11 +110,27 @@ def _env(ws: Workspace, job: RemoteJob) -> dict[str, str]:
     return env
 
 
-def _kept(ws: Workspace, limit: int) -> tuple[tuple[KeptFile, ...], tuple[tuple[str, str], ...]]:
+def _kept(ws: Workspace, limit: int, max_files: int
+          ) -> tuple[tuple[KeptFile, ...], tuple[tuple[str, str], ...]]:
     """The files the adapter left, chosen exactly as a local run chooses them (Workspace.kept_files)."""
-    kept, dropped = ws.kept_files(limit)
+    kept, dropped = ws.kept_files(limit, max_files)
     return (tuple(KeptFile(rel, data, hashlib.sha256(data).hexdigest()) for rel, data in kept),
             tuple(sorted(dropped.items())))
+
+
+_swept: set[int] = set()
+
+
+def _sweep_once() -> None:
+    """The first job a worker process runs removes what lost workers on this node left: their
+    adapters (killed by token) and their job folders."""
+    if os.getpid() in _swept:
+        return
+    _swept.add(os.getpid())
+    try:
+        remove_stale()
+    except OSError:
+        pass
 
 
 def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
@@ -122,7 +138,9 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
     start = time.perf_counter()
     key = job.spec.key
     host = os.uname().nodename
-    root = Path(tempfile.mkdtemp(prefix="skill-eval-job-")).resolve()
+    _sweep_once()
+    # Named by its owner, like a workspace, so a sweep removes it once this worker is gone.
+    root = Path(tempfile.mkdtemp(prefix=f"{JOB_PREFIX}{owner.claim()}-")).resolve()
     try:
         try:
             ws = _materialize(root, job, blobs)
@@ -144,10 +162,10 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
         proc = ProcessResult(proc.returncode, proc.stdout, stderr, proc.duration_s, proc.timed_out,
                              proc.capped)
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
-        kept, dropped = _kept(ws, job.max_output_bytes) if ok else ((), ())
+        kept, dropped = _kept(ws, job.max_output_bytes, job.max_kept_files) if ok else ((), ())
         return RemoteOutcome(key, proc, kept, dropped, None, "", proc.duration_s, host)
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_tree(root)
 
 
 def finish(spec: RunSpec, suite: Suite, store: Store, job: RemoteJob,

@@ -7,7 +7,6 @@ the first grade sees exactly the text every later regrade sees.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -84,7 +83,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
         except AdapterError as exc:
             return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
-        kept, dropped = workspace.kept_files(suite.max_output_bytes) if ok else ([], {})
+        kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
         return conclude(spec, suite, store, proc, replay_key(request), kept, dropped)
     finally:
         if tidy_later:
@@ -142,7 +141,7 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
                            stderr=proc.stderr.decode("utf-8", "replace"))
     store.put_json("replay", replay, {"run": spec.key})
     store.clear_error(spec.key)
-    return dataclasses.replace(stored, not_kept=dict(dropped)) if dropped else stored
+    return stored  # its not_kept: the files above and any whose name could not be stored
 
 
 def record_error(store: Store, error: RunError) -> RunError:

@@ -48,6 +48,7 @@ class RemoteJob:
     files: tuple[ShippedFile, ...]
     timeout_seconds: float
     max_output_bytes: int
+    max_kept_files: int = 2000
 
     @property
     def inputs(self) -> list[dict[str, str]]:
@@ -121,7 +122,7 @@ class Packer:
         env = {n: os.environ[n] for n in spec.adapter.env_names if n in os.environ}
         lean = replace(spec, case=replace(spec.case, expected_output="", fixtures=(), checks=(), rubric=()))
         job = RemoteJob(lean, tuple(argv), env, extra_env, skill_path, tuple(files),
-                        suite.timeout_seconds, suite.max_output_bytes)
+                        suite.timeout_seconds, suite.max_output_bytes, suite.max_kept_files)
         return job, sources
 
 

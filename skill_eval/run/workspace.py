@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from skill_eval.errors import AdapterError
 from skill_eval.fs.hashing import tree_files
+from skill_eval.fs.removal import remove_tree
 from skill_eval.fs.storage import fault_of, writing
 from skill_eval.model.ablations import AblatedSkill
 from skill_eval.plan.adapter import ResolvedAdapter
@@ -36,7 +37,9 @@ _CHUNK = 1 << 20
 # Not the adapter's work: the fixtures and skill it was given, its private home and temp folders.
 NOT_KEPT = ("inputs", "skills", "home", "tmp")
 PREFIX = "skill-eval-ws-"
-_OWNED = re.compile(re.escape(PREFIX) + r"(\d+)-")
+JOB_PREFIX = "skill-eval-job-"  # a run shipped to a worker (run/remote.py): <JOB_PREFIX><pid>-<random>
+MAX_KEPT_FILES = 2000  # the suite's max_kept_files when not given
+_OWNED = re.compile(f"(?:{re.escape(PREFIX)}|{re.escape(JOB_PREFIX)})" + r"(\d+)-")
 _OWNER_LOCK = re.compile(re.escape(owner.OWNER_PREFIX) + r"(\d+)\.lock")
 _LIVE: set[Path] = set()
 _LIVE_LOCK = threading.Lock()
@@ -67,14 +70,23 @@ class Workspace:
         env.update(adapter.extra_env)
         return env
 
-    def kept_files(self, limit: int) -> tuple[list[tuple[str, bytes]], dict[str, str]]:
+    def kept_files(self, limit: int, max_files: int = MAX_KEPT_FILES
+                   ) -> tuple[list[tuple[str, bytes]], dict[str, str]]:
         """The files to keep with the run, as (workspace-relative path, bytes) in path order, and
-        {path: why} for those not kept (over ``limit`` bytes in all, or unreadable). Symlinks
-        are never followed nor kept: they could point anywhere on the machine."""
+        {path: why} for those not kept (over ``limit`` bytes in all, past ``max_files`` files,
+        unreadable, or in a folder that cannot be read). Symlinks are never followed nor kept:
+        they could point anywhere on the machine."""
         kept: list[tuple[str, bytes]] = []
         dropped: dict[str, str] = {}
         total = 0
-        for folder, dirs, names in os.walk(self.path):
+        if self.path.is_symlink() or not self.path.is_dir():
+            return kept, {".": "the workspace folder was replaced (by a link or a file); nothing kept"}
+
+        def unreadable(exc: OSError) -> None:
+            rel = Path(exc.filename).relative_to(self.path).as_posix() + "/"
+            dropped[rel] = f"unreadable folder: {exc.strerror or exc}"
+
+        for folder, dirs, names in os.walk(self.path, onerror=unreadable):
             at_root = Path(folder) == self.path
             dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d))
                              and not (at_root and d in NOT_KEPT))
@@ -83,6 +95,9 @@ class Workspace:
                 if path.is_symlink() or not path.is_file():
                     continue
                 rel = path.relative_to(self.path).as_posix()
+                if len(kept) >= max_files:
+                    dropped[rel] = f"over max_kept_files ({max_files}) with the files before it"
+                    continue
                 try:
                     if total + path.stat().st_size > limit:
                         dropped[rel] = f"over max_output_bytes ({limit}) with the files before it"
@@ -96,7 +111,7 @@ class Workspace:
         return kept, dropped
 
     def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_tree(self.path)
         with _LIVE_LOCK:
             _LIVE.discard(self.path)
 
@@ -107,7 +122,7 @@ def remove_live() -> None:
         paths = list(_LIVE)
         _LIVE.clear()
     for path in paths:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
 
 
 def remove_stale(base: Path | None = None) -> int:
@@ -134,8 +149,8 @@ def remove_stale(base: Path | None = None) -> int:
             live.add(pid)
             continue
         dead.add(pid)
-        if name.startswith(PREFIX):
-            shutil.rmtree(folder / name, ignore_errors=True)
+        if name.startswith(PREFIX) or name.startswith(JOB_PREFIX):
+            remove_tree(folder / name)  # a Ray job folder on this machine is swept alike
             removed += 1
     for pid in dead:
         owner.forget(pid, folder)  # also the locks of runs that ended normally

@@ -34,6 +34,7 @@ from skill_eval.fs import sharedfiles
 from skill_eval.fs.storage import fault_of, writing
 from skill_eval.intake.textcheck import clean
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
+from skill_eval.store.keptnames import KeptNames, printable
 from skill_eval.store.redact import redact, redact_bytes, redact_json
 
 MANIFEST = "COMPLETE.json"
@@ -86,9 +87,12 @@ class Store:
                 files: Sequence[tuple[str, bytes]] = ()) -> RunResult:
         """Store a run. Everything is redacted here, whatever the caller did: the response, the
         stderr, and the kept ``files`` (``(workspace-relative path, bytes)`` pairs; ``outputs``
-        is a folder whose files are kept as ``outputs/<rel>``)."""
+        is a folder whose files are kept as ``outputs/<rel>``). Kept names are made printable
+        and unique (store/keptnames); a file whose name cannot be stored joins
+        ``meta["files_not_kept"]``, which the returned result carries as ``not_kept``."""
         response = redact_response(response)
-        meta = redact_json(meta)
+        not_kept = {printable(rel): why for rel, why in dict(meta.get("files_not_kept") or {}).items()}
+        meta = redact_json({k: v for k, v in meta.items() if k != "files_not_kept"})
         stderr = redact(stderr)
         kept = list(files)
         tmp_root = self.root / "tmp"
@@ -100,7 +104,6 @@ class Store:
                 "response.json": _dump(response.to_json()),
                 "output.txt": response.output.encode("utf-8"),
                 "timing.json": _dump({"duration_s": round(duration_s, 6)}),
-                "meta.json": _dump(meta),
             }
             if stderr:
                 files["stderr.txt"] = stderr.encode("utf-8")
@@ -111,7 +114,11 @@ class Store:
             if outputs is not None and outputs.is_dir():
                 kept += [(f"outputs/{rel}", src.read_bytes()) for rel, src in _walk_files(outputs)]
             (tmp / FILES).mkdir()
-            manifest.update(_keep_files(kept, tmp / FILES))
+            manifest.update(_keep_files(kept, tmp / FILES, not_kept))
+            if not_kept:
+                meta["files_not_kept"] = not_kept = redact_json(not_kept)
+            (tmp / "meta.json").write_bytes(_dump(meta))
+            manifest["meta.json"] = hashlib.sha256(_dump(meta)).hexdigest()
             (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
             self._install(tmp, key)
         except OSError as exc:
@@ -123,7 +130,7 @@ class Store:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
         limits = meta.get("limits")
-        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)),
+        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)), not_kept=not_kept,
                          limits=limits if isinstance(limits, dict) else None)
 
     def _install(self, tmp: Path, key: str) -> None:
@@ -316,17 +323,28 @@ def _walk_files(src: Path) -> list[tuple[str, Path]]:
     return found
 
 
-def _keep_files(kept: Sequence[tuple[str, bytes]], dst: Path) -> dict[str, str]:
-    """Write the kept files, each redacted (as text, or as bytes when not UTF-8).
+def _keep_files(kept: Sequence[tuple[str, bytes]], dst: Path, not_kept: dict[str, str]) -> dict[str, str]:
+    """Write the kept files, each redacted (as text, or as bytes when not UTF-8), under names
+    made printable and unique; a file that cannot be written under its name joins ``not_kept``.
     Returns {"files/<rel>": sha256}."""
     manifest: dict[str, str] = {}
+    names = KeptNames()
     for rel, raw in kept:
         if PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts:
             continue  # never written outside the entry, whoever passed it
+        name, why = names.stored(rel)  # a file name can be a secret too: redacted there
+        if name is None:
+            not_kept[printable(rel)] = why
+            continue
         data = redact_bytes(raw)
-        rel = redact(rel)  # a file name can be a secret too
-        out = dst / rel
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
-        manifest[f"{FILES}/{rel}"] = hashlib.sha256(data).hexdigest()
+        out = dst / name
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+        except OSError as exc:
+            if fault_of(exc, out) is not None:
+                raise  # our disk is full or read-only: not this file's fault
+            not_kept[printable(rel)] = f"could not be stored: {exc.strerror or exc}"
+            continue
+        manifest[f"{FILES}/{name}"] = hashlib.sha256(data).hexdigest()
     return manifest

@@ -32,6 +32,7 @@ from skill_eval.plan.types import RunSpec
 from skill_eval.run.remote import RemoteOutcome, finish, run_job
 from skill_eval.run.runner import record_error
 from skill_eval.run.shipment import Packer, RemoteJob, read_blob
+from skill_eval.run.workspace import remove_stale
 from skill_eval.store.store import Store
 
 _CONNECT_TIMEOUT_S = 5.0
@@ -46,6 +47,16 @@ _LOST = (rex.WorkerCrashedError, rex.NodeDiedError, rex.ObjectLostError, rex.Own
 def _work(job: RemoteJob, shas: tuple[str, ...], *blobs: bytes) -> RemoteOutcome:
     # Ray resolves top-level ObjectRef arguments, so the blobs arrive as bytes.
     return run_job(job, dict(zip(shas, blobs, strict=True)))
+
+
+def _sweep_lost() -> None:
+    """A lost worker cannot clean up after itself: on this machine, kill what its adapter left
+    running (their token names a dead owner) and remove its job folder now. On another node the
+    next job a worker there takes does the same (run/remote.py)."""
+    try:
+        remove_stale()
+    except OSError:
+        pass
 
 
 def _check_in() -> int:
@@ -181,6 +192,7 @@ class RayExecutor:
         except rex.TaskCancelledError:
             return RunError(spec.key, "interrupted", "interrupted")
         except _LOST as exc:
+            _sweep_lost()
             return record_error(store, RunError(spec.key, "worker_lost", "the Ray worker running it was "
                                                 f"lost ({type(exc).__name__}); the next run retries it"))
         except rex.RayTaskError as exc:
@@ -190,6 +202,7 @@ class RayExecutor:
                                                 f"{cause[-1] if cause else type(exc).__name__} (is "
                                                 "skill-eval[ray] installed on every node?)"))
         except rex.RayError as exc:
+            _sweep_lost()
             return record_error(store, RunError(spec.key, "worker_lost", f"Ray could not finish it "
                                                 f"({type(exc).__name__}); the next run retries it"))
         finally:

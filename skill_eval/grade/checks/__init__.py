@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.grade.checks import efficiency, files, reference, skills, structured, text, trace
-from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult
+from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult, clip
 from skill_eval.grade.checks.script import script
 from skill_eval.grade.checks.secrets import no_secrets
+from skill_eval.intake.timedmatch import PatternTimedOut, pattern_budget
 from skill_eval.model.cases import Check
 
 __all__ = ["CHECKS", "CheckContext", "CheckFn", "CheckResult", "check_problem", "run_check"]
@@ -47,7 +48,11 @@ def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | Non
         raise InvalidInput([Problem(source or "<eval set>", f"check {check.id!r}: unknown type "
                                     f"{check.type!r}; known: {', '.join(sorted(CHECKS))}", line)])
     try:
-        passed, evidence = fn(check.params, check.case_sensitive, ctx)
+        with pattern_budget():
+            passed, evidence = fn(check.params, check.case_sensitive, ctx)
+    except PatternTimedOut as e:
+        # The eval set's pattern could not finish on this run's text: not shown, so failed.
+        passed, evidence = False, clip(e.evidence())
     except CheckParamError as e:
         raise InvalidInput([Problem(source or "<eval set>", f"check {check.id!r} ({check.type}): {e}",
                                     line)]) from e

@@ -10,6 +10,7 @@ from typing import Any
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
 from skill_eval.grade.checks.files import resolve_output_file
 from skill_eval.intake.limits import MAX_DEPTH, depth_over
+from skill_eval.intake.timedmatch import BadPattern
 from skill_eval.intake.userschema import schema_validator
 
 # Agents often wrap JSON in a fenced block; the first ```json (or bare ```) block is tried
@@ -123,6 +124,8 @@ def json_schema(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckConte
         return False, clip(why)
     try:
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    except BadPattern as e:  # a pattern where pattern_problem did not look for one
+        raise CheckParamError(str(e)) from e
     except RecursionError:
         # The schema passed the loop probe, so the document's own depth drove the recursion.
         return False, clip("the JSON is nested too deeply to check against the schema")

@@ -4,11 +4,10 @@ Case-insensitive by default through ``str.casefold`` (so 'ß' matches 'SS'); ``c
 compares exactly. Regexes search without DOTALL: '.' stops at a newline unless the pattern says
 ``(?s)``.
 
-Regexes run on the ``regex`` engine (in its ``re``-compatible VERSION0 mode) rather than ``re``,
-for one reason: a search can be given a time limit. A pattern that backtracks catastrophically
-(``^(a+)+$`` on a long almost-match) would otherwise hang grading, ignore Ctrl-C (the match is one
-C call) and hang every later run of the stored output; with the limit the check fails with
-evidence "pattern timed out after N ms".
+Regexes are compiled and searched by intake/timedmatch, the one time-limited matcher for every
+pattern an eval set supplies: a pattern that backtracks catastrophically (``^(a|a)+$`` on a long
+almost-match) fails the check with evidence "pattern timed out after N ms" instead of hanging
+grading and every later run of the stored output.
 """
 
 from __future__ import annotations
@@ -21,24 +20,16 @@ import regex as rx
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.kept import kept_text
-from skill_eval.intake.limits import REGEX_TIMEOUT_MS
+from skill_eval.intake import timedmatch
 
 _SNIPPET = 40
 
 
-class _TimedOut:
-    """What a search returns when it ran out of time."""
-
-
-TIMED_OUT = _TimedOut()
-
-
-@lru_cache(maxsize=4096)
 def compiled(pattern: str, case_sensitive: bool) -> rx.Pattern[str]:
     try:
-        return rx.compile(pattern, rx.VERSION0 | (0 if case_sensitive else rx.IGNORECASE))
-    except (rx.error, ValueError, OverflowError, RecursionError) as e:
-        raise CheckParamError(f"invalid regex {pattern!r}: {e}") from e
+        return timedmatch.compiled(pattern, case_sensitive)
+    except timedmatch.BadPattern as e:
+        raise CheckParamError(str(e)) from e
 
 
 @lru_cache(maxsize=4096)
@@ -119,19 +110,12 @@ def _subject(params: Mapping[str, Any], ctx: CheckContext) -> tuple[str | None, 
 
 
 def _search(params: Mapping[str, Any], case_sensitive: bool,
-            ctx: CheckContext, text: str) -> tuple[str, rx.Match[str] | _TimedOut | None]:
+            ctx: CheckContext, text: str) -> tuple[str, rx.Match[str] | None]:
     pattern = _str_param(params, "pattern")
     # IGNORECASE on the original text, not the folded one: folding would shift what the
-    # pattern's own character classes and lengths mean.
-    try:
-        return pattern, compiled(pattern, case_sensitive).search(text, timeout=REGEX_TIMEOUT_MS / 1000)
-    except TimeoutError:
-        return pattern, TIMED_OUT
-
-
-def _timed_out(pattern: str) -> str:
-    return clip(f"/{pattern}/: pattern timed out after {REGEX_TIMEOUT_MS} ms (it backtracks "
-                "catastrophically; avoid a quantified group that holds a quantifier, like (a+)+)")
+    # pattern's own character classes and lengths mean. A search out of time raises
+    # PatternTimedOut, which run_check turns into a fail (for not_regex too: absence not shown).
+    return pattern, timedmatch.search(compiled(pattern, case_sensitive), text)
 
 
 def regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
@@ -139,8 +123,6 @@ def regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) ->
     if text is None:
         return False, clip(where)
     pattern, m = _search(params, case_sensitive, ctx, text)
-    if isinstance(m, _TimedOut):
-        return False, _timed_out(pattern)
     if m is None:
         return False, clip(f"no match for /{pattern}/ in {where} ({len(text)} chars)")
     return True, clip(f"/{pattern}/ matched {m.group(0)!r} at {m.start()}")
@@ -151,9 +133,6 @@ def not_regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext
     if text is None:  # absence cannot be shown in a file that is not there
         return False, clip(where)
     pattern, m = _search(params, case_sensitive, ctx, text)
-    if isinstance(m, _TimedOut):
-        # Absence was not shown either: a forbidden pattern that cannot finish fails.
-        return False, _timed_out(pattern)
     if m is None:
         inside = "" if where == "output" else f" in {where}"
         return True, clip(f"no match for forbidden /{pattern}/{inside}")

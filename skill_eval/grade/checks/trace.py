@@ -2,19 +2,22 @@
 were called (``tool_call {name}``), in what order and how often.
 
 A check that needs events the adapter did not report fails with that reason: a trace nobody
-recorded is not a clean trace.
+recorded is not a clean trace. Patterns are searched by the time-limited matcher
+(intake/timedmatch): one that cannot finish fails the check instead of hanging grading.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+import regex as rx_engine
+
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.text import compiled
+from skill_eval.intake.timedmatch import search
 
 # Tool names that stand for "a shell command" when a check names a tool.
 SHELL_NAMES = ("bash", "shell", "command")
@@ -48,14 +51,14 @@ def _traced(ctx: CheckContext) -> bool:
     return any(e.type in ("command", "tool_call") for e in ctx.events)
 
 
-def _pattern(params: Mapping[str, Any], case_sensitive: bool, key: str = "pattern") -> re.Pattern[str]:
+def _pattern(params: Mapping[str, Any], case_sensitive: bool, key: str = "pattern") -> rx_engine.Pattern[str]:
     raw = params.get(key)
     if not isinstance(raw, str) or not raw:
         raise CheckParamError(f"'{key}' must be a non-empty regular expression")
     return compiled(raw, case_sensitive)
 
 
-def _patterns(params: Mapping[str, Any], case_sensitive: bool, key: str) -> list[re.Pattern[str]]:
+def _patterns(params: Mapping[str, Any], case_sensitive: bool, key: str) -> list[rx_engine.Pattern[str]]:
     raw = params.get(key)
     if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
         raise CheckParamError(f"'{key}' must be a non-empty list of regular expressions")
@@ -74,7 +77,7 @@ def command_ran(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckConte
     commands = _commands(ctx)
     if not _traced(ctx):
         return False, NO_TRACE
-    hit = next((c for c in commands if rx.search(c)), None)
+    hit = next((c for c in commands if search(rx, c)), None)
     return (True, clip(f"ran {hit!r}")) if hit else (False, clip(f"no command matched /{rx.pattern}/ "
                                                                f"among {len(commands)} command(s)"))
 
@@ -83,15 +86,15 @@ def command_not_ran(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckC
     rx = _pattern(params, case_sensitive)
     if not _traced(ctx):
         return False, NO_TRACE
-    hit = next((c for c in _commands(ctx) if rx.search(c)), None)
+    hit = next((c for c in _commands(ctx) if search(rx, c)), None)
     return (False, clip(f"ran {hit!r}, which matches /{rx.pattern}/")) if hit else (
         True, clip(f"no command matched /{rx.pattern}/"))
 
 
-def _in_order(patterns: list[re.Pattern[str]], texts: list[str]) -> tuple[bool, str]:
+def _in_order(patterns: list[rx_engine.Pattern[str]], texts: list[str]) -> tuple[bool, str]:
     at, matched = 0, []
     for rx in patterns:
-        found = next((i for i in range(at, len(texts)) if rx.search(texts[i])), None)
+        found = next((i for i in range(at, len(texts)) if search(rx, texts[i])), None)
         if found is None:
             return False, clip(f"no /{rx.pattern}/ after step {at}; matched so far: {matched}")
         matched.append(texts[found])
@@ -147,7 +150,7 @@ def tool_call(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext
         seen = [name for name, _ in _steps(ctx)]
         if "pattern" in params:
             rx = _pattern(params, case_sensitive)
-            bad = sorted({n for n in seen if rx.search(n)})
+            bad = sorted({n for n in seen if search(rx, n)})
         elif params.get("tool"):
             bad = sorted({n for n in seen if n.casefold() == str(params["tool"]).casefold()})
         else:
@@ -173,7 +176,7 @@ def tool_call(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext
         return _in_order(_patterns(params, case_sensitive, "order"), selected)
     if "pattern" in params:
         rx = _pattern(params, case_sensitive)
-        selected = [t for t in selected if rx.search(t)]
+        selected = [t for t in selected if search(rx, t)]
     low = params.get("min_count", 1)
     high = params.get("max_count")
     if isinstance(low, bool) or not isinstance(low, int) or (high is not None and (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -54,15 +55,36 @@ def load_document(path: Path, display: str) -> Document:
     if path.suffix.lower() in YAML_SUFFIXES:
         located = loads_yaml(text, display)
         return _refuse_hostile(Document(located.data, path, display, located))
+    duplicates: list[str] = []
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=lambda pairs: _no_duplicates(pairs, duplicates))
     except json.JSONDecodeError as exc:
         raise InvalidInput([Problem(display, f"invalid JSON: {exc.msg}; fix the syntax there",
                                     exc.lineno, exc.colno)]) from None
     except RecursionError:
         raise InvalidInput([Problem(display, f"nested more than {MAX_DEPTH} levels deep; flatten the "
                                     "document (no real eval set needs this)")]) from None
+    if duplicates:
+        raise InvalidInput([_duplicate(display, text, key) for key in dict.fromkeys(duplicates)])
     return _refuse_hostile(Document(data, path, display, _json_positions(path, text)))
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]], duplicates: list[str]) -> dict[str, Any]:
+    # JSON keeps the last of two equal keys without a word (two "evals": all but the last
+    # one's cases gone); YAML refuses them, and so does this.
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            duplicates.append(key)
+        out[key] = value
+    return out
+
+
+def _duplicate(display: str, text: str, key: str) -> Problem:
+    spots = [m.start() for m in re.finditer(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:", text)]
+    line = text.count("\n", 0, spots[1]) + 1 if len(spots) > 1 else None
+    return Problem(display, f"duplicate key {json.dumps(key, ensure_ascii=False)}: JSON would keep only the "
+                   "last one and silently drop the other; merge them or rename one", line)
 
 
 def _refuse_hostile(doc: Document) -> Document:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -10,14 +9,18 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from skill_eval.errors import Problem, did_you_mean
+from skill_eval.fs.specialfiles import special_kind
+from skill_eval.intake import timedmatch
 from skill_eval.intake.limits import REGEX_TIMEOUT_MS
-from skill_eval.intake.regexrisk import nested_quantifier
+from skill_eval.intake.regexrisk import risk
+from skill_eval.intake.schemapatterns import schema_patterns
 from skill_eval.intake.userschema import schema_validator
 from skill_eval.model.cases import Check, Fixture
 from skill_eval.model.evalsets.source import Document
 
 At = tuple[str | int, ...]
-REGEX_TYPES = ("regex", "not_regex")
+# Check types whose parameters hold regexes (``pattern``, ``patterns``, ``order``).
+PATTERN_TYPES = ("regex", "not_regex", "command_ran", "command_not_ran", "command_order", "tool_call")
 
 
 def at_text(at: At) -> str:
@@ -119,6 +122,10 @@ class Collector:
         if state == "folder":
             self.error(f"file '{rel}' is a folder ({tried}); list the files inside it", at)
             return None
+        if state != "ok":
+            self.error(f"file '{rel}' ({tried}) is {state}, not a file: copying it would block the "
+                       "run; name a regular file", at)
+            return None
         return real
 
     def _look(self, rel: str, root: Path) -> tuple[Path, str]:
@@ -134,7 +141,7 @@ class Collector:
                 elif not real.exists():
                     state = "missing"
                 else:
-                    state = "ok" if real.is_file() else "folder"
+                    state = special_kind(real) or ("ok" if real.is_file() else "folder")
             except OSError:  # a name too long, a loop of links: there is no such file to use
                 real, state = tried, "missing"
             self.seen_files[key] = (real, state)
@@ -153,7 +160,7 @@ class Collector:
                 self.error(f"duplicate check id '{check.id}' in this case; give each check its own id", at)
                 continue
             seen.add(check.id)
-            if check.type in REGEX_TYPES and not self._regex_ok(check, at):
+            if not self._regex_ok(check, at):
                 continue
             if not self._output_path_ok(check, at):
                 continue
@@ -183,25 +190,37 @@ class Collector:
         return True
 
     def _regex_ok(self, check: Check, at: At) -> bool:
-        pattern = check.params.get("pattern")
-        if not isinstance(pattern, str):
-            return True  # the schema or the typed mapping already reported it
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            self.error(f"{check.type} pattern {pattern!r} does not compile: {exc}; "
-                       "fix the regular expression", at)
-            return False
-        except (ValueError, OverflowError, RecursionError) as exc:
-            self.error(f"{check.type} pattern {pattern!r} cannot be used: {exc}; "
-                       "simplify the regular expression", at)
-            return False
-        if nested_quantifier(pattern):
-            self.warn(f"{check.type} pattern {pattern!r} repeats a group that holds a repetition "
-                      "(like (a+)+), which can take exponential time on some outputs; grading stops it "
-                      f"after {REGEX_TIMEOUT_MS} ms and fails the check: rewrite it without the nesting",
-                      at)
+        """Every pattern the check holds compiles on the engine grading uses; a risky one warns."""
+        for key, pattern in check_patterns(check):
+            if not isinstance(pattern, str):
+                continue  # the schema or the typed mapping already reported it
+            try:
+                timedmatch.compiled(pattern, check.case_sensitive)
+            except timedmatch.BadPattern as exc:
+                self.error(f"{check.type} {key} {pattern!r} does not compile: "
+                           f"{str(exc).split(': ', 1)[-1]}; fix the regular expression", at)
+                return False
+            why = risk(pattern)
+            if why is not None:
+                self.warn(f"{check.type} {key} {pattern!r} {why}, which can take exponential time on "
+                          f"some outputs; grading stops it after {REGEX_TIMEOUT_MS} ms and fails the "
+                          "check: rewrite it so each piece of text can match one way only", at)
         return True
+
+
+def check_patterns(check: Check) -> list[tuple[str, Any]]:
+    """(where, pattern) of every regex a check supplies, whatever its type."""
+    params = check.params
+    if check.type == "json_schema":
+        schema = params.get("schema")
+        return [("schema pattern", p) for p in schema_patterns(schema)] if isinstance(schema, dict) else []
+    found: list[tuple[str, Any]] = []
+    if check.type in PATTERN_TYPES and "pattern" in params:
+        found.append(("pattern", params["pattern"]))
+    for key in ("patterns", "order"):
+        if check.type in PATTERN_TYPES and isinstance(params.get(key), list):
+            found.extend((key, p) for p in params[key])
+    return found
 
 
 @lru_cache(maxsize=4096)

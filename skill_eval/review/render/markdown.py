@@ -5,48 +5,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tabulate import tabulate
-
+from skill_eval.review.render.mdcells import (
+    _clip,
+    _num,
+    _ratio,
+    _secs,
+    _table,
+    ci,
+    md_text,
+    pct,
+    plural,
+    pvalue,
+    signed,
+    tokens,
+    usd,
+)
+from skill_eval.review.render.sections_md import ablation_md, ablation_summary_md, decision_summary_md
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
-def md_text(text: object) -> str:
-    """Author or run text inside a Markdown table or line: no raw HTML, no column breaks."""
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|"))
-
-
-def tokens(value: float | None) -> str:
-    return "n/a" if value is None else f"{round(value):,}"
-
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
-
-
-def signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:+.1f} pp"
-
-
-def pvalue(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def ci(bounds: Sequence[float] | None) -> str:
-    return "n/a" if not bounds else f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}] pp"
-
-
-def _table(rows: list[list[Any]], headers: list[str]) -> str:
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
 
 
 def lift_note(bench: Mapping[str, Any]) -> str:
@@ -70,6 +48,10 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
                    + ", ".join(by_flag["contaminated"]))
     if "not-loaded" in by_flag:
         out.append("with_skill runs never reported loading the skill: " + ", ".join(by_flag["not-loaded"]))
+    if "other-skills" in by_flag:
+        out.append("runs loaded other skills (the lift includes what they did): " + "; ".join(
+            f"{c['id']} ({other_skills_text(c['other_skills'])})" for c in bench["cases"]
+            if "other-skills" in c["flags"] and c.get("other_skills")))
     for flag, what in (("error", "errored (excluded from pass rates)"), ("not-run", "not run yet")):
         if flag in by_flag:
             out.append(f"runs {what}: " + ", ".join(by_flag[flag]))
@@ -117,10 +99,6 @@ def parts_line(bench: Mapping[str, Any]) -> str | None:
             "Combined (a run passes when both do) is the pass rate above.")
 
 
-def _ratio(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
-
-
 def trigger_md(bench: Mapping[str, Any]) -> list[str]:
     """benchmark.md's per-query trigger table (empty without trigger queries)."""
     block = bench.get("triggers")
@@ -147,11 +125,6 @@ def loads(q: Mapping[str, Any]) -> str:
 
 def _ind(lift: Mapping[str, Any]) -> str:
     return " (indeterminate)" if lift.get("indeterminate") and lift.get("pass_rate") is not None else ""
-
-
-def _clip(text: str, limit: int = 70) -> str:
-    text = " ".join(str(text).split())
-    return md_text(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 VARIANT_KEYS = ("with_skill", "without_skill")
@@ -213,7 +186,9 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines += ablation_md(bench)
     lines += ["", "## Cost and time", ""]
     # The usage counters not already a column (cost_usd is the cost column).
-    keys = sorted((set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"})
+    # Per-model splits ("model/<name>/<key>") stay in benchmark.json; as columns they would crowd it.
+    keys = sorted(k for k in (set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"}
+                  if not k.startswith("model/"))
     judged = w.get("judge_cost_usd") is not None or wo.get("judge_cost_usd") is not None
     steps = [k for k in ("mean_tool_calls", "mean_turns") if w.get(k) is not None or wo.get(k) is not None]
     rows = [[name, _secs(arm["duration_s"]["median"]), _secs(arm["duration_s"]["p95"]),
@@ -225,15 +200,15 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
                                *(["judge cost"] if judged else []),
                                *({"mean_tool_calls": "tool calls/run", "mean_turns": "turns/run"}[k]
-                                 for k in steps), *keys]))
+                                 for k in steps), *map(md_text, keys)]))
     lines += ["", cost_note(bench)]
     return "\n".join(lines) + "\n"
 
 
-def usd(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.4f}"
+def other_skills_text(other: Mapping[str, Any]) -> str:
+    """``{"with_skill": [], "without_skill": ["code-review"]}`` -> "without_skill: code-review"."""
+    return "; ".join(f"{arm}: {', '.join(other[arm])}" for arm in ("with_skill", "without_skill")
+                     if other.get(arm))
 
 
 def cost_note(bench: Mapping[str, Any]) -> str:
@@ -342,59 +317,3 @@ def _counted(bench: Mapping[str, Any]) -> bool:
     return bool(bench.get("include_unscorable"))
 
 
-def _secs(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f} s"
-
-
-def _num(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4f}"
-
-
-ABLATION_VERDICTS = {
-    "matters": "the removed part matters",
-    "removal-helps": "removing it helped",
-    "no-measurable-effect": "no measurable effect",
-    "indeterminate": "indeterminate (too few paired cases)",
-}
-_ABLATION_HEADERS = ["ablation", "removes", "with skill", "ablated", "loss", "p", "95% CI", "verdict"]
-
-
-def _ablation_row(a: Mapping[str, Any]) -> list[str]:
-    errors = f", {a['errors']} errored" if a["errors"] else ""
-    return [md_text(a["name"]), _clip(", ".join(a["remove"]), 50), pct(a["with_skill_pass_rate"]),
-            pct(a["pass_rate"]) + errors, f"{signed(a['loss'])} (n={a['cases']})", pvalue(a["p_value"]),
-            ci(a["ci95"]), ABLATION_VERDICTS.get(a["verdict"], a["verdict"])]
-
-
-def ablation_md(bench: Mapping[str, Any]) -> list[str]:
-    """Ablations: what removing each part cost, paired per case against the full skill."""
-    if not bench.get("ablations"):
-        return []
-    return ["", "## Ablations", "",
-            "Loss: with-skill minus ablated pass rate, paired per case (positive: the part helped). "
-            "Not part of the verdict.", "",
-            _table([_ablation_row(a) for a in bench["ablations"]], _ABLATION_HEADERS)]
-
-
-def ablation_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
-    rows = [[md_text(b["skill"]), md_text(b["model"]), *_ablation_row(a)]
-            for b in benches for a in b.get("ablations") or []]
-    if not rows:
-        return []
-    return ["", "## Ablations (loss when the part is removed; not in the verdict)", "",
-            _table(rows, ["skill", "model", *_ABLATION_HEADERS])]
-
-
-def decision_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
-    """summary.md's table of sequential decisions (empty when no benchmark has one)."""
-    rows = [[md_text(b["skill"]), md_text(b["model"]), a["decision"], ci(a.get("interval")),
-             str(a["iterations"]), str(a["looks"]), str(a["runs"]), str(a["runs_saved"]),
-             md_text(a.get("reason") or "")]
-            for b in benches if (a := b.get("adaptive"))]
-    if not rows:
-        return []
-    return ["", "## Sequential decisions (run --until-decided)", "",
-            _table(rows, ["skill", "model", "decision", "interval", "iterations", "looks", "runs",
-                          "runs saved", "why undecided"])]

@@ -14,7 +14,6 @@ from importlib import resources
 from typing import Any
 
 from skill_eval.review.render.markdown import (
-    ABLATION_VERDICTS,
     ci,
     cost_note,
     credit_line,
@@ -29,6 +28,7 @@ from skill_eval.review.render.markdown import (
     usd,
     warnings,
 )
+from skill_eval.review.render.sections_md import ABLATION_VERDICTS
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 
 _TEMPLATES = "templates"

@@ -170,7 +170,7 @@ def bench_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any]
         entry = case_entry(results, out, bench, str(c["id"]), "task", n, moved, cache)
         entry.update({"flags": list(c["flags"]), "w": _rate(c["with_skill"]), "wo": _rate(c["without_skill"]),
                       "wrate": c["with_skill"]["pass_rate"], "worate": c["without_skill"]["pass_rate"],
-                      "delta": c["delta"]})
+                      "delta": c["delta"], "other_skills": dict(c.get("other_skills") or {})})
         cases.append(entry)
     triggers = []
     for q in (bench.get("triggers") or {}).get("queries", []):

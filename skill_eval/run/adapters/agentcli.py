@@ -24,8 +24,10 @@ from skill_eval.run.adapters._common import (
 from skill_eval.run.adapters.agentfaults import Cause, Watch
 
 # A path that names some skill's SKILL.md, e.g. ".claude/skills/pdf/SKILL.md",
-# "/ws/.agents/skills/pdf/SKILL.md", "cat 'skills/pdf/SKILL.md'".
-_SKILL_MD = re.compile(r"(?:^|[\\/\s'\"=:(])skills[\\/]([A-Za-z0-9._-]+)[\\/]SKILL\.md\b")
+# "/ws/.agents/skills/pdf/SKILL.md", "cat 'skills/pdf/SKILL.md'", and Codex's own skills
+# "$CODEX_HOME/skills/.system/skill-creator/SKILL.md".
+_SKILL_MD = re.compile(
+    r"(?:^|[\\/\s'\"=:(])skills[\\/](?:\.system[\\/])?([A-Za-z0-9._-]+)[\\/]SKILL\.md\b")
 
 
 def skills_read_in(text: str) -> list[str]:
@@ -59,6 +61,13 @@ class Collected:
         if name and name not in self._skills:
             self._skills.add(name)
             self.events.append({"type": "skill_loaded", "name": name})
+
+    def forget_skill(self, name: str) -> None:
+        """A load that did not happen after all (the CLI refused it): a plain tool call then."""
+        if name in self._skills:
+            self._skills.discard(name)
+            self.events = [{"type": "tool_call", "name": "Skill"}
+                           if e == {"type": "skill_loaded", "name": name} else e for e in self.events]
 
     def response(self) -> dict[str, Any]:
         events = ([{"type": "model", "name": self.model}] if self.model else []) + self.events

@@ -140,7 +140,9 @@ class ClaudeWatch(Watch):
             text = _message_text(ev)
             if status in _AUTH_STATUS or ev.get("error") == "authentication_failed":
                 return self._fatal(f"{_auth_hint(status)}: {text}: {self.key_hint}")
-            if ev.get("api_error") == "connection_failed":
+            if ev.get("api_error") == "connection_failed" or (
+                    status is None and self.connect_failures and _CONNECT_TEXT.match(text)):
+                # (2.1.245 says so only in its text: "API Error: Connection refused ...")
                 # The CLI gave up itself (CLAUDE_CODE_MAX_RETRIES): its text names the reason.
                 self.last = unreachable(self.base_url, text.removeprefix("API Error: "), self._retries(),
                                         self.net_hint)
@@ -155,6 +157,9 @@ class ClaudeWatch(Watch):
     def _fatal(self, message: str) -> Cause:
         self.last = Cause(message, fatal=True)
         return self.last
+
+
+_CONNECT_TEXT = re.compile(r"API Error: (?:Connection|Unable to connect)")
 
 
 def _message_text(ev: dict[str, Any]) -> str:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.run.adapters import bundled
 from skill_eval.run.adapters._common import (
     agent_version,
     fail,
@@ -61,7 +63,9 @@ MISSING = "claude CLI not found on PATH; install Claude Code or set adapter.comm
 INSTALL_DIR = ".claude/skills"
 
 # Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
-BUILTIN_VERSION = "1"
+# 2: tokens as billed (the sum over result.modelUsage), split per model; a refused Skill call
+# is no load.
+BUILTIN_VERSION = "2"
 # CLAUDE_CODE_MAX_RETRIES: Claude Code retries every API error (a bad key too) ~10 times
 # over ~3 minutes; a suite can lower that without listing it in its own env.
 ENV = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_MAX_RETRIES")
@@ -72,6 +76,7 @@ OPTION_FLAGS = {
     "claude_bin": "--claude-bin",
     "timeout": "--timeout",
     "base_url": "--base-url",
+    "disable_bundled_skills": "--disable-bundled-skills",
 }
 
 
@@ -135,13 +140,44 @@ def parse_claude_stream(path: Path) -> tuple[Collected, dict[str, Any] | None]:
     return got, result
 
 
+# result.modelUsage field -> our usage key (Anthropic's names, as result.usage spells them).
+_MODEL_USAGE_KEYS = {
+    "inputTokens": "input_tokens",
+    "outputTokens": "output_tokens",
+    "cacheReadInputTokens": "cache_read_input_tokens",
+    "cacheCreationInputTokens": "cache_creation_input_tokens",
+}
+
+
+def refused_skill_calls(path: Path) -> set[str]:
+    """Skills whose every ``Skill`` call the CLI answered with an error (turned off, e.g. by
+    disable_bundled_skills; unknown; already running): asked for, never loaded."""
+    calls: dict[str, str] = {}  # tool_use id -> skill
+    errored: dict[str, bool] = {}  # tool_use id -> its tool_result is an error
+    for _lineno, ev in json_lines(path, "claude"):
+        message = ev.get("message") if isinstance(ev.get("message"), dict) else {}
+        content = message.get("content") if isinstance(message.get("content"), list) else []
+        for block in (b for b in content if isinstance(b, dict)):
+            if block.get("type") == "tool_use" and block.get("name") == "Skill":
+                name = _skill_from_input(block.get("input"))
+                if name and isinstance(block.get("id"), str):
+                    calls[block["id"]] = name
+            elif block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                errored[block["tool_use_id"]] = block.get("is_error") is True
+    names = set(calls.values())
+    return {n for n in names if all(errored.get(i, False) for i, m in calls.items() if m == n)}
+
+
 def _usage_from_result(result: dict[str, Any]) -> dict[str, float]:
-    usage: dict[str, float] = {}
-    raw = result.get("usage") if isinstance(result.get("usage"), dict) else {}
-    for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
-        value = number(raw.get(key))
-        if value is not None:
-            usage[key] = value
+    """The run's usage: tokens as billed (``modelUsage``, every request the CLI made, the one
+    ``total_cost_usd`` is computed from), else the main conversation's ``usage``; cost; turns."""
+    usage = _billed_tokens(result)
+    if not usage:
+        raw = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+        for key in _MODEL_USAGE_KEYS.values():
+            value = number(raw.get(key))
+            if value is not None:
+                usage[key] = value
     cost = number(result.get("total_cost_usd"))
     if cost is None:
         cost = number(result.get("cost_usd"))
@@ -153,6 +189,42 @@ def _usage_from_result(result: dict[str, Any]) -> dict[str, float]:
     return usage
 
 
+def _billed_tokens(result: dict[str, Any]) -> dict[str, float]:
+    """Sums over ``result.modelUsage`` and the split per model (``model/<name>/<key>``).
+
+    ``result.usage`` covers the main conversation's turns only: requests made on the agent's
+    behalf (subagents a skill starts, side queries on a smaller model) are missing from it, while
+    the cost beside it includes them. {} when the CLI reports no ``modelUsage`` (older versions).
+    """
+    per_model = result.get("modelUsage")
+    if not isinstance(per_model, dict):
+        return {}
+    usage: dict[str, float] = {}
+    for raw_name, entry in sorted(per_model.items()):
+        if not isinstance(entry, dict):
+            continue
+        name = _model_name(str(raw_name), entry)
+        for field, key in _MODEL_USAGE_KEYS.items():
+            value = number(entry.get(field))
+            if value is None:
+                continue
+            usage[key] = usage.get(key, 0) + value
+            usage[f"model/{name}/{key}"] = usage.get(f"model/{name}/{key}", 0) + value
+        cost = number(entry.get("costUSD"))
+        if cost is not None:
+            usage[f"model/{name}/cost_usd"] = usage.get(f"model/{name}/cost_usd", 0) + cost
+    return usage
+
+
+def _model_name(key: str, entry: dict[str, Any]) -> str:
+    """A ``modelUsage`` key as the model's name: its ``canonicalModel``, else the key without a
+    context suffix (``claude-opus-5[1m]`` -> ``claude-opus-5``, as Claude Code 2.1.245 writes it)."""
+    canonical = entry.get("canonicalModel")
+    if isinstance(canonical, str) and canonical.strip():
+        return canonical.strip()
+    return re.sub(r"\[[^\]]*\]$", "", key) or key
+
+
 def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[str, str]) -> Collected:
     exe = find_binary(args.claude_bin, env, MISSING)
     argv = [exe, "-p", "--output-format", "stream-json", "--verbose"]
@@ -160,6 +232,8 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
         argv += ["--model", args.model]
     if args.permission_mode:
         argv += ["--permission-mode", args.permission_mode]
+    if getattr(args, "disable_bundled_skills", False):
+        argv += bundled.claude_args(getattr(args, "tested_skill", None))
     argv += list(args.extra_arg or [])
     # "--" ends the options, so neither a prompt starting with "-" nor a variadic extra flag
     # (e.g. --allowedTools A B) can swallow or misread the prompt.
@@ -178,6 +252,8 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
                 detail = one_line(result["result"])
             fail(f"claude exited with status {done.returncode}" + (f": {detail}" if detail else ""))
         got, result = parse_claude_stream(done.stdout_path)
+        for name in refused_skill_calls(done.stdout_path):
+            got.forget_skill(name)
         if result is None:
             detail = last_line(done.stderr)
             fail("claude stream ended without a result event" + (f" (stderr: {detail})" if detail else ""))
@@ -222,7 +298,9 @@ def _served_model(result: dict[str, Any]) -> str | None:
         value = number(entry.get("outputTokens")) if isinstance(entry, dict) else None
         return float(value or 0)
 
-    return max(sorted(usage), key=output_tokens)
+    top = max(sorted(usage), key=output_tokens)
+    entry = usage.get(top)
+    return _model_name(top, entry if isinstance(entry, dict) else {})
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -233,6 +311,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--claude-bin", default="claude", help="claude executable (name on PATH or path)")
     p.add_argument("--timeout", type=float, default=None, help="stop claude after this many seconds")
     p.add_argument("--base-url", help="Messages-API endpoint (gateway, local server): ANTHROPIC_BASE_URL")
+    p.add_argument("--disable-bundled-skills", action="store_true",
+                   help="turn off the skills Claude Code ships with, in both arms (see docs/adapters.md)")
     p.add_argument("--print-version", action="store_true", help="print `claude --version` and exit")
     p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")
     return p.parse_args(argv)
@@ -261,7 +341,7 @@ def _main(argv: Sequence[str] | None) -> int:
         fail("request 'prompt' must be a string")
     args.model = model_for(request, args.model)
     workspace = workspace_of(request)
-    prepare_skill(request, workspace, [INSTALL_DIR])
+    args.tested_skill = prepare_skill(request, workspace, [INSTALL_DIR])
     env = isolated_env(workspace)
     env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
     if args.base_url:

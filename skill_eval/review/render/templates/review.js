@@ -230,9 +230,25 @@
     row.parentNode.insertBefore(tr, row.nextSibling);
   }
 
+  // Which arm loaded which other skill: "without skill: code-review".
+  function otherSkills(o) {
+    var parts = [];
+    [["with_skill", "with skill"], ["without_skill", "without skill"]].forEach(function (a) {
+      if (o[a[0]] && o[a[0]].length) parts.push(a[1] + ": " + o[a[0]].join(", "));
+    });
+    return parts.join("; ");
+  }
+
   function flagsCell(c) {
     var td = el("td");
-    c.flags.forEach(function (f) { add(td, el("span", "flag " + f, f)); });
+    c.flags.forEach(function (f) {
+      var span = el("span", "flag " + f, f);
+      if (f === "other-skills" && c.other_skills) span.title = otherSkills(c.other_skills);
+      add(td, span);
+    });
+    if (c.other_skills && c.flags.indexOf("other-skills") >= 0) {
+      add(td, el("div", "other-skills", otherSkills(c.other_skills)));
+    }
     if (c.moved) add(td, el("span", "flag", "changed"));
     return td;
   }

@@ -1,0 +1,38 @@
+"""Finding FIFOs, sockets and devices where skill-eval expects plain files.
+
+Reading a FIFO blocks until something writes to it (forever, in a skill folder), and a device can
+be endless: hashing either would hang ``run`` and ``status``. They are found by ``lstat`` alone
+(never opened) and reported as input errors; a symlink counts by what it points at.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def special_kind(path: Path | str) -> str | None:
+    """What ``path`` is when it is neither a regular file, a folder nor a dangling link, else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return next((what for test, what in _KINDS if test(mode)), None)
+
+
+def special_files(root: Path, limit: int = 20) -> list[tuple[Path, str]]:
+    """Up to ``limit`` special files under ``root`` (folder links are not followed)."""
+    found: list[tuple[Path, str]] = []
+    for folder, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in sorted(names):
+            what = special_kind(os.path.join(folder, name))
+            if what is not None:
+                found.append((Path(folder) / name, what))
+                if len(found) >= limit:
+                    return found
+    return found

@@ -1,0 +1,83 @@
+"""The one matcher for every regular expression an eval set supplies: time-limited.
+
+A ``regex`` check's pattern, a ``json_schema`` check's ``pattern`` and ``patternProperties``, the
+trace checks' command and tool-name patterns: all are compiled and searched here. Patterns run on
+the ``regex`` engine (its ``re``-compatible VERSION0 mode) rather than ``re`` because a search
+can be given a time limit, and because it checks for signals while it backtracks: SIGTERM and
+Ctrl-C stop a long search at once instead of after it ends (``re`` would run ``^(a+)+$`` on 40
+``a`` and a ``!`` for hours, deaf to both).
+
+Every search gets at most ``REGEX_TIMEOUT_MS``; inside ``pattern_budget()`` all searches together
+get that much, so a check that matches one pattern against 10,000 commands cannot take 10,000
+times as long. Running out raises PatternTimedOut, which a check turns into a fail with evidence.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+
+import regex as rx
+
+from skill_eval.intake.limits import REGEX_TIMEOUT_MS
+
+# The monotonic time by which the current check's searches must be done; None outside a check.
+_DEADLINE: ContextVar[float | None] = ContextVar("skill_eval_pattern_deadline", default=None)
+
+
+class BadPattern(ValueError):
+    """The pattern does not compile (or is too big for the engine)."""
+
+
+class PatternTimedOut(Exception):
+    """A search ran out of time: it backtracks catastrophically on this text."""
+
+    def __init__(self, pattern: str) -> None:
+        super().__init__(pattern)
+        self.pattern = pattern
+
+    def evidence(self) -> str:
+        return (f"/{self.pattern}/: pattern timed out after {REGEX_TIMEOUT_MS} ms (it backtracks "
+                "catastrophically; avoid a repeated group that holds a repetition, like (a+)+, or "
+                "whose alternatives can match the same text, like (a|a)+)")
+
+
+@lru_cache(maxsize=4096)
+def compiled(pattern: str, case_sensitive: bool = True) -> rx.Pattern[str]:
+    try:
+        return rx.compile(pattern, rx.VERSION0 | (0 if case_sensitive else rx.IGNORECASE))
+    except (rx.error, ValueError, OverflowError, RecursionError, TypeError) as e:
+        raise BadPattern(f"invalid regex {pattern!r}: {e}") from e
+
+
+def _seconds_left() -> float:
+    deadline = _DEADLINE.get()
+    limit = REGEX_TIMEOUT_MS / 1000
+    if deadline is None:
+        return limit
+    return min(limit, max(deadline - time.monotonic(), 0.0))
+
+
+def search(pattern: str | rx.Pattern[str], text: str, case_sensitive: bool = True) -> rx.Match[str] | None:
+    """``pattern.search(text)`` within the time left; PatternTimedOut when it runs out."""
+    compiled_pattern = compiled(pattern, case_sensitive) if isinstance(pattern, str) else pattern
+    left = _seconds_left()
+    if left <= 0:
+        raise PatternTimedOut(compiled_pattern.pattern)
+    try:
+        return compiled_pattern.search(text, timeout=left)
+    except TimeoutError as e:
+        raise PatternTimedOut(compiled_pattern.pattern) from e
+
+
+@contextmanager
+def pattern_budget() -> Iterator[None]:
+    """All searches inside share one ``REGEX_TIMEOUT_MS`` (one check's worth)."""
+    token = _DEADLINE.set(time.monotonic() + REGEX_TIMEOUT_MS / 1000)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)

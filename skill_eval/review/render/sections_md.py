@@ -1,0 +1,57 @@
+"""The optional sections of benchmark.md and summary.md: ablations (what removing each part
+cost) and the sequential decisions of ``run --until-decided``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skill_eval.review.render.mdcells import _clip, _table, ci, md_text, pct, pvalue, signed
+
+ABLATION_VERDICTS = {
+    "matters": "the removed part matters",
+    "removal-helps": "removing it helped",
+    "no-measurable-effect": "no measurable effect",
+    "indeterminate": "indeterminate (too few paired cases)",
+}
+_ABLATION_HEADERS = ["ablation", "removes", "with skill", "ablated", "loss", "p", "95% CI", "verdict"]
+
+
+def _ablation_row(a: Mapping[str, Any]) -> list[str]:
+    errors = f", {a['errors']} errored" if a["errors"] else ""
+    return [md_text(a["name"]), _clip(", ".join(a["remove"]), 50), pct(a["with_skill_pass_rate"]),
+            pct(a["pass_rate"]) + errors, f"{signed(a['loss'])} (n={a['cases']})", pvalue(a["p_value"]),
+            ci(a["ci95"]), ABLATION_VERDICTS.get(a["verdict"], a["verdict"])]
+
+
+def ablation_md(bench: Mapping[str, Any]) -> list[str]:
+    """Ablations: what removing each part cost, paired per case against the full skill."""
+    if not bench.get("ablations"):
+        return []
+    return ["", "## Ablations", "",
+            "Loss: with-skill minus ablated pass rate, paired per case (positive: the part helped). "
+            "Not part of the verdict.", "",
+            _table([_ablation_row(a) for a in bench["ablations"]], _ABLATION_HEADERS)]
+
+
+def ablation_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
+    rows = [[md_text(b["skill"]), md_text(b["model"]), *_ablation_row(a)]
+            for b in benches for a in b.get("ablations") or []]
+    if not rows:
+        return []
+    return ["", "## Ablations (loss when the part is removed; not in the verdict)", "",
+            _table(rows, ["skill", "model", *_ABLATION_HEADERS])]
+
+
+def decision_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
+    """summary.md's table of sequential decisions (empty when no benchmark has one)."""
+    rows = [[md_text(b["skill"]), md_text(b["model"]), a["decision"], ci(a.get("interval")),
+             str(a["iterations"]), str(a["looks"]), str(a["runs"]), str(a["runs_saved"]),
+             md_text(a.get("reason") or "")]
+            for b in benches if (a := b.get("adaptive"))]
+    if not rows:
+        return []
+    return ["", "## Sequential decisions (run --until-decided)", "",
+            _table(rows, ["skill", "model", "decision", "interval", "iterations", "looks", "runs",
+                          "runs saved", "why undecided"])]
