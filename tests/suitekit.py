@@ -55,6 +55,17 @@ json.dump({"output": out, "events": events,
           sys.stdout)
 '''
 
+# The same adapter, answering from the fixtures' content too (their hashes, as the request gives
+# them), and refusing a fixture that says REFUSE: its answer depends only on the request.
+CONTENT_ADAPTER = ADAPTER.replace(
+    'files = sorted(f["path"] for f in req["files"])',
+    'files = sorted("%s:%s" % (f["path"], f["sha256"][:8]) for f in req["files"])\n'
+    'for f in req["files"]:\n'
+    '    with open(os.path.join(req["workspace"], f["path"]), "rb") as fh:\n'
+    '        if b"REFUSE" in fh.read():\n'
+    '            sys.stderr.write("refused: " + f["path"] + "\\n")\n'
+    '            sys.exit(3)')
+
 SUITE = """suite: kit
 skills_dir: skills
 skills: ["*"]
@@ -94,6 +105,10 @@ class Kit:
         for skill, cases in (skills or {"alpha": ["a1", "a2"], "beta": ["b1"]}).items():
             kit.add_skill(skill, cases)
         return kit
+
+    def use_content_adapter(self) -> None:
+        """Answer from the fixtures' content (see CONTENT_ADAPTER)."""
+        (self.root / "adapter.py").write_text(CONTENT_ADAPTER)
 
     def write_suite(self, iterations: int = 3, extra: str = "") -> None:
         (self.root / "suite.yaml").write_text(SUITE.format(iterations=iterations, extra=extra))

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 from benchdata import SKILL, case, error, main_fixture, record
 from jsonschema import Draft202012Validator
@@ -159,3 +161,24 @@ def test_other_skills_are_flagged_and_named_per_arm():
     assert "other-skills" in rows["o1"]["flags"]
     assert rows["o1"]["other_skills"] == {"with_skill": ["simplify"], "without_skill": ["code-review"]}
     assert "other-skills" not in rows["o2"]["flags"] and "other_skills" not in rows["o2"]
+
+
+def test_runs_outside_a_shard_are_not_errors(tmp_path):
+    """`run --shard 2/2` on a fresh store: shard 1's runs are "not run yet", not errors; the
+    summary does not list them as errored, the console does not say "-> error", exit 0."""
+    from suitekit import Kit
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2", "a3"]})
+    code, out, err = kit.run("--shard", "2/2")
+    assert code == 0, out + err
+    assert 0 < kit.calls() < 6
+    summary = (kit.results / "summary.md").read_text()
+    assert "errored" not in summary and "not run yet" in summary
+    assert "-> error" not in out and "-> incomplete" in out
+    bench = json.loads(kit.bench("alpha").read_text())
+    assert bench["verdict"] == "incomplete"
+    assert bench["variants"]["with_skill"]["errors"] == 0
+    assert kit.run("--shard", "1/2")[0] == 0
+    kit.reset()
+    code, out, err = kit.run()
+    assert code == 0 and kit.calls() == 0 and "-> pass" in out, out + err

@@ -184,3 +184,40 @@ def test_a_grader_version_bump_regrades_without_calls(kit, monkeypatch):
     assert kit.calls() == 0
     grades = [json.loads(p.read_text()) for p in kit.store.glob("grades/*/*.json")]
     assert sum(g["grader_version"] == "next" for g in grades) == 18
+
+
+def _same_size_same_mtime(path, text: str) -> None:
+    """What cp -p, touch -r, rsync -a and a restored CI cache do: new bytes, old size and mtime."""
+    st = path.stat()
+    assert len(text.encode()) == st.st_size
+    path.write_text(text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1)
+    kit.use_content_adapter()
+    assert kit.run()[0] == 0
+    kit.reset()
+    fixture = kit.skill_dir("alpha") / "evals" / "files" / "a1.txt"
+    old = fixture.read_text()
+    _same_size_same_mtime(fixture, old.upper())
+    code, out, err = kit.run()
+    assert code == 0, out + err
+    assert kit.calls_by() == {"with_skill a1": 1, "without_skill a1": 1}
+    shown = (kit.results / "alpha" / "iteration-1" / "eval-a1" / "with_skill" / "output.txt").read_text()
+    from skill_eval.fs.hashing import sha256_bytes
+
+    assert sha256_bytes(old.upper().encode())[:8] in shown
+
+
+def test_a_fingerprint_recorded_in_the_tick_of_a_change_is_not_trusted(kit):
+    """Racy: the suite's stat fingerprint was written in the same clock tick as an input last
+    changed, so a second change in that tick would be invisible to it: the plan looks closer."""
+    fast = kit.store / "state" / "kit.fast.json"
+    assert kit.run()[1].startswith("Up to date")
+    tick = (kit.skill_dir("beta") / "SKILL.md").stat().st_ctime_ns
+    os.utime(fast, ns=(tick, tick))
+    code, out, err = kit.run()
+    assert code == 0 and not out.startswith("Up to date") and kit.calls() == 0, out + err
+    assert kit.run()[1].startswith("Up to date")  # recorded again, later: trusted

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from suitekit import Kit
 
 from skill_eval.engine.engine import Engine
-from skill_eval.fs.hashing import HashCache, canonical_json, key_of, tree_digest
+from skill_eval.fs.hashing import HashCache, canonical_json, key_of, sha256_bytes, tree_digest
 from skill_eval.model.project import load_project
 from skill_eval.store.store import Store
 
@@ -96,12 +97,56 @@ def test_hash_cache_reads_a_file_once_and_survives_damage(tmp_path):
     cache.file(f)
     assert cache.hashed == 1
     cache.save()
+    _written_later(tmp_path / "cache.json", f)
     again = HashCache(tmp_path / "cache.json")
     assert again.file(f) == h and again.hashed == 0
     os.utime(f, (5, 5))  # touch: re-hashed once, same digest
     assert again.file(f) == h and again.hashed == 1
     (tmp_path / "cache.json").write_text("[1,2")
     assert HashCache(tmp_path / "cache.json").file(f) == h
+
+
+def _written_later(cache: Path, f: Path) -> None:
+    """As if the cache were written a clock tick after ``f`` last changed (a test writes both
+    within one tick, which makes the entry racy: see the racy test below)."""
+    later = f.stat().st_ctime_ns + 10**9
+    os.utime(cache, ns=(later, later))
+
+
+def test_same_size_same_mtime_edit_is_seen(tmp_path):
+    """cp -p, touch -r, rsync -a: the bytes change, size and mtime are put back. ctime moves."""
+    f = tmp_path / "f.txt"
+    f.write_text("hello")
+    cache = HashCache(tmp_path / "cache.json")
+    old = cache.file(f)
+    cache.save()
+    _written_later(tmp_path / "cache.json", f)
+    st = f.stat()
+    f.write_text("HELLO")
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    assert HashCache(tmp_path / "cache.json").file(f) == sha256_bytes(b"HELLO") != old
+
+
+def test_an_entry_recorded_in_the_tick_of_its_change_is_hashed_again(tmp_path):
+    """Racy git: a file changed at or after the cache was written may change again within that
+    clock tick without its stamp moving, so its stamp proves nothing: it is re-hashed."""
+    f = tmp_path / "f.txt"
+    f.write_text("hello")
+    cache = HashCache(tmp_path / "cache.json")
+    cache.file(f)
+    cache.save()
+    tick = f.stat().st_ctime_ns
+    os.utime(tmp_path / "cache.json", ns=(tick, tick))  # written in the same tick as the change
+    racy = HashCache(tmp_path / "cache.json")
+    assert racy.file(f) == sha256_bytes(b"hello") and racy.hashed == 1
+    racy.file(f)
+    assert racy.hashed == 1  # one invocation sees one version
+    racy.save()  # written after: the stamp is trusted from now on
+    _written_later(tmp_path / "cache.json", f)
+    trusted = HashCache(tmp_path / "cache.json")
+    trusted.file(f)
+    assert trusted.hashed == 0
 
 
 def test_tree_digest_excludes_evals(tmp_path):

@@ -82,8 +82,8 @@ def test_corrupt_grade_is_redone_without_calls(tmp_path):
 
 
 def _damage_in_place(kit: Kit, case: str) -> str:
-    """Flip one byte of a stored response, keeping its size and mtime: its stat stamp still
-    says "verified", so only the checksum at re-grade notices."""
+    """Flip one byte of a stored response, keeping its size and mtime: its ctime moves, so the
+    stat stamp no longer says "verified" and the checksum notices when the plan looks at it."""
     key = next(k for k in kit.stored_runs()
                if json.loads((kit.store / "runs" / k[:2] / k / "meta.json").read_text())["case"] == case)
     path = kit.store / "runs" / key[:2] / key / "response.json"

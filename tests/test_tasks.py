@@ -31,7 +31,8 @@ def kit(tmp_path):
 def test_doit_list_and_info(kit):
     res = doit(kit, "list")
     assert res.returncode == 0, res.stderr
-    assert [line.split()[0] for line in res.stdout.splitlines()] == ["agent", "bench", "grade", "summary"]
+    assert [line.split()[0] for line in res.stdout.splitlines()] == [
+        "agent", "bench", "grade", "summary", "verdict"]
     res = doit(kit, "list", "--all")
     names = {line.split()[0] for line in res.stdout.splitlines()}
     assert "agent:alpha/a1/with_skill/default/1" in names and "bench:beta" in names

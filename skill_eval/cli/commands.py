@@ -238,3 +238,9 @@ def cmd_bless(args: argparse.Namespace) -> int:
     from skill_eval.cli.compare_cmd import bless
 
     return bless(_load(args))
+
+
+def cmd_doit(args: argparse.Namespace) -> int:
+    from skill_eval.engine.dodo import doit_main
+
+    return doit_main(args.suite, args.doit_args, args.split)

@@ -20,6 +20,7 @@ COMMANDS = {
     "plan": "cases, runs and cost needed to detect a lift, from the stored spread of per-case deltas",
     "compare": "what an edit of a skill did: per case before/after, the paired change and its p",
     "bless": "write <suite>.baseline.json from the stored results, for compare --against baseline",
+    "doit": "doit's own command line over the suite's tasks (run, list, info, forget, -n, ...)",
 }
 
 
@@ -177,6 +178,14 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bless", help=COMMANDS["bless"], description=COMMANDS["bless"])
     b.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
     b.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+    d = sub.add_parser("doit", help=COMMANDS["doit"], description=COMMANDS["doit"] + "; paths are "
+                       "resolved from this folder. Exit codes are doit's (1: a task failed, e.g. "
+                       "the verdict is not a pass).")
+    d.add_argument("suite", metavar="SUITE")
+    d.add_argument("doit_args", nargs=argparse.REMAINDER, metavar="DOIT_ARGS",
+                   help="e.g. list --all, info agent:<task>, -n 4, forget, --always")
+    d.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
     return p
 
 

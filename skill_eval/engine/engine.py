@@ -159,16 +159,20 @@ class Engine:
         stamp = self.state.verified.get(key)
         return stamp is not None and stamp == entry_stamp(self.store.root, key)
 
-    def stored(self, key: str) -> bool:
+    def stored(self, key: str, spec: RunSpec | None = None) -> bool:
         """Whether a whole, verified result for ``key`` is in the store. An entry whose files'
         stat stamp is unchanged since it was last verified costs three stats; any other entry is
-        verified by content (a damaged one is removed, so its run is simply done again)."""
+        verified by content (a damaged one is removed, so its run is simply done again, and
+        named among ``damaged`` when ``spec`` is given)."""
         stamp = entry_stamp(self.store.root, key)
         if stamp is None:
             return False
         if self.state.verified.get(key) == stamp:
             return True
         if self.store.get_run(key) is None:
+            if spec is not None:
+                with self.progress.lock:
+                    self.damaged.append(self.slot(spec))
             return False
         self.state.mark_verified(key, stamp)
         return True
@@ -176,7 +180,7 @@ class Engine:
     def pending_runs(self) -> list[Pending]:
         out = []
         for spec in self.selected_runs():
-            if self.options.force or not self.stored(spec.key):
+            if self.options.force or not self.stored(spec.key, spec):
                 out.append(Pending(spec, self.run_reason(spec)))
         return out
 
@@ -187,7 +191,7 @@ class Engine:
             if spec.key in will_run:
                 continue
             if not self.has_grade(spec):
-                if self.stored(spec.key):
+                if self.stored(spec.key, spec):
                     out.append(Pending(spec, self.grade_reason(spec)))
         return out
 

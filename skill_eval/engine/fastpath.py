@@ -4,6 +4,10 @@ run produced (each still present in the store).
 
 A stat difference (a touch, a fresh clone) only means "look closer": the full plan then runs,
 finds every key unchanged, and records a new fingerprint. Only keys decide what re-runs.
+
+Stat lines are git's index stamps (size, mtime_ns, ctime_ns, inode: see fs.hashing), so an edit
+that restores size and mtime is seen; and a fingerprint is not trusted when an input changed at
+or after the moment it was recorded (the "racy" case: an edit in the same clock tick).
 """
 
 from __future__ import annotations
@@ -12,43 +16,49 @@ import hashlib
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
 from skill_eval.fs import sharedfiles
+from skill_eval.fs.hashing import changed_ns, is_racy, recorded_at
 from skill_eval.fs.storage import writes, writing
 from skill_eval.model.config import Suite, depends_files
 from skill_eval.plan.keys import GRADER_VERSION
 
-FAST_VERSION = 2
+FAST_VERSION = 3  # 3: stat lines carry ctime_ns
 
 
-def _stat_line(path: str) -> str:
+def _stat_line(path: str, newest: list[int] | None = None) -> str:
+    """``newest``: a one-item list raised to the latest change time seen (for the racy check)."""
     try:
         st = os.stat(path)
     except OSError:
         return f"{path}|missing"
-    return f"{path}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}"
+    if newest is not None:
+        newest[0] = max(newest[0], changed_ns(st))
+    return f"{path}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}|{st.st_ino}"
 
 
 @dataclass(frozen=True)
 class Fingerprint:
     """Stat digests: ``common`` covers the config, options, adapter files and which skill folders
     exist; ``skills`` has one digest per top-level folder of skills_dir. When only some skill
-    digests differ, only those skills need planning again."""
+    digests differ, only those skills need planning again. ``newest``: per part ("" for common,
+    else the skill folder), the latest change time of its files, for the racy check."""
 
     common: str
     skills: dict[str, str]
+    newest: dict[str, int] = field(default_factory=dict)
 
 
-def _stat_digest(root: str) -> str:
+def _stat_digest(root: str, newest: list[int]) -> str:
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
-            h.update(_stat_line(os.path.join(dirpath, name)).encode())
+            h.update(_stat_line(os.path.join(dirpath, name), newest).encode())
     return h.hexdigest()
 
 
@@ -56,8 +66,10 @@ def fingerprint(suite: Suite, options: dict[str, Any], extra_files: list[str]) -
     h = hashlib.sha256()
     # The grader version too: a bumped grader must regrade, not report the old grades as current.
     h.update(json.dumps([FAST_VERSION, __version__, GRADER_VERSION, options], sort_keys=True).encode())
-    h.update(_stat_line(str(suite.path)).encode())
+    common = [0]
+    h.update(_stat_line(str(suite.path), common).encode())
     skills: dict[str, str] = {}
+    newest: dict[str, int] = {}
     try:
         entries = sorted(os.scandir(suite.skills_dir), key=lambda e: e.name)
     except OSError:
@@ -65,14 +77,17 @@ def fingerprint(suite: Suite, options: dict[str, Any], extra_files: list[str]) -
     for entry in entries:
         if entry.is_dir():
             h.update(f"dir|{entry.name}".encode())
-            skills[entry.name] = _stat_digest(entry.path)
+            part = [0]
+            skills[entry.name] = _stat_digest(entry.path, part)
+            newest[entry.name] = part[0]
         else:
-            h.update(_stat_line(entry.path).encode())
+            h.update(_stat_line(entry.path, common).encode())
     for f in sorted(set(extra_files)):
-        h.update(_stat_line(f).encode())
+        h.update(_stat_line(f, common).encode())
     for argv0 in _adapter_files(suite):
-        h.update(_stat_line(argv0).encode())
-    return Fingerprint(h.hexdigest(), skills)
+        h.update(_stat_line(argv0, common).encode())
+    newest[""] = common[0]
+    return Fingerprint(h.hexdigest(), skills, newest)
 
 
 @dataclass(frozen=True)
@@ -184,6 +199,7 @@ class FastState:
         verified, their grades are present, and the tables are as written."""
         from skill_eval.engine.state import entry_stamp
 
+        recorded = recorded_at(self.path)
         data = self.load()
         if (not isinstance(data, dict) or data.get("version") != FAST_VERSION
                 or data.get("common") != fp.common or set(data.get("skill_fps", {})) != set(fp.skills)):
@@ -194,6 +210,11 @@ class FastState:
             if moved - set(data["by_skill"]):
                 return None  # a folder that is not a skill (eval sets kept beside them, say)
             changed = frozenset(moved)
+            # Racy (as git's index): a part whose stat is as recorded, but whose files changed in
+            # the clock tick the fingerprint was written, may have changed again since unseen.
+            if any(is_racy(fp.newest.get(part, 0), recorded) for part in ("", *fp.skills)
+                   if part not in changed):
+                return None
             for name, entry in data["by_skill"].items():
                 if name in changed:
                     continue

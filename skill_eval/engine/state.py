@@ -46,14 +46,15 @@ def slot_material(material: dict[str, Any]) -> dict[str, Any]:
 
 
 def entry_stamp(store_root: Path | str, key: str) -> str | None:
-    """Stat stamp of a run entry's result files (size and mtime of each), or None when the entry
-    is not whole. Equal stamps mean "verified before and untouched since"."""
+    """Stat stamp of a run entry's result files (size, mtime, ctime and inode of each, as git's
+    index keeps them: an in-place edit that restores size and mtime still moves ctime), or None
+    when the entry is not whole. Equal stamps mean "verified before and untouched since"."""
     base = f"{store_root}/runs/{key[:2]}/{key}/"
     parts = []
     try:
         for name in ("COMPLETE.json", "response.json", "timing.json"):
             st = os.stat(base + name)
-            parts.append(f"{st.st_size}.{st.st_mtime_ns}")
+            parts.append(f"{st.st_size}.{st.st_mtime_ns}.{st.st_ctime_ns}.{st.st_ino}")
     except OSError:
         return None
     return ":".join(parts)

@@ -1,9 +1,9 @@
-"""doit integration (the only module that imports doit).
+"""doit integration (with engine.dodo, the only modules that import doit).
 
 `skill-eval run` builds doit tasks only for the work that is out of date (the store and our
 hash cache decide that cheaply), so an unchanged 6,000-run suite never pays doit's per-task
-cost. `dodo.py` exposes every task, with up-to-date checks that ask the store, so `doit list`,
-`doit info agent:...` and plain `doit` work too.
+cost. engine.dodo exposes every task, with up-to-date checks that ask the store, so
+`skill-eval doit SUITE list`, `doit info agent:...` and plain `doit` work too.
 """
 
 from __future__ import annotations
@@ -289,9 +289,3 @@ def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: 
     if code not in (0, None) and not failures:
         failures.append(("doit", f"doit stopped with status {code}"))
     return failures
-
-
-def dodo_groups(engine: Engine) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """For dodo.py: every task, up-to-date checks asking the store."""
-    skills = [se.skill.name for se in engine.project.skills]
-    yield from task_dicts(engine, [], [], skills, all_tasks=True).items()

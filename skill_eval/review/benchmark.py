@@ -10,6 +10,7 @@ from typing import Any
 
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult, unscorable_reason
+from skill_eval.review.costs import _cost_lift, _cost_totals, _num, _round, usage_tokens  # noqa: F401 (re-exported)
 from skill_eval.review.ranunder import comparability
 from skill_eval.stats import measures as stats
 from skill_eval.stats.credit import arm_credit, variant_credit
@@ -20,6 +21,7 @@ VARIANTS = ("with_skill", "without_skill")
 SIGNIFICANCE = 0.05
 MIN_NONZERO_CASES = 6  # below this the sign-flip test cannot reach p ≤ 0.05
 _EPS = 1e-12
+NOT_RUN = "missing"  # the RunError kind of a run the store has no result or error for
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,12 @@ class RunRecord:
 
     @property
     def errored(self) -> bool:
-        return isinstance(self.result, RunError) and self.unscorable is None
+        return isinstance(self.result, RunError) and self.unscorable is None and not self.not_run
+
+    @property
+    def not_run(self) -> bool:
+        """Never run (outside a --shard or --only selection, or not started): not an error."""
+        return isinstance(self.result, RunError) and self.result.kind == NOT_RUN
 
     @property
     def graded(self) -> bool:
@@ -88,6 +95,7 @@ def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
     return {
         "runs": len(records), "graded": n, "passed": passed,
         "errors": sum(r.errored for r in records),
+        "not_run": sum(r.not_run for r in records),
         "unscorable": sum(r.unscorable is not None for r in records),
         "rubric_ungraded": _ungraded(graded),
         "pass_rate": _rate(passed, n),
@@ -121,6 +129,8 @@ def _flags(skill: str, arms: Mapping[str, dict[str, Any]], recs: Mapping[str, Se
         flags.append("flaky")
     if any(a["errors"] for a in arms.values()):
         flags.append("error")
+    if any(a["not_run"] for a in arms.values()):
+        flags.append("not-run")
     if any(a["unscorable"] for a in arms.values()):
         flags.append("unscorable")
     if any(a.get("critical_failures") for a in arms.values()):
@@ -162,6 +172,7 @@ def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> di
     return {
         "runs": len(records), "graded": len(graded), "passed": sum(r.passed for r in graded),
         "errors": sum(r.errored for r in records),
+        "not_run": sum(r.not_run for r in records),
         "unscorable": sum(r.unscorable is not None for r in records),
         "rubric_ungraded": _ungraded(graded),
         "cases": len(case_rates),
@@ -191,76 +202,6 @@ def _trajectory_means(records: Sequence[RunRecord]) -> dict[str, float | None]:
 
 # Anthropic-style usage counts cache reads and writes apart from input_tokens, so they add to the
 # total; OpenAI-style ``cached_input_tokens`` is a part of input_tokens and does not.
-_ADDITIVE_TOKENS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
-                    "cache_creation_input_tokens")
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def usage_tokens(usage: Mapping[str, Any]) -> float | None:
-    """All tokens of one run (or judge call): its ``total_tokens`` if reported, else the sum of
-    the token counts; None when it reported none."""
-    total = _num(usage.get("total_tokens"))
-    if total is not None:
-        return total
-    parts = [v for v in (_num(usage.get(k)) for k in _ADDITIVE_TOKENS) if v is not None]
-    return sum(parts) if parts else None
-
-
-def _sum_known(values: list[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 9)  # sums of floats: no 0.11999999999999998
-
-
-def _cost_totals(records: Sequence[RunRecord]) -> dict[str, Any]:
-    ran = [r for r in records if not r.errored]
-    tokens = [usage_tokens(r.usage) for r in ran]
-    costs = [_num(r.usage.get("cost_usd")) for r in ran]
-    judged = [r.grade.get("judge_usage") for r in ran if r.grade is not None]
-    judged = [u for u in judged if isinstance(u, Mapping)]
-    with_tokens = sum(t is not None for t in tokens)
-    with_cost = sum(c is not None for c in costs)
-    total_tokens, cost = _sum_known(tokens), _round(_sum_known(costs))
-
-    def field(*keys: str) -> float | None:
-        return _sum_known([_num(r.usage.get(k)) for r in ran for k in keys])
-
-    return {
-        "input_tokens": field("input_tokens"),
-        "output_tokens": field("output_tokens"),
-        "cache_read_tokens": field("cache_read_input_tokens", "cached_input_tokens"),
-        "cache_write_tokens": field("cache_creation_input_tokens"),
-        "total_tokens": total_tokens,
-        "cost_usd": cost,
-        "runs_with_tokens": with_tokens,
-        "runs_with_cost": with_cost,
-        "tokens_per_run": _round(total_tokens / with_tokens) if with_tokens else None,
-        "cost_usd_per_run": _round(cost / with_cost) if with_cost and cost is not None else None,
-        "judge_tokens": _sum_known([usage_tokens(u) for u in judged]) if judged else None,
-        "judge_cost_usd": _round(_sum_known([_num(u.get("cost_usd")) for u in judged])) if judged else None,
-    }
-
-
-def _cost_lift(lift: float | None, variants: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """What the skill costs: extra tokens and dollars per run with it. No "lift per extra token"
-    ratio: its denominator is a small difference of noisy means, so it explodes (and flips sign)
-    on noise; the report shows the cost per arm and the extra cost per run instead."""
-    w, wo = variants["with_skill"], variants["without_skill"]
-
-    def extra(key: str) -> float | None:
-        a, b = w.get(key), wo.get(key)
-        return a - b if a is not None and b is not None else None
-
-    return {"extra_tokens_per_run": _round(extra("tokens_per_run")),
-            "extra_cost_usd_per_run": _round(extra("cost_usd_per_run"))}
-
-
 def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Case],
                     runs: Sequence[RunRecord], minimum_lift: float | None,
                     include_unscorable: bool = False) -> dict[str, Any]:
@@ -304,7 +245,12 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
     with_failed = any(r.graded and not r.passed for r in runs if r.variant == "with_skill")
     if any_error:
         verdict = "error"
-    elif with_failed or lift["met"] is False:
+    elif with_failed:
+        verdict = "fail"
+    elif any(r.not_run for r in runs):
+        # Runs outside this --shard/--only (or never started): what ran passed, the rest is unknown.
+        verdict = "incomplete"
+    elif lift["met"] is False:
         verdict = "fail"
     else:
         verdict = "pass"

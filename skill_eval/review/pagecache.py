@@ -106,6 +106,10 @@ class PageCache:
                 if shard is not None:
                     shard[kind][key] = value
         for n, shard in sorted(shards.items()):
+            if not shard["runs"] and not shard["cases"]:
+                # Every entry dropped (a case removed): no file, as a first build would have none.
+                (self.folder / f"{n:02d}.json").unlink(missing_ok=True)
+                continue
             # One dumps, then one write: json.dump to a file goes through the slow chunked encoder.
             text = json.dumps({"version": [CACHE_VERSION, __version__], **shard},
                               separators=(",", ":"), ensure_ascii=False)
@@ -131,7 +135,7 @@ class SkillPart:
     """One skill's whole share of the page data, as the embedded JSON text it becomes, kept
     under ``.review/`` with the key of what it was made from (the benchmark's inputs key, the
     moved cases): an edit elsewhere in the suite reuses it instead of reassembling thousands
-    of runs. It goes whenever a view of the skill is rewritten (``tables._forget_pages``)."""
+    of runs. It goes whenever a view of the skill is rewritten or removed (``tables._sync_views``)."""
 
     def __init__(self, folder: Path, key: str):
         self.path = folder / FOLDER / PART

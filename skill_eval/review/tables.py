@@ -5,45 +5,20 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.fs import sharedfiles
 from skill_eval.fs.hashing import key_of
-from skill_eval.fs.safenames import path_component, variant_folder
-from skill_eval.fs.storage import writes
+from skill_eval.fs.safenames import path_component
 from skill_eval.model.config import describe_judge
 from skill_eval.model.results import UNSCORABLE, AdapterResponse, Event, RunError, RunResult
 from skill_eval.plan.types import RunSpec
+from skill_eval.review.benchmark import NOT_RUN
+from skill_eval.review.resultfiles import dump_json, write_text
 from skill_eval.review.source import ResultSource
-from skill_eval.store.redact import redact
 
 INPUTS_FIELD = "inputs_key"
-
-
-@writes(lambda path, *_args, **_kwargs: path)
-def write_text(path: Path, text: str, from_store: bool = False) -> None:
-    """Atomic: a reader (or a crash) never sees half a table. Redacted: every results/ file
-    passes here, and no secret reaches one, whatever the format. ``from_store``: the text is a
-    stored run's, which the store redacted when it wrote it (redacting it again is the same
-    text at a megabyte-per-second price)."""
-    if not from_store:
-        text = redact(text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = sharedfiles.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def dump_json(obj: Any) -> str:
-    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def skill_specs(engine: ResultSource, skill: str) -> list[RunSpec]:
@@ -193,7 +168,7 @@ def _records(engine: ResultSource, specs: list[RunSpec], cache: RecordCache | No
             spec.key, verify=not engine.verified_unchanged(spec.key))
         grade = None
         if result is None:
-            result = engine.store.get_error(spec.key) or RunError(spec.key, "missing", "not run yet")
+            result = engine.store.get_error(spec.key) or RunError(spec.key, NOT_RUN, "not run yet")
         else:
             grade = engine.store.get_json("grades", engine.grade_key(spec))
             if grade is None and not (spec.case.rubric and engine.suite.judge is not None):
@@ -225,9 +200,13 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
     from skill_eval.review.benchmark import VARIANTS, RunRecord, build_benchmark
     from skill_eval.review.render.markdown import benchmark_md
     from skill_eval.review.triggers import trigger_block
+    from skill_eval.review.views import prune_layout
 
     se = next(s for s in engine.project.skills if s.skill.name == skill)
     task_cases = [c for c in se.cases if c.kind == "task"]
+    many = len(models(engine)) > 1
+    prune_layout(engine.suite.results / path_component(skill),
+                 [path_component(m) for m in models(engine)] if many else None)
     for model in models(engine):
         specs = [s for s in skill_specs(engine, skill) if s.model == model]
         out = bench_dir(engine, skill, model)
@@ -256,11 +235,7 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
         write_text(out / "benchmark.json", dump_json(bench))
         write_text(out / "benchmark.md", benchmark_md(bench))
-        rewrite = [(spec, result, grade) for spec, result, grade in records
-                   if fresh or engine.slot(spec) in engine.touched_slots]
-        _forget_pages(out, fresh, [spec for spec, _r, _g in rewrite])
-        for spec, result, grade in rewrite:
-            write_run_view(out, spec, result, grade)
+        _sync_views(engine, out, records, fresh, specs)
     return True
 
 
@@ -273,48 +248,35 @@ def _audit_flags(bench: dict[str, Any], cases: list[Any], names: tuple[str, ...]
         row["flags"] += [f for f in flags.get(row["id"], ()) if f not in row["flags"]]
 
 
-def _forget_pages(out: Path, everything: bool, specs: list[RunSpec]) -> None:
-    """Before views are rewritten, the review page's data of them is dropped (see pagecache)."""
+def _sync_views(engine: ResultSource, out: Path, records: list[tuple[RunSpec, RunResult | RunError, Any]],
+                fresh: bool, specs: list[RunSpec]) -> None:
+    """Every run folder shows the store entry its run's current key names: a folder whose
+    recorded view key differs is rewritten (a run served from the store after a revert included),
+    one whose run was redone under the same key (--force, a damaged entry) too, and folders of
+    runs no longer planned go (see views)."""
     from skill_eval.review.pagecache import PageCache, SkillPart, run_rel
+    from skill_eval.review.views import prune, recorded_key, run_dir, view_key, write_view
 
-    if everything:
+    removed = prune(out, specs)
+    rewrite = []
+    for spec, result, grade in records:
+        key = view_key(spec, result, grade, engine.grade_key(spec))
+        touched = engine.slot(spec) in engine.touched_slots
+        if fresh or touched or recorded_key(run_dir(out, spec)) != key:
+            rewrite.append((spec, result, grade, key, fresh or touched))
+    if fresh:
         PageCache.clear(out)
-    elif specs:
+    elif rewrite or removed:
         SkillPart.drop(out)
         cache = PageCache(out)
-        cache.drop(run_rel(s.iteration, s.case.id, s.variant) for s in specs)
+        cache.drop([*removed, *(run_rel(s.iteration, s.case.id, s.variant) for s, *_rest in rewrite)])
         cache.save()
-
-
-def write_run_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any) -> None:
-    """The seed harness's layout: iteration-<i>/eval-<id>/{case.json, <variant>/...}."""
-    case_dir = out / f"iteration-{spec.iteration}" / f"eval-{path_component(spec.case.id)}"
-    run_dir = case_dir / variant_folder(spec.variant)
-    case = spec.case
-    case_json = {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
-                 "files": [f"inputs/{f.rel}" for f in case.fixtures], "checks": case.checks_json(),
-                 "rubric": case.rubric_json(), "kind": case.kind, "should_trigger": case.should_trigger}
-    write_text(case_dir / "case.json", dump_json(case_json))
-    if isinstance(result, RunError):
-        write_text(run_dir / "error.json", dump_json({"kind": result.kind, "message": result.message}))
-        for name in ("output.txt", "response.json", "grading.json"):
-            (run_dir / name).unlink(missing_ok=True)
-        return
-    (run_dir / "error.json").unlink(missing_ok=True)
-    response = {"output": result.output, "events": [e.to_json() for e in result.response.events],
-                "usage": result.response.usage}
-    # The result is the stored run (the runner returns what the store kept; tables read the store).
-    write_text(run_dir / "output.txt", result.output, from_store=True)
-    write_text(run_dir / "response.json", dump_json(response), from_store=True)
-    write_text(run_dir / "timing.json", dump_json({"duration_s": result.duration_s}))
-    if grade is not None:
-        write_text(run_dir / "grading.json", dump_json(grade))
-    for source, name in ((result.outputs_dir, "outputs"), (result.files_dir, "files")):
-        # outputs/ as the seed harness lays it out; files/ is every kept workspace file.
-        target = run_dir / name
-        shutil.rmtree(target, ignore_errors=True)
-        if source is not None and any(source.iterdir()):
-            shutil.copytree(source, target)
+    for spec, result, grade, key, whole in rewrite:
+        if not whole and isinstance(result, RunResult):
+            # Read from the record cache (no output text): the view needs the whole stored run.
+            spec, result, grade = _records(engine, [spec])[0]
+            key = view_key(spec, result, grade, engine.grade_key(spec))
+        write_view(out, spec, result, grade, key)
 
 
 def load_benches(engine: ResultSource) -> list[dict[str, Any]]:
@@ -332,8 +294,10 @@ def load_benches(engine: ResultSource) -> list[dict[str, Any]]:
 def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMATS) -> bool:
     from skill_eval.review.benchmark import diff_benchmarks
     from skill_eval.review.render import FORMATS
+    from skill_eval.review.views import prune_skills
 
     results = engine.suite.results
+    prune_skills(results, engine.skill_names)
     benches = _adjusted(engine, load_benches(engine))
     previous = _previous(results)
     moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]
@@ -377,7 +341,8 @@ def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list
     for b in benches:
         out = bench_dir(engine, b["skill"], b["model"])
         ids = moved_ids(b, moved)
-        part = SkillPart(out, key_of([str(results), str(out), b.get(INPUTS_FIELD), sorted(ids)]))
+        # Paths relative to results: the text is (its links are), so a copy of the folder reuses it.
+        part = SkillPart(out, key_of([out.relative_to(results).as_posix(), b.get(INPUTS_FIELD), sorted(ids)]))
         kept = part.load() if b.get(INPUTS_FIELD) else None
         if kept is None:
             cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
@@ -406,7 +371,7 @@ def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 def verdict_exit_code(benches: list[dict[str, Any]]) -> int:
     verdicts = {b.get("verdict") for b in benches}
-    if "error" in verdicts:
+    if "error" in verdicts or "incomplete" in verdicts:
         return 2
     if "fail" in verdicts:
         return 1

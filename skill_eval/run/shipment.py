@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skill_eval.errors import AdapterError
-from skill_eval.fs.hashing import tree_files
+from skill_eval.fs.hashing import stat_stamp, tree_files
 from skill_eval.model.config import Suite, depends_files
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.adapters.command import _INTERPRETER
@@ -62,16 +62,16 @@ class RemoteJob:
 
 
 class Packer:
-    """Builds jobs. A file's hash is remembered by (path, size, mtime), so the skill's files,
+    """Builds jobs. A file's hash is remembered by its path and stat stamp, so the skill's files,
     shared by every run of it, are hashed once per invocation; no bytes are kept here (the
     executor reads them when it has to send them: a big suite's fixtures never sit in memory)."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, int, int], str] = {}
+        self._seen: dict[tuple[str, tuple[int, int, int, int]], str] = {}
 
     def _hash(self, path: Path) -> tuple[str, bool]:
         st = os.stat(path)
-        mark = (str(path), st.st_size, st.st_mtime_ns)
+        mark = (str(path), stat_stamp(st))
         sha = self._seen.get(mark)
         if sha is None:
             with open(path, "rb") as f:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-VERDICT_ORDER = {"pass": 0, "fail": 1, "error": 2}
+VERDICT_ORDER = {"pass": 0, "incomplete": 1, "fail": 2, "error": 3}
 
 
 def summary_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()

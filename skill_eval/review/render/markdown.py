@@ -52,8 +52,9 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
         out.append("runs loaded other skills (the lift includes what they did): " + "; ".join(
             f"{c['id']} ({other_skills_text(c['other_skills'])})" for c in bench["cases"]
             if "other-skills" in c["flags"] and c.get("other_skills")))
-    if "error" in by_flag:
-        out.append("runs errored (excluded from pass rates): " + ", ".join(by_flag["error"]))
+    for flag, what in (("error", "errored (excluded from pass rates)"), ("not-run", "not run yet")):
+        if flag in by_flag:
+            out.append(f"runs {what}: " + ", ".join(by_flag[flag]))
     if "unscorable" in by_flag:
         why = sorted({r.split(": ", 1)[-1] for c in bench["cases"] for v in VARIANT_KEYS
                       for r in c[v].get("unscorable_reasons", [])})

@@ -1,5 +1,5 @@
 """What the review page shows of each run, read from the results folder's per-run view (the
-layout ``tables.write_run_view`` writes) and the benchmarks. Plain dicts and lists, embedded in
+layout ``views.write_view`` writes) and the benchmarks. Plain dicts and lists, embedded in
 the page once as JSON; every string in it is untrusted and the page treats it as text."""
 
 from __future__ import annotations

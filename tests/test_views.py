@@ -1,0 +1,125 @@
+"""Per-run folders under results/: derived from the store entry each run's current key names.
+
+The repro of issue 19: edit, run, revert, run. The reverted runs come from the store (no call),
+and their folders must show them, not the edited version's outputs and verdicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from suitekit import Kit, case
+
+
+def run_folders(kit: Kit) -> dict[str, bytes]:
+    """Every file of every per-run folder (iteration-*/...), by path."""
+    out = {}
+    for p in sorted(kit.results.glob("*/iteration-*/**/*")):
+        if p.is_file():
+            out[str(p.relative_to(kit.results))] = p.read_bytes()
+    return out
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> Kit:
+    k = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2"]})
+    k.use_content_adapter()
+    code, out, err = k.run()
+    assert code == 0, out + err
+    k.reset()
+    return k
+
+
+def _edit_and_revert(kit: Kit, edit, revert) -> None:  # noqa: ANN001
+    before = run_folders(kit)
+    edit()
+    assert kit.run()[0] in (0, 1)
+    assert run_folders(kit) != before, "the edit should show in the run folders"
+    revert()
+    kit.reset()
+    code, out, err = kit.run()
+    assert kit.calls() == 0, "the reverted runs are in the store"
+    assert run_folders(kit) == before
+
+
+def test_fixture_edit_then_revert_shows_the_reverted_runs(kit):
+    fixture = kit.skill_dir("alpha") / "evals" / "files" / "a1.txt"
+    text = fixture.read_text()
+    _edit_and_revert(kit, lambda: fixture.write_text("edited fixture\n"), lambda: fixture.write_text(text))
+
+
+def test_check_edit_then_revert_shows_the_reverted_verdicts(kit):
+    evals = kit.evals("alpha")["evals"]
+    changed = [case("a1", "a1.txt", check_value="nowhere in the output"), evals[1]]
+    _edit_and_revert(kit, lambda: kit.write_evals("alpha", changed), lambda: kit.write_evals("alpha", evals))
+    grading = json.loads((kit.results / "alpha" / "iteration-1" / "eval-a1" / "with_skill" / "grading.json")
+                         .read_text())
+    assert grading["passed"] is True
+
+
+def test_skill_edit_then_revert(kit):
+    skill_md = kit.skill_dir("alpha") / "SKILL.md"
+    text = skill_md.read_text()
+    # The kit's adapter does not read the skill: a prompt edit shows instead, then the skill's.
+    evals = kit.evals("alpha")["evals"]
+    edited = [dict(evals[0], prompt="Task a1: write it twice."), evals[1]]
+
+    def edit() -> None:
+        skill_md.write_text(text + "\nOne more rule.\n")
+        kit.write_evals("alpha", edited)
+
+    def revert() -> None:
+        skill_md.write_text(text)
+        kit.write_evals("alpha", evals)
+
+    _edit_and_revert(kit, edit, revert)
+
+
+def test_removed_case_and_iterations_leave_no_folders(kit):
+    kit.write_suite(iterations=2)
+    assert kit.run()[0] == 0
+    assert (kit.results / "alpha" / "iteration-2").is_dir()
+    kit.write_suite(iterations=1)
+    kit.write_evals("alpha", kit.evals("alpha")["evals"][:1])
+    assert kit.run()[0] == 0
+    assert not (kit.results / "alpha" / "iteration-2").exists()
+    assert not (kit.results / "alpha" / "iteration-1" / "eval-a2").exists()
+
+
+def test_an_error_then_its_fix_leaves_no_error_file(kit):
+    fixture = kit.skill_dir("alpha") / "evals" / "files" / "a1.txt"
+    text = fixture.read_text()
+    fixture.write_text("REFUSE\n")
+    assert kit.run()[0] == 2
+    folder = kit.results / "alpha" / "iteration-1" / "eval-a1" / "with_skill"
+    assert (folder / "error.json").is_file() and not (folder / "timing.json").exists()
+    fixture.write_text(text)
+    assert kit.run()[0] == 0
+    assert not (folder / "error.json").exists() and (folder / "output.txt").is_file()
+
+
+def test_a_model_added_then_removed_leaves_one_layout(kit):
+    """One model: tables in results/<skill>/; more: one folder per model. Switching leaves
+    nothing of the other layout (found by the equivalence machine)."""
+    kit.write_suite(iterations=1, extra="models: [default, other]\n")
+    assert kit.run()[0] == 0
+    assert not (kit.results / "alpha" / "benchmark.json").exists()
+    assert (kit.results / "alpha" / "other" / "benchmark.json").is_file()
+    kit.write_suite(iterations=1)
+    assert kit.run()[0] == 0
+    assert sorted(p.name for p in (kit.results / "alpha").iterdir() if not p.name.startswith(".")) == [
+        "benchmark.json", "benchmark.md", "iteration-1"]
+
+
+def test_a_removed_skill_leaves_no_tables(kit):
+    kit.add_skill("beta", ["b1"])
+    (kit.results / "notes").mkdir()
+    (kit.results / "notes" / "benchmark.md").write_text("mine\n")  # not ours: kept
+    assert kit.run()[0] == 0 and kit.bench("beta").is_file()
+    import shutil
+
+    shutil.rmtree(kit.skill_dir("beta"))
+    assert kit.run()[0] == 0
+    assert not (kit.results / "beta").exists()
+    assert (kit.results / "notes" / "benchmark.md").read_text() == "mine\n"
