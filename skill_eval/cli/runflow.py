@@ -325,6 +325,7 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     store = Store(project.suite.store)
     engine = Engine(project, store, RunOptions())
     engine.rerun_damaged = False  # report runs nothing: it names what `run` must redo
+    engine.verify_stored()
     # Stores merged from CI shards may carry runs without grades: grading is local and cheap
     # (judge verdicts come from their own cache), so the tables never show a stored run ungraded.
     for pending in engine.pending_grades([]):

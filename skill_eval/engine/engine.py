@@ -157,25 +157,36 @@ class Engine:
     def verified_unchanged(self, key: str) -> bool:
         """Verified by content before, and its files' stat stamp unchanged since."""
         stamp = self.state.verified.get(key)
-        return stamp is not None and stamp == entry_stamp(self.store.root, key)
+        return stamp is not None and stamp == entry_stamp(self.store.root, key, stamp)
 
     def stored(self, key: str, spec: RunSpec | None = None) -> bool:
         """Whether a whole, verified result for ``key`` is in the store. An entry whose files'
         stat stamp is unchanged since it was last verified costs three stats; any other entry is
         verified by content (a damaged one is removed, so its run is simply done again, and
         named among ``damaged`` when ``spec`` is given)."""
-        stamp = entry_stamp(self.store.root, key)
+        recorded = self.state.verified.get(key)
+        stamp = entry_stamp(self.store.root, key, recorded)
         if stamp is None:
             return False
-        if self.state.verified.get(key) == stamp:
+        if recorded == stamp:
             return True
+        if recorded is not None:  # the hint may have skipped listing kept files: record them all
+            stamp = entry_stamp(self.store.root, key)
         if self.store.get_run(key) is None:
             if spec is not None:
                 with self.progress.lock:
                     self.damaged.append(self.slot(spec))
             return False
-        self.state.mark_verified(key, stamp)
+        if stamp is not None:
+            self.state.mark_verified(key, stamp)
         return True
+
+    def verify_stored(self) -> None:
+        """Verify every selected entry whose stamp moved since it was last verified: ``report``
+        runs nothing, so a damaged entry (a kept file edited in place, say) is named in
+        ``damaged`` here rather than read as "not run yet"."""
+        for spec in self.selected_runs():
+            self.stored(spec.key, spec)
 
     def pending_runs(self) -> list[Pending]:
         out = []

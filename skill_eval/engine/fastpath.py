@@ -219,7 +219,7 @@ class FastState:
                 if name in changed:
                     continue
                 for key, stamp in entry["runs"].items():
-                    if entry_stamp(root, key) != stamp:
+                    if entry_stamp(root, key, stamp) != stamp:
                         return None
                 for key in entry["grades"]:
                     if not os.path.exists(f"{root}/grades/{key[:2]}/{key}.json"):

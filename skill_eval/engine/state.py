@@ -11,6 +11,7 @@ Worker threads update it while runs finish: every update and the save go through
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -45,10 +46,13 @@ def slot_material(material: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def entry_stamp(store_root: Path | str, key: str) -> str | None:
+def entry_stamp(store_root: Path | str, key: str, recorded: str | None = None) -> str | None:
     """Stat stamp of a run entry's result files (size, mtime, ctime and inode of each, as git's
-    index keeps them: an in-place edit that restores size and mtime still moves ctime), or None
-    when the entry is not whole. Equal stamps mean "verified before and untouched since"."""
+    index keeps them: an in-place edit that restores size and mtime still moves ctime) and of its
+    kept workspace files (``:k0`` when it kept none, else ``:k<count>.<digest of their stats>``),
+    or None when the entry is not whole. Equal stamps mean "verified before and untouched since".
+    ``recorded``: the stamp this one is compared with; when it says the entry kept no files, the
+    kept-files folder is not listed (a no-op over thousands of entries pays three stats each)."""
     base = f"{store_root}/runs/{key[:2]}/{key}/"
     parts = []
     try:
@@ -57,7 +61,38 @@ def entry_stamp(store_root: Path | str, key: str) -> str | None:
             parts.append(f"{st.st_size}.{st.st_mtime_ns}.{st.st_ctime_ns}.{st.st_ino}")
     except OSError:
         return None
+    if recorded is not None and recorded.endswith(":k0"):
+        parts.append("k0")
+    else:
+        try:
+            parts.append(_kept_stamp(base))
+        except OSError:
+            return None
     return ":".join(parts)
+
+
+def _kept_stamp(base: str) -> str:
+    """``k<count>.<digest>`` of the stats of every file under the entry's files/ (outputs/ in
+    entries older than kept workspace files): a kept file edited in place moves it."""
+    lines: list[str] = []
+    for top in ("files", "outputs"):
+        if not os.path.isdir(base + top):
+            continue
+        pending = [base + top]
+        while pending:
+            with os.scandir(pending.pop()) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                    lines.append(f"{entry.path[len(base):]}|{st.st_size}.{st.st_mtime_ns}."
+                                 f"{st.st_ctime_ns}.{st.st_ino}")
+        break
+    if not lines:
+        return "k0"
+    digest = hashlib.sha256("\n".join(sorted(lines)).encode("utf-8", "surrogateescape")).hexdigest()
+    return f"k{len(lines)}.{digest[:24]}"
 
 
 class SuiteState:
