@@ -18,6 +18,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from skill_eval.run.adapters.codexlog import session_calls
+
 PREVIEW_CHARS = 400
 # Tools whose input is a shell command line: the call is reported with a ``command`` event.
 _SHELL_KEYS = ("command", "cmd")
@@ -113,19 +115,4 @@ def _codex_call(payload: dict[str, Any]) -> list[dict[str, Any]]:
 
 def codex_session_steps(home: str | None, thread_id: str | None) -> list[dict[str, Any]]:
     """Tool calls and commands of one Codex thread, in order, from its session log."""
-    if not home or not thread_id:
-        return []
-    events: list[dict[str, Any]] = []
-    for path in sorted(Path(home, "sessions").glob(f"**/rollout-*{thread_id}.jsonl")):
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if '"response_item"' not in line or "_call" not in line:
-                    continue
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                payload = entry.get("payload") if isinstance(entry, dict) else None
-                if entry.get("type") == "response_item" and isinstance(payload, dict):
-                    events += _codex_call(payload)
-    return events
+    return [e for payload in session_calls(home, thread_id) for e in _codex_call(payload)]
