@@ -29,15 +29,22 @@ from skill_eval.store.store import Store
 RESPONSE = '{"output": "feat(web): add login page", "events": [], "usage": {"input_tokens": 12}}'
 
 
+def instant_project(root: Path) -> tuple[Path, Path]:
+    """(script, skill folder): an adapter that prints RESPONSE at once, and a skill 'bench'.
+    Also used by bench_sandbox.py."""
+    script = root / "instant.sh"
+    script.write_text(f"#!/bin/sh\ncat >/dev/null\nprintf '%s' '{RESPONSE}'\n")
+    script.chmod(0o755)
+    skill = root / "skills" / "bench"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: bench\ndescription: x\n---\nbody\n")
+    return script, skill
+
+
 def main(n: int = 200) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        script = root / "instant.sh"
-        script.write_text(f"#!/bin/sh\nprintf '%s' '{RESPONSE}'\n")
-        script.chmod(0o755)
-        skill = root / "skills" / "bench"
-        (skill / "evals").mkdir(parents=True)
-        (skill / "SKILL.md").write_text("---\nname: bench\ndescription: x\n---\nbody\n")
+        script, skill = instant_project(root)
         (skill / "evals" / "in.txt").write_text("fixture\n" * 100)
         suite = Suite(path=root / "suite.yaml", name="bench", skills_dir=root / "skills", skills=(),
                       adapter=AdapterConfig(command=(str(script),)))

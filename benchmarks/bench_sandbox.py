@@ -24,19 +24,15 @@ from skill_eval.run import sandbox
 from skill_eval.run.runner import execute
 from skill_eval.store.store import Store
 
-RESPONSE = '{"output": "feat(web): add login page", "events": [], "usage": {"input_tokens": 12}}'
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_runner_overhead import instant_project  # noqa: E402
 
 
 def main(n: int = 100) -> None:
     sandbox.require()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        script = root / "instant.sh"
-        script.write_text(f"#!/bin/sh\ncat >/dev/null\nprintf '%s' '{RESPONSE}'\n")
-        script.chmod(0o755)
-        skill = root / "skills" / "bench"
-        skill.mkdir(parents=True)
-        (skill / "SKILL.md").write_text("---\nname: bench\ndescription: x\n---\nbody\n")
+        script, skill = instant_project(root)
         suite = Suite(path=root / "suite.yaml", name="bench", skills_dir=root / "skills", skills=(),
                       adapter=AdapterConfig(command=(str(script),)), store=root / "store",
                       results=root / "results")
