@@ -4,6 +4,7 @@ the blessed baseline or a git revision, with a regression gate that works on a f
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -112,6 +113,27 @@ def test_previous_and_baseline_that_do_not_exist_say_how_to_get_them(tmp_path: P
     assert code == 2 and "skill-eval bless suite.yaml" in err
     code, _, err = kit.cli("compare", "suite.yaml")
     assert code == 2 and "nothing to compare" in err
+
+
+def test_a_damaged_stored_run_is_named_not_compared_as_missing(tmp_path: Path):
+    # issue 20: compare read a damaged entry as "not run" and compared without it, exit 0.
+    kit = keyed_kit(tmp_path)
+    assert kit.run()[0] == 0 and kit.cli("bless", "suite.yaml")[0] == 0
+    key = kit.stored_runs()[0]
+    response = kit.store / "runs" / key[:2] / key / "response.json"
+    st = response.stat()
+    data = bytearray(response.read_bytes())
+    data[5] ^= 1  # same size, mtime put back: only the checksum can tell
+    response.write_bytes(bytes(data))
+    os.utime(response, ns=(st.st_atime_ns, st.st_mtime_ns))
+    kit.reset()
+    code, out, err = kit.cli("compare", "suite.yaml", "--against", "baseline", "--fail-on-regression")
+    assert code == 2, out + err
+    [line] = [line for line in err.splitlines() if "damaged" in line]
+    assert line.startswith("skill-eval: the stored run agent:alpha/") and "'skill-eval run'" in line
+    assert kit.calls() == 0  # compare runs nothing; run redoes just that one
+    assert kit.run()[0] == 0 and kit.calls() == 1
+    assert kit.cli("compare", "suite.yaml", "--against", "baseline")[0] == 0
 
 
 def git(root: Path, *args: str) -> str:

@@ -261,6 +261,34 @@ def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_pa
     assert kit.calls() == 0
 
 
+@pytest.mark.slow
+def test_a_fifo_beside_an_eval_set_outside_the_skill_is_never_opened(tmp_path):
+    # issue 20: an eval set kept outside its skill (skills: [{name, evals}]) with a FIFO beside
+    # it. Only the listed file is read and fixtures must sit in the skill, so nothing blocks.
+    import os
+    import subprocess
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    shared = kit.root / "shared-evals"
+    shared.mkdir()
+    (kit.skill_dir("alpha") / "evals" / "evals.json").rename(shared / "alpha.json")
+    os.mkfifo(shared / "pipe.json")
+    os.mkfifo(shared / "notes.txt")
+    suite = (kit.root / "suite.yaml").read_text().replace(
+        'skills: ["*"]', "skills:\n  - name: alpha\n    evals: [../../shared-evals/alpha.json]")
+    (kit.root / "suite.yaml").write_text(suite)
+    for command in ("validate", "status", "run"):
+        try:
+            done = kit.subprocess(command, "suite.yaml")
+            out, err = done.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            done.kill()
+            done.communicate()
+            pytest.fail(f"skill-eval {command} blocked on a FIFO beside the eval set")
+        assert done.returncode == 0 and "Traceback" not in err, (command, out, err)
+    assert kit.calls() == 2
+
+
 def test_a_skill_md_linked_from_outside_is_refused(tmp_path):
     # issue 20: validate passed, the with-skill arm got no SKILL.md, and edits to the target
     # re-ran nothing.

@@ -94,3 +94,46 @@ def test_no_shebang(tmp_path, write_adapter):
     script = write_adapter("\x7fELFnot really", name="bad.bin")
     with pytest.raises(AdapterError, match="cannot be executed"):
         run_process([str(script)], b"", tmp_path, ENV, 5, 1000)
+
+
+WORKER = """import os, sys
+from pathlib import Path
+from skill_eval.run.process import run_process
+run_process(["sh", "-c", "echo $$ > adapter.pid; exec sleep 60"], b"", Path.cwd(),
+            {"PATH": os.environ["PATH"]}, 120, 1000, die_with_parent=sys.argv[1] == "tied")
+"""
+
+
+def _adapter_of_a_killed_worker(tmp_path, how: str) -> int:
+    """A stand-in for a Ray worker: it starts an adapter and is then killed with -9, so that it
+    can neither kill the adapter nor remove anything."""
+    import signal
+    import subprocess
+    import sys
+
+    worker = subprocess.Popen([sys.executable, "-c", WORKER, how], cwd=tmp_path)
+    pidfile = tmp_path / "adapter.pid"
+    deadline = time.monotonic() + 30
+    while not (pidfile.exists() and pidfile.read_text().strip()):
+        assert worker.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    adapter = int(pidfile.read_text())
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    return adapter
+
+
+def test_an_adapter_tied_to_its_worker_dies_with_it(tmp_path):
+    # issue 20: an adapter kept running after the Ray worker that started it was lost.
+    from skill_eval.run.process import _pdeathsig_launcher
+
+    if _pdeathsig_launcher() is None:
+        pytest.skip("setpriv --pdeathsig (util-linux 2.33+) is not available here")
+    adapter = _adapter_of_a_killed_worker(tmp_path, "tied")
+    # The kernel kills it at once; the window is short so that another skill-eval's sweep of
+    # dead owners (which would also kill it, later) cannot pass this test for it.
+    deadline = time.monotonic() + 0.5
+    while _alive(adapter) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _alive(adapter), "the adapter outlived the worker that started it"
+

@@ -25,14 +25,18 @@ def _engine(project: Project):  # noqa: ANN202
     return engine
 
 
-def comparisons(project: Project, against: str) -> tuple[list[Comparison], list[Missing]]:
+def comparisons(project: Project, against: str) -> tuple[list[Comparison], list[Missing], list[str]]:
+    """What differs, what could not be paired, and the stored runs found damaged (removed:
+    a damaged run must not read as one never run, nor be compared)."""
     from skill_eval.review.against import Missing, resolve
     from skill_eval.review.current import current_records
 
     engine = _engine(project)
+    engine.verify_stored()
     found = resolve(engine, current_records(engine), against)
     engine.save_state()
-    return ([c for c in found if not isinstance(c, Missing)], [m for m in found if isinstance(m, Missing)])
+    return ([c for c in found if not isinstance(c, Missing)], [m for m in found if isinstance(m, Missing)],
+            engine.damaged)
 
 
 def case_places(project: Project) -> dict[tuple[str, str], tuple[str, int | None]]:
@@ -42,10 +46,11 @@ def case_places(project: Project) -> dict[tuple[str, str], tuple[str, int | None
 def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, alpha: float) -> int:
     import json
 
+    from skill_eval.cli.runflow import say_damaged
     from skill_eval.review.render.compare_md import compare_annotations, compare_json, compare_md
     from skill_eval.store.redact import redact
 
-    found, missing = comparisons(project, against)
+    found, missing, damaged = comparisons(project, against)
     notes = [m.message for m in missing]
     if fmt == "json":
         print(redact(json.dumps(compare_json(found, notes, against, alpha), indent=2, sort_keys=True)))
@@ -62,6 +67,9 @@ def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, 
     fatal = [m for m in missing if m.fatal]
     for m in fatal:
         print(f"skill-eval: {m.message}", file=sys.stderr)
+    say_damaged(damaged)
+    if damaged:
+        return 2  # the comparison left out runs the store held: not a result to gate on
     if not found and not fatal:
         print(f"skill-eval: nothing to compare against {against!r}: no skill has another version "
               "recorded yet", file=sys.stderr)

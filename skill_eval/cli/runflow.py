@@ -315,6 +315,14 @@ def _moved(results: Path) -> list[dict[str, Any]]:
         return []
 
 
+def say_damaged(names: list[str]) -> None:
+    """For commands that run nothing (report, compare): each stored run found damaged is named,
+    so that it is not mistaken for one never run; `run` redoes it."""
+    for name in sorted(names):
+        print(f"skill-eval: the stored run agent:{name} was damaged (it did not match its "
+              "checksums) and was removed; 'skill-eval run' runs it again", file=sys.stderr)
+
+
 def report(project: Project, fmt: str, out: Path | None) -> int:
     from skill_eval.engine.engine import Engine
     from skill_eval.review.render import FORMATS
@@ -331,9 +339,7 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     for pending in engine.pending_grades([]):
         engine.grade_one(pending.spec)
     engine.save_state()
-    for name in sorted(engine.damaged):
-        print(f"skill-eval: the stored run agent:{name} was damaged (it did not match its "
-              "checksums) and was removed; 'skill-eval run' runs it again", file=sys.stderr)
+    say_damaged(engine.damaged)
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)

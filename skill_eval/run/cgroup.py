@@ -75,6 +75,27 @@ def _probe() -> Path | None:
     return own
 
 
+def check_exec(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+    """Raise FileNotFoundError, PermissionError or OSError(ENOEXEC) where ``exec`` of ``argv``
+    would: a wrapper that execs it later (a shell, a launcher) could only report an exit status."""
+    exe = argv[0]
+    if "/" in exe:
+        path: str | None = exe if os.path.isabs(exe) else os.path.join(cwd, exe)
+    else:
+        path = shutil.which(exe, path=env.get("PATH", os.defpath))
+    if path is None or not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), exe)
+    if os.path.isdir(path) or not os.access(path, os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), exe)
+    with open(path, "rb") as f:
+        head = f.read(7)
+    # "#!" or an ELF header with a valid class, byte order and version.
+    elf = head[:4] == b"\x7fELF" and len(head) == 7 and head[4] in (1, 2) and head[5] in (1, 2) \
+        and head[6] == 1
+    if not (head.startswith(b"#!") or elf):
+        raise OSError(errno.ENOEXEC, os.strerror(errno.ENOEXEC), exe)
+
+
 class Group:
     def __init__(self, path: Path):
         self.path = path
@@ -93,22 +114,7 @@ class Group:
     def launch(self, argv: list[str], cwd: Path, env: dict[str, str]) -> list[str]:
         """``argv`` wrapped so that it starts inside this cgroup; raises FileNotFoundError,
         PermissionError or OSError(ENOEXEC) as starting ``argv`` directly would."""
-        exe = argv[0]
-        if "/" in exe:
-            path: str | None = exe if os.path.isabs(exe) else os.path.join(cwd, exe)
-        else:
-            path = shutil.which(exe, path=env.get("PATH", os.defpath))
-        if path is None or not os.path.exists(path):
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), exe)
-        if os.path.isdir(path) or not os.access(path, os.X_OK):
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), exe)
-        with open(path, "rb") as f:
-            head = f.read(7)
-        # "#!" or an ELF header with a valid class, byte order and version.
-        elf = head[:4] == b"\x7fELF" and len(head) == 7 and head[4] in (1, 2) and head[5] in (1, 2) \
-            and head[6] == 1
-        if not (head.startswith(b"#!") or elf):
-            raise OSError(errno.ENOEXEC, os.strerror(errno.ENOEXEC), exe)
+        check_exec(argv, cwd, env)
         return ["/bin/sh", "-c", 'echo $$ > "$0" 2>/dev/null; exec "$@"',
                 str(self.path / "cgroup.procs"), *argv]
 

@@ -8,7 +8,9 @@ once; the caller's thread only wakes every ``_POLL_S`` to check the clock and th
 from __future__ import annotations
 
 import errno
+import functools
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -58,12 +60,38 @@ class ProcessResult:
     capped: bool = False  # stdout or stderr went past max_output_bytes; the process was killed
 
 
+@functools.cache
+def _pdeathsig_launcher() -> str | None:
+    """util-linux's setpriv, where it can set a parent-death signal (2.33+), else None."""
+    path = shutil.which("setpriv")
+    if path is None:
+        return None
+    try:
+        ok = subprocess.run([path, "--pdeathsig", "KILL", "--", "true"], capture_output=True,
+                            timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if ok else None
+
+
+def _tied_to_parent(command: list[str], argv: list[str], cwd: Path, env: dict[str, str]) -> list[str]:
+    """``command`` started so that the kernel kills it the moment the process that started it
+    dies (kill -9 of a Ray worker included), where setpriv can ask for that."""
+    launcher = _pdeathsig_launcher()
+    if launcher is None:
+        return command  # the token sweep of the next job on this node still applies
+    cgroup.check_exec(argv, cwd, env)  # the launcher could only say "exit 127"
+    return [launcher, "--pdeathsig", "KILL", "--", *command]
+
+
 def _start(argv: list[str], cwd: Path, env: dict[str, str], out: int, err: int,
-           group: cgroup.Group | None = None) -> subprocess.Popen[bytes]:
+           group: cgroup.Group | None = None, die_with_parent: bool = False) -> subprocess.Popen[bytes]:
     if not argv:
         raise AdapterError("adapter command is empty")
     try:
         command = group.launch(argv, cwd, env) if group is not None else argv
+        if die_with_parent:
+            command = _tied_to_parent(command, argv, cwd, env)
         return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=cwd, env=env,
                                 shell=False, start_new_session=True, close_fds=True)
     except FileNotFoundError:
@@ -112,9 +140,10 @@ def _read(f: IO[bytes], limit: int) -> bytes:
 
 
 def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env: dict[str, str],
-                timeout: float, max_output_bytes: int) -> ProcessResult:
+                timeout: float, max_output_bytes: int, die_with_parent: bool = False) -> ProcessResult:
     """Run ``argv`` to completion (or kill it); raise AdapterError only when it cannot start.
-    Every process it started is gone when this returns (see reaper)."""
+    Every process it started is gone when this returns (see reaper). ``die_with_parent``: the
+    adapter is killed by the kernel if this process dies first (a worker that cannot clean up)."""
     owner.claim()
     reaper.become_subreaper()
     token = reaper.new_token()
@@ -125,7 +154,7 @@ def run_process(argv: list[str] | tuple[str, ...], stdin: bytes, cwd: Path, env:
         start = time.perf_counter()
         group = cgroup.Group.create(token)
         try:
-            proc = _start(list(argv), cwd, env, out.fileno(), err.fileno(), group)
+            proc = _start(list(argv), cwd, env, out.fileno(), err.fileno(), group, die_with_parent)
         except BaseException:
             if group is not None:
                 group.remove()

@@ -154,7 +154,8 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
                                  time.perf_counter() - start, host)
         try:
             proc = run_process(argv, json.dumps(request).encode("utf-8"), ws.path,
-                               _env(ws, job), job.timeout_seconds, job.max_output_bytes)
+                               _env(ws, job), job.timeout_seconds, job.max_output_bytes,
+                               die_with_parent=True)
         except AdapterError as exc:
             return RemoteOutcome(key, None, (), (), "not_found", f"{exc} (on {host})",
                                  time.perf_counter() - start, host)
