@@ -47,16 +47,44 @@ def budget(default: int) -> settings:
 # ------------------------------------------------------------------------------------ the project
 
 @contextlib.contextmanager
-def demo_copy() -> Iterator[Path]:
+def demo_copy(warm: bool = False) -> Iterator[Path]:
     """configs/demo.yaml and examples/ in a fresh folder: store and results land inside it. The
     project sits three folders below a private temporary folder, so that a write climbing out
-    of it with '..' lands where ``cli`` looks."""
+    of it with '..' lands where ``cli`` looks. ``warm``: with the store and results of a run of
+    the unchanged demo, so that an example pays only for the runs its change touches (as a user
+    editing an eval set does) and the fuzzer tries more inputs in the same time."""
     with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
         root = Path(tmp) / "l1" / "l2" / "l3" / "proj"
         (root / "configs").mkdir(parents=True)
         shutil.copy(ROOT / "configs" / "demo.yaml", root / "configs" / "demo.yaml")
         shutil.copytree(ROOT / "examples", root / "examples")
+        if warm:
+            for name in (".skill-eval", "results"):
+                shutil.copytree(_warm_demo() / name, root / name, symlinks=True)
         yield root
+
+
+_WARM: list[tempfile.TemporaryDirectory[str]] = []
+
+
+def _warm_demo() -> Path:
+    """A demo project run once at one iteration, kept for this test process."""
+    if not _WARM:
+        tmp = tempfile.TemporaryDirectory(prefix="fuzz-warm-")
+        root = Path(tmp.name) / "proj"
+        (root / "configs").mkdir(parents=True)
+        shutil.copy(ROOT / "configs" / "demo.yaml", root / "configs" / "demo.yaml")
+        shutil.copytree(ROOT / "examples", root / "examples")
+        out, err = io.StringIO(), io.StringIO()
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                assert main(["run", "configs/demo.yaml", "--iterations", "1"]) == 0, err.getvalue()
+        finally:
+            os.chdir(cwd)
+        _WARM.append(tmp)
+    return Path(_WARM[0].name) / "proj"
 
 
 def snapshot(root: Path, allowed: tuple[Path, ...]) -> dict[str, tuple[int, int] | None]:
@@ -269,7 +297,7 @@ def _hostile_check() -> st.SearchStrategy[dict[str, Any]]:
 @example(("check", 0, {"type": "command_not_ran", "pattern": "^(a|a)+$"}))
 @example(("field", 0, ("files", ["../../../../etc/passwd"])))
 def test_eval_set_structure(change):
-    with demo_copy() as root:
+    with demo_copy(warm=True) as root:
         path = root / EVALS
         doc = json.loads(path.read_text())
         kind, where, what = change
