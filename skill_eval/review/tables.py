@@ -355,10 +355,19 @@ def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list
         runs += kept[1]
     suite = str(benches[0]["suite"]) if benches else "skill-eval"
     # The history parts (the compare table, the strips, the previous version's outputs) depend on
-    # the store's history, not on a skill's inputs: they are attached to the whole data afresh.
-    data = json.loads(embed_parts(suite, parts))
-    history = page_history(engine, benches, data)
-    return render_page(benches, moved, embed_json(data), runs, suite, history)
+    # the store's history, not on a skill's inputs: they are attached afresh, to the skills that
+    # have a version to compare with; only those skills' parts are decoded and embedded again.
+    decoded: dict[int, dict[str, Any]] = {}
+
+    def skill_data(i: int) -> dict[str, Any]:
+        if i not in decoded:
+            decoded[i] = json.loads(parts[i])
+        return decoded[i]
+
+    history = page_history(engine, benches, skill_data)
+    for i, entry in decoded.items():
+        parts[i] = embed_json(entry)
+    return render_page(benches, moved, embed_parts(suite, parts), runs, suite, history)
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:

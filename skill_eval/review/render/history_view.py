@@ -9,7 +9,7 @@ page's stylesheet colours it), so it needs no script and nothing from the networ
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.against import current_of, default_comparisons
@@ -128,9 +128,10 @@ def _prev_runs(engine: ResultSource, keys: Mapping[str, Any], case: dict[str, An
 
 
 def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
-                 data: dict[str, Any]) -> dict[str, Any]:
+                 skill_data: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
     """Template parts ({"compare": [...], "strips": [per bench]}); attaches ``prev`` to the
-    page data's cases whose outputs changed since the compared version."""
+    page data's cases whose outputs changed since the compared version. ``skill_data(i)``: the
+    page data of ``benches[i]``, asked for only where there is a version to compare with."""
     history = History(engine.store, engine.suite.name)
     records = by_pair(history.records())
     current = current_of(engine, benches, history)
@@ -142,7 +143,7 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
         if spec.variant == "with_skill" and (spec.skill_name, spec.model) in comparisons:
             keys_now.setdefault((spec.skill_name, spec.model, spec.case.id), {})[spec.iteration] = spec.key
     strips = []
-    for b, skill_data in zip(benches, data.get("skills", []), strict=False):
+    for i, b in enumerate(benches):
         pair = (str(b["skill"]), str(b["model"]))
         now = now_by_pair.get(pair)
         strips.append(strip(records.get(pair, []), now) if now is not None else None)
@@ -153,7 +154,7 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
         keys = history.runs(source) if source is not None else None
         if not keys:
             continue
-        for case in skill_data["cases"]:
+        for case in skill_data(i)["cases"]:
             now_keys = keys_now.get((*pair, case["id"]), {})
             runs = _prev_runs(engine, keys.get(case["id"], {}), case, now_keys, same)
             if runs:
