@@ -31,3 +31,11 @@ def test_gate_holm_fails_a_big_lift_that_is_not_significant_after_adjustment():
     assert [b["lift"]["met"] for b in benches] == [False, False, True]
     assert [b["verdict"] for b in benches] == ["fail", "fail", "error"]
     assert adjust(benches, "holm") == []  # applying it again changes nothing
+
+
+def test_gate_holm_keeps_an_incomplete_table_incomplete():
+    # One rule for the verdict: runs outside this --shard are unknown, whatever the adjusted p.
+    benches = [_bench(0.03, verdict="incomplete"), _bench(0.03, verdict="incomplete"), _bench(0.001)]
+    adjust(benches, "holm")
+    assert [b["lift"]["met"] for b in benches] == [False, False, True]
+    assert [b["verdict"] for b in benches] == ["incomplete", "incomplete", "pass"]

@@ -202,6 +202,20 @@ def _trajectory_means(records: Sequence[RunRecord]) -> dict[str, float | None]:
 
 # Anthropic-style usage counts cache reads and writes apart from input_tokens, so they add to the
 # total; OpenAI-style ``cached_input_tokens`` is a part of input_tokens and does not.
+def decide(errored: bool, with_failed: bool, incomplete: bool, met: bool | None) -> str:
+    """A table's verdict, the one rule (``gate: holm`` re-decides with its own ``met``): an
+    error outranks a failed with-skill check, which outranks runs not run (outside this
+    --shard/--only, or never started: what ran passed, the rest is unknown), which outranks the
+    minimum lift."""
+    if errored:
+        return "error"
+    if with_failed:
+        return "fail"
+    if incomplete:
+        return "incomplete"
+    return "fail" if met is False else "pass"
+
+
 def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Case],
                     runs: Sequence[RunRecord], minimum_lift: float | None,
                     include_unscorable: bool = False) -> dict[str, Any]:
@@ -241,19 +255,9 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
         variants[v].update(variant_credit([r for r in runs if r.variant == v]))
     lift = _lift(deltas, minimum_lift)
     lift.update(_cost_lift(lift["pass_rate"], variants))
-    any_error = any(r.errored for r in runs)
-    with_failed = any(r.graded and not r.passed for r in runs if r.variant == "with_skill")
-    if any_error:
-        verdict = "error"
-    elif with_failed:
-        verdict = "fail"
-    elif any(r.not_run for r in runs):
-        # Runs outside this --shard/--only (or never started): what ran passed, the rest is unknown.
-        verdict = "incomplete"
-    elif lift["met"] is False:
-        verdict = "fail"
-    else:
-        verdict = "pass"
+    verdict = decide(errored=any(r.errored for r in runs),
+                     with_failed=any(r.graded and not r.passed for r in runs if r.variant == "with_skill"),
+                     incomplete=any(r.not_run for r in runs), met=lift["met"])
     return {
         "schema_version": SCHEMA_VERSION, "suite": suite_name, "skill": skill, "model": model,
         "variants": variants, "lift": lift, "cases": case_rows,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping, Sequence
 from typing import Any
 
-from skill_eval.review.benchmark import SIGNIFICANCE
+from skill_eval.review.benchmark import SIGNIFICANCE, decide
 from skill_eval.stats.intervals import holm
 
 _EPS = 1e-12
@@ -35,8 +35,9 @@ def adjust(benches: Sequence[MutableMapping[str, Any]], gate: str) -> list[int]:
             mean = lift.get("pass_rate")
             lift["met"] = (mean is not None and mean >= lift["minimum_lift"] - _EPS
                            and p_holm is not None and p_holm <= SIGNIFICANCE)
-            if b["verdict"] != "error":
-                b["verdict"] = "fail" if _with_failed(b) or lift["met"] is False else "pass"
+            # What the table knew beyond its cases stays: an error, or runs not run.
+            b["verdict"] = decide(b["verdict"] == "error", _with_failed(b), b["verdict"] == "incomplete",
+                                  lift["met"])
         if (lift.get("p_holm"), lift.get("met"), b["verdict"]) != before:
             changed.append(i)
     return changed
