@@ -232,12 +232,25 @@ def test_terminal_control_characters_from_adapters_are_escaped_by_run_and_status
         assert not any(c in text for c in "\x1b\x07\r\u202e"), text
 
 
+def _unblocked(kit: Kit, command: str, where: str) -> tuple[int, str]:
+    """``skill-eval COMMAND suite.yaml``'s exit code and stderr; a failure if it blocks."""
+    import subprocess
+
+    done = kit.subprocess(command, "suite.yaml")
+    try:
+        _, err = done.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        done.kill()
+        done.communicate()
+        pytest.fail(f"skill-eval {command} blocked on a FIFO {where}")
+    return done.returncode, err
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["pipe.md", "evals/pipe.json", "evals/notes.txt", "fixture"])
 def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_path, where):
     # issue 20: validate passed and run/status blocked forever reading the FIFO.
     import os
-    import subprocess
 
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     if where == "fixture":
@@ -247,14 +260,8 @@ def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_pa
     else:
         os.mkfifo(kit.skill_dir("alpha") / where)
     for command in ("validate", "status", "run"):
-        try:
-            done = kit.subprocess(command, "suite.yaml")
-            out, err = done.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            done.kill()
-            done.communicate()
-            pytest.fail(f"skill-eval {command} blocked on a FIFO at {where}")
-        assert done.returncode == 2 and "Traceback" not in err, (command, err)
+        code, err = _unblocked(kit, command, f"at {where}")
+        assert code == 2 and "Traceback" not in err, (command, err)
         lines = [line for line in err.splitlines() if "FIFO" in line]
         # One line per finding: the skill folder's, and the fixture's when a case names it.
         assert 1 <= len(lines) <= 2 and all("not a file" in line for line in lines), (command, err)
@@ -266,7 +273,6 @@ def test_a_fifo_beside_an_eval_set_outside_the_skill_is_never_opened(tmp_path):
     # issue 20: an eval set kept outside its skill (skills: [{name, evals}]) with a FIFO beside
     # it. Only the listed file is read and fixtures must sit in the skill, so nothing blocks.
     import os
-    import subprocess
 
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     shared = kit.root / "shared-evals"
@@ -278,14 +284,8 @@ def test_a_fifo_beside_an_eval_set_outside_the_skill_is_never_opened(tmp_path):
         'skills: ["*"]', "skills:\n  - name: alpha\n    evals: [../../shared-evals/alpha.json]")
     (kit.root / "suite.yaml").write_text(suite)
     for command in ("validate", "status", "run"):
-        try:
-            done = kit.subprocess(command, "suite.yaml")
-            out, err = done.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            done.kill()
-            done.communicate()
-            pytest.fail(f"skill-eval {command} blocked on a FIFO beside the eval set")
-        assert done.returncode == 0 and "Traceback" not in err, (command, out, err)
+        code, err = _unblocked(kit, command, "beside the eval set")
+        assert code == 0 and "Traceback" not in err, (command, err)
     assert kit.calls() == 2
 
 
