@@ -48,14 +48,18 @@ def resolve_output_file(ctx: CheckContext, rel: str) -> tuple[Path | None, str]:
     return resolved, ""
 
 
-def kept_text(ctx: CheckContext, rel: str) -> tuple[str | None, str]:
-    """The text of the kept file ``rel`` (undecodable bytes replaced), or (None, why not)."""
+def kept_text(ctx: CheckContext, rel: str, label: str | None = None,
+              strict: bool = False) -> tuple[str | None, str]:
+    """(The text of the kept file ``rel``, its ``label`` for evidence) or (None, why not).
+    Undecodable bytes are replaced, or with ``strict`` make the file unreadable (JSON must be
+    UTF-8)."""
+    label = label or rel
     path, why = resolve_output_file(ctx, rel)
     if path is None:
         return None, why
     if not path.is_file():
-        return None, f"{rel} does not exist"
+        return None, f"{label} does not exist"
     try:
-        return path.read_text("utf-8", errors="replace"), rel
-    except OSError as e:
-        return None, f"{rel} unreadable: {e}"
+        return path.read_text("utf-8", errors="strict" if strict else "replace"), label
+    except (OSError, UnicodeDecodeError) as e:
+        return None, f"{label} unreadable: {e}"

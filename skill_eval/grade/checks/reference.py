@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.files import resolve_output_file
+from skill_eval.grade.checks.kept import kept_text
 
 NORMALIZE = ("exact", "trim", "text")
 
@@ -32,15 +32,7 @@ def _actual(params: Mapping[str, Any], ctx: CheckContext) -> tuple[str | None, s
         return ctx.output, "output"
     if not isinstance(rel, str):
         raise CheckParamError("'file' must be a path under outputs/ or 'output'")
-    path, why = resolve_output_file(ctx, rel)
-    if path is None:
-        return None, why
-    if not path.is_file():
-        return None, f"outputs/{rel} does not exist"
-    try:
-        return path.read_text("utf-8", errors="replace"), f"outputs/{rel}"
-    except OSError as e:
-        return None, f"outputs/{rel} unreadable: {e}"
+    return kept_text(ctx, rel, label=f"outputs/{rel}")
 
 
 def _expected(params: Mapping[str, Any]) -> str:

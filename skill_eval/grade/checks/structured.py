@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
-from skill_eval.grade.checks.files import resolve_output_file
+from skill_eval.grade.checks.kept import kept_text
 from skill_eval.intake.limits import MAX_DEPTH, depth_over
 from skill_eval.intake.timedmatch import BadPattern
 from skill_eval.intake.userschema import schema_validator
@@ -30,16 +30,10 @@ def load_json(ctx: CheckContext, params: Mapping[str, Any]) -> tuple[Any, str]:
     if source == "output":
         text, where = ctx.output, "output"
     else:
-        path, why = resolve_output_file(ctx, source)
-        if path is None:
-            return _MISSING, why
-        if not path.is_file():
-            return _MISSING, f"{source} does not exist"
-        try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            return _MISSING, f"{source} unreadable: {e}"
-        where = source
+        found, where = kept_text(ctx, source, strict=True)
+        if found is None:
+            return _MISSING, where
+        text = found
     try:
         return _nesting_ok(json.loads(text), where)
     except RecursionError:
