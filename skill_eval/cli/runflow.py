@@ -207,7 +207,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     for name, msg in [e for e in engine.judge_errors if e[1] != engine.judge_fatal][:20]:
         print(f"skill-eval: judge error in grade:{name}: {shown(msg)} (the run is kept; the next run retries "
               "the judge)", file=sys.stderr)
-    benches = load_benches(engine)
+    benches = engine.summary_benches if engine.summary_benches is not None else load_benches(engine)
     partial = bool(options.shard or options.only)
     if partial:
         # Runs outside the selection read as "not run yet" in the tables; they are not this
@@ -343,7 +343,7 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
-    benches = load_benches(engine)
+    benches = engine.summary_benches if engine.summary_benches is not None else load_benches(engine)
     moved = _moved(project.suite.results)
     page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
     compared: list[str] = []

@@ -313,6 +313,7 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
                        for c in b["cases"]]} for b in benches]
     write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
     write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
+    engine.summary_benches = benches  # what the caller would read back from the files just written
     return True
 
 
