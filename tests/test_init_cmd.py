@@ -77,6 +77,13 @@ def test_an_existing_skill_is_used_and_its_evals_are_drafted_from_its_skill_md(t
     assert "Summary line" in values and "Breaking changes" in values  # from its headings
     assert all(MARK in case["description"] for case in drafted["evals"])
     assert "skills: [\"commit-message\"]" in (tmp_path / "skill-eval.yaml").read_text()
+    # Drafted checks pass on an echo of the drafted prompt: validate names them as drafts, one
+    # line each, rather than lecturing on them as finished cases.
+    from skill_eval.cli.commands import grader_audits
+    from skill_eval.model.project import load_project
+
+    warnings = [p.message for p in grader_audits(load_project(tmp_path / "skill-eval.yaml"))]
+    assert warnings and all("is still the draft `skill-eval init` wrote" in w for w in warnings), warnings
 
 
 def test_existing_evals_are_kept_as_they_are(tmp_path):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.grade.checks import CheckContext, run_check
 from skill_eval.model.cases import Case
+from skill_eval.model.evaldraft import MARK as DRAFT_MARK
 
 PASSES_ON_EMPTY = "passes-on-empty"
 PASSES_ON_ECHO = "passes-on-echo"
@@ -69,9 +70,17 @@ def audit_case(case: Case, skill_names: Sequence[str] = ()) -> CaseAudit:
 
 
 def audit_problems(cases: Sequence[Case], skill_names: Sequence[str] = ()) -> list[Problem]:
-    """One warning per flag, at the case's place in its eval set."""
+    """One warning per flag, at the case's place in its eval set. A case `skill-eval init`
+    drafted, still holding its placeholder prompt, gets one warning that says so: what to do
+    is to write the case, not to mend checks that were never meant to last."""
     out = []
     for a in (audit_case(c, skill_names) for c in cases):
+        if a.flags and DRAFT_MARK in a.case.prompt:
+            out.append(Problem(a.case.source or "<eval set>", f"case {a.case.id!r} is still the draft "
+                               f"`skill-eval init` wrote ({DRAFT_MARK} in its prompt), and its checks "
+                               f"pass a useless answer ({', '.join(a.flags)}): write a real request and "
+                               "check for what a good answer must say", a.case.line, severity="warning"))
+            continue
         for flag in a.flags:
             out.append(Problem(a.case.source or "<eval set>", f"case {a.case.id!r}: {flag}: {WHY[flag]}",
                                a.case.line, severity="warning"))
