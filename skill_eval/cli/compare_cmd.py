@@ -46,7 +46,7 @@ def case_places(project: Project) -> dict[tuple[str, str], tuple[str, int | None
 def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, alpha: float) -> int:
     import json
 
-    from skill_eval.cli.runflow import say_damaged
+    from skill_eval.cli.damaged import say_damaged
     from skill_eval.review.render.compare_md import compare_annotations, compare_json, compare_md
     from skill_eval.store.redact import redact
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skill_eval.cli.damaged import say_damaged
 from skill_eval.cli.terminal import shown
 from skill_eval.engine.options import RunOptions
 from skill_eval.errors import InvalidInput, SkillEvalError
@@ -313,14 +314,6 @@ def _moved(results: Path) -> list[dict[str, Any]]:
         return list(json.loads((results / "summary.json").read_text("utf-8")).get("moved", []))
     except (OSError, ValueError, AttributeError):
         return []
-
-
-def say_damaged(names: list[str]) -> None:
-    """For commands that run nothing (report, compare): each stored run found damaged is named,
-    so that it is not mistaken for one never run; `run` redoes it."""
-    for name in sorted(names):
-        print(f"skill-eval: the stored run agent:{name} was damaged (it did not match its "
-              "checksums) and was removed; 'skill-eval run' runs it again", file=sys.stderr)
 
 
 def report(project: Project, fmt: str, out: Path | None) -> int:
