@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +57,30 @@ def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
     return out
 
 
+# A top-level key as dump_json writes it (indent 2): a JSON string holds no raw newline, so
+# such a line can only be the object's own key.
+_TOP_INPUTS_KEY = '\n  "' + INPUTS_FIELD + '": "'
+_HEX = re.compile(r"[0-9a-f]+")
+
+
 def _stored_inputs_key(path: Path) -> str | None:
+    """The inputs key a table was written with. Asked for every skill's table several times per
+    rebuild, and a skill's benchmark.json is hundreds of KB on a big suite: a whole file as
+    dump_json writes it (tables are replaced whole, never half-written) gives its key by one
+    search; any other text is parsed."""
     try:
-        return json.loads(path.read_text("utf-8")).get(INPUTS_FIELD)
-    except (OSError, ValueError, AttributeError):
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    at = text.find(_TOP_INPUTS_KEY) if text.startswith("{\n") and text.endswith("\n}\n") else -1
+    if at >= 0:
+        start = at + len(_TOP_INPUTS_KEY)
+        end = text.find('"', start)
+        if end > start and _HEX.fullmatch(text, start, end):
+            return text[start:end]
+    try:
+        return json.loads(text).get(INPUTS_FIELD)
+    except (ValueError, AttributeError):
         return None
 
 
