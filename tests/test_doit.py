@@ -75,6 +75,20 @@ def test_a_users_dodo_runs_their_tasks_and_ours_in_order(project):
     assert project.calls_by() == {"with_skill a1": 1, "without_skill a1": 1}
 
 
+def test_the_doit_route_records_history_for_compare(project):
+    # As `skill-eval run` does after a complete run: without it, compare had nothing on this route.
+    assert doit(project.root).returncode == 0
+    history = project.store / "history" / "kit.jsonl"
+    assert len(history.read_text().splitlines()) == 2  # one record per skill
+    skill_md = project.skill_dir("alpha") / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "One more line.\n")
+    assert doit(project.root).returncode == 0
+    assert len(history.read_text().splitlines()) == 3  # alpha's new version; beta's is a repeat
+    res = skill_eval(project.root, "compare", "suite.yaml", "--against", "previous")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "alpha" in res.stdout
+
+
 def test_a_failing_verdict_fails_doit_both_ways(project, tmp_path):
     evals = project.evals("alpha")["evals"]
     project.write_evals("alpha", [case("a1", "a1.txt", check_value="nowhere in any output"), evals[1]])

@@ -21,6 +21,7 @@ from skill_eval.engine.engine import Engine
 from skill_eval.engine.tasks import doit_config, task_dicts
 from skill_eval.errors import InvalidInput
 from skill_eval.model.project import load_project
+from skill_eval.review.tables import skill_files
 from skill_eval.store.store import Store
 
 BASES = ("agent", "grade", "bench", "summary", "verdict")
@@ -58,8 +59,12 @@ class SuiteTasks:
             groups = task_dicts(engine, [], [], skills, all_tasks=True)
             summary = engine.suite.results / "summary.json"
             groups["summary"][0]["targets"] = [str(summary)]
+            # The skills' tables too: a new version of a skill can leave the summary as it was,
+            # and its history record is still due.
+            tables = [str(p) for name in skills for p in skill_files(engine, name) if p.suffix == ".json"]
             groups["verdict"] = [{"basename": "verdict", "actions": [self._verdict],
-                                  "task_dep": ["summary"], "file_dep": [str(summary)], "verbosity": 0,
+                                  "task_dep": ["summary"], "file_dep": [str(summary), *tables],
+                                  "verbosity": 0,
                                   "doc": "fails (exit 1) unless every skill's verdict is pass"}]
             self._groups = groups
         return self._groups
@@ -68,6 +73,12 @@ class SuiteTasks:
         from skill_eval.review.tables import load_benches, verdict_exit_code
 
         benches = load_benches(self.engine())
+        if benches and all(b.get("verdict") in ("pass", "fail") for b in benches):
+            from skill_eval.review.history import record_run
+
+            # Every table complete, as after a complete `skill-eval run`: what compare and the
+            # review page's history read (a repeat of a pair's last record is not added).
+            record_run(self.engine(), benches)
         if verdict_exit_code(benches) == 0 and benches:
             return None
         shown = ", ".join(f"{b['skill']} [{b['model']}]: {b['verdict']}" for b in benches) or "no results"
