@@ -89,16 +89,8 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, watch_files
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
-    from skill_eval.review.tables import (
-        build_skill,
-        build_summary,
-        load_benches,
-        skill_files,
-        stale_skills,
-        summary_files,
-        summary_is_stale,
-        verdict_exit_code,
-    )
+    from skill_eval.review.tablekeys import skill_files, stale_skills, summary_files, summary_is_stale
+    from skill_eval.review.tables import build_skill, build_summary, load_benches, verdict_exit_code
     from skill_eval.run.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
     from skill_eval.run.workspace import remove_stale
@@ -283,7 +275,7 @@ def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
 def table_files(engine: Engine) -> list[str]:
     """Every file a run writes under results/ but the per-run views (thousands of them, so a
     stat each would cost the no-op its milliseconds; `report` rewrites them all)."""
-    from skill_eval.review.tables import skill_files, summary_files
+    from skill_eval.review.tablekeys import skill_files, summary_files
 
     out = [str(p) for p in summary_files(engine)]
     for name in engine.skill_names:

@@ -21,7 +21,7 @@ from skill_eval.engine.engine import Engine
 from skill_eval.engine.tasks import doit_config, task_dicts
 from skill_eval.errors import InvalidInput
 from skill_eval.model.project import load_project
-from skill_eval.review.tables import skill_files
+from skill_eval.review.tablekeys import skill_files
 from skill_eval.store.store import Store
 
 BASES = ("agent", "grade", "bench", "summary", "verdict")

@@ -7,7 +7,8 @@ from typing import Any
 
 from skill_eval.review.history import git_state, now_iso, record_of
 from skill_eval.review.source import ResultSource
-from skill_eval.review.tables import models, skill_specs, stored_records
+from skill_eval.review.tablekeys import models, skill_specs
+from skill_eval.review.tables import stored_records
 from skill_eval.store.history import HistoryRecord
 
 

@@ -144,7 +144,7 @@ def _ours(folder: Path) -> bool:
 
 def prune_layout(skill_root: Path, model_folders: list[str] | None) -> None:
     """A skill's folder holds its tables directly with one model, one folder per model with
-    more (see tables.bench_dir): what the other layout, or a model no longer listed, left there
+    more (see tablekeys.bench_dir): what the other layout, or a model no longer listed, left there
     goes. ``model_folders``: None for one model."""
     try:
         entries = list(os.scandir(skill_root))

@@ -1,4 +1,4 @@
-"""review/tables: what a table's inputs key is read back as, however the file looks."""
+"""review/tablekeys: what a table's inputs key is read back as, however the file looks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skill_eval.review.resultfiles import dump_json
-from skill_eval.review.tables import INPUTS_FIELD, _stored_inputs_key
+from skill_eval.review.tablekeys import INPUTS_FIELD, _stored_inputs_key
 
 KEYS = st.text(alphabet="0123456789abcdef", min_size=1, max_size=64)
 # Other content that tries to look like the key's line: names and texts holding it, newlines.
