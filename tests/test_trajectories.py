@@ -86,6 +86,12 @@ def test_codex_steps_in_events_and_page(tmp_path, capsys, model, monkeypatch, br
     monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
     boxed = f"  sandbox: {sandbox}\n" if sandbox else ""
     project = _run(tmp_path, capsys, codex_yaml(exe, model.url) + boxed)
+    # The commands really ran (inside our sandbox too, where Codex's own sandbox must not get in
+    # the way): their output went back to the model.
+    outputs = [json.dumps(item.get("output")) for r in model.requests if isinstance(r["body"], dict)
+               for item in r["body"].get("input") or [] if isinstance(item, dict)
+               and str(item.get("type", "")).endswith("_output")]
+    assert any("Sum the amount column" in o for o in outputs), outputs
     runs = {meta["variant"]: resp for meta, resp in project.responses()}
     assert "42" in runs["with_skill"]["output"] and "42" not in runs["without_skill"]["output"]
     assert skills_loaded(runs["with_skill"]) == [SKILL] and skills_loaded(runs["without_skill"]) == []
