@@ -197,11 +197,6 @@ def _trajectory_means(records: Sequence[RunRecord]) -> dict[str, float | None]:
             "mean_turns": sum(known) / len(known) if known else None}
 
 
-# ---- cost: from the usage each run reported when it ran (the store keeps it; nothing here
-# prices tokens, so a result bought earlier keeps the cost it had) ---------------------------
-
-# Anthropic-style usage counts cache reads and writes apart from input_tokens, so they add to the
-# total; OpenAI-style ``cached_input_tokens`` is a part of input_tokens and does not.
 def decide(errored: bool, with_failed: bool, incomplete: bool, met: bool | None) -> str:
     """A table's verdict, the one rule (``gate: holm`` re-decides with its own ``met``): an
     error outranks a failed with-skill check, which outranks runs not run (outside this
@@ -216,6 +211,11 @@ def decide(errored: bool, with_failed: bool, incomplete: bool, met: bool | None)
     return "fail" if met is False else "pass"
 
 
+# ---- cost: from the usage each run reported when it ran (the store keeps it; nothing here
+# prices tokens, so a result bought earlier keeps the cost it had) ---------------------------
+
+# Anthropic-style usage counts cache reads and writes apart from input_tokens, so they add to the
+# total; OpenAI-style ``cached_input_tokens`` is a part of input_tokens and does not.
 def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Case],
                     runs: Sequence[RunRecord], minimum_lift: float | None,
                     include_unscorable: bool = False) -> dict[str, Any]:
