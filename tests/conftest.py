@@ -1,3 +1,19 @@
+"""Shared fixtures; the inner loop's slow marks; a bytecode cache the suite keeps even where
+PYTHONDONTWRITEBYTECODE is set."""
+
+import os as _os
+import sys as _sys
+import tempfile as _tempfile
+
+# The suite starts hundreds of Python processes (the CLI, builtin adapters, Ray workers), and each
+# pytest worker rewrites every test module's asserts: where PYTHONDONTWRITEBYTECODE is set (some
+# sandboxes set it), each of them compiles the same sources again, a tenth of the suite's CPU.
+# There, keep the bytecode in a cache of the suite's own, outside the sources and the test
+# projects (whose files some tests hash or list).
+if _os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+    _sys.dont_write_bytecode = False
+    _sys.pycache_prefix = _os.environ["PYTHONPYCACHEPREFIX"] = _os.path.join(
+        _tempfile.gettempdir(), f"skill-eval-tests-pycache-{_os.getuid()}")
 
 # --- runs layer (runner/store/workspace tests): factories for Suite / RunSpec -------------------
 import hashlib as _hashlib  # noqa: E402

@@ -153,7 +153,8 @@ class FakeModel:
         self.httpd.daemon_threads = True
         self.port = int(self.httpd.server_address[1])
         self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # A short poll: close() (shutdown) waits for the loop to see it, 0.5 s by default.
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
         self._timer = threading.Timer(lifetime, self.close)
         self._timer.daemon = True

@@ -4,7 +4,10 @@ their SOURCES.md): what the adapters tell a user instead of "timed out"."""
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
+
+from fakemodel import free_port
 
 from skill_eval.run.adapters.agentfaults import ClaudeWatch, CodexWatch, Watch
 from skill_eval.run.adapters.claude_code import _served_model, parse_claude_stream
@@ -106,13 +109,28 @@ def test_codex_missing_key_is_fatal():
     assert cause.fatal and cause.message.startswith("no API key: environment variable FAKE_KEY is not set")
 
 
-def test_codex_server_down_gives_up_when_the_network_wait_repeats():
-    watch = CodexWatch(base_url="http://127.0.0.1:9/v1")
+def test_codex_server_down_gives_up_at_the_first_network_wait_when_the_connection_is_refused():
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    watch = CodexWatch(base_url=url)
     cause = watch_file(watch, DATA / "test_codex" / "real_server_down.jsonl")
-    assert cause.fatal and watch.network_waits == 2  # Codex alone would wait forever
-    assert cause.message.startswith("could not reach the model API at http://127.0.0.1:9/v1 (")
-    assert 'after 2 reconnect waits ("Reconnecting... waiting for network' in cause.message
+    assert cause.fatal and watch.network_waits == 1  # Codex alone would wait forever
+    assert cause.message.startswith(f"could not reach the model API at {url} (connection refused) "
+                                    'after 1 reconnect wait ("Reconnecting... waiting for network')
     assert cause.message.endswith("check adapter: options: base_url and that the endpoint is up")
+
+
+def test_codex_gives_up_when_the_network_wait_repeats_on_an_endpoint_that_accepts_connections():
+    with socket.socket() as server:  # e.g. a proxy that takes the connection, then fails the request
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        watch = CodexWatch(base_url=url)
+        wait = {"type": "error", "message": "Reconnecting... waiting for network (Connection failed)"}
+        assert watch.see(wait) is None and not watch.last.fatal  # a probe that connects: wait again
+        cause = watch_file(watch, DATA / "test_codex" / "real_server_down.jsonl")
+    assert cause.fatal and watch.network_waits == 2
+    assert cause.message.startswith(f"could not reach the model API at {url} (it accepts connections now")
+    assert 'after 2 reconnect waits ("Reconnecting... waiting for network' in cause.message
 
 
 def test_codex_one_network_wait_is_only_a_cause():

@@ -163,6 +163,7 @@ def test_other_skills_are_flagged_and_named_per_arm():
     assert "other-skills" not in rows["o2"]["flags"] and "other_skills" not in rows["o2"]
 
 
+@pytest.mark.slow
 def test_runs_outside_a_shard_are_not_errors(tmp_path):
     """`run --shard 2/2` on a fresh store: shard 1's runs are "not run yet", not errors; the
     summary does not list them as errored, the console does not say "-> error", exit 0."""

@@ -115,6 +115,7 @@ def test_previous_and_baseline_that_do_not_exist_say_how_to_get_them(tmp_path: P
     assert code == 2 and "nothing to compare" in err
 
 
+@pytest.mark.slow
 def test_a_damaged_stored_run_is_named_not_compared_as_missing(tmp_path: Path):
     # issue 20: compare read a damaged entry as "not run" and compared without it, exit 0.
     kit = keyed_kit(tmp_path)

@@ -13,7 +13,8 @@ clean build the previous benchmark the incremental one compared with; the page's
 from the store's history of earlier skill versions (compare section, strips) are left out of
 both.
 
-SKILL_EVAL_EQUIV_STEPS (default 200) sets the number of steps.
+SKILL_EVAL_EQUIV_STEPS (default 200) sets the number of steps, shared by SHARDS machines
+(tests) under seeds of their own.
 """
 
 from __future__ import annotations
@@ -32,9 +33,16 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 from suitekit import Kit
 
 import skill_eval.engine.engine
@@ -456,20 +464,34 @@ class Equivalence(RuleBasedStateMachine):
         assert not (self.kit.store / "tmp").exists() or not any((self.kit.store / "tmp").iterdir())
 
 
-Equivalence.TestCase.settings = settings(
-    # About 23 steps an example on average: STEPS=200 makes ~13 examples, ~300 steps.
-    max_examples=max(1, STEPS // 15), stateful_step_count=STEPS_PER_EXAMPLE,
-    derandomize=True, deadline=None, print_blob=True,
-    # SKILL_EVAL_EQUIV_SHRINK=0: report a failure as found (long runs), not shrunk for minutes.
-    phases=tuple(Phase) if os.environ.get("SKILL_EVAL_EQUIV_SHRINK", "1") != "0" else (
-        Phase.explicit, Phase.generate),
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+# Several machines, each under a seed of its own with a share of the examples, so that
+# pytest-xdist spreads them over the cores (one machine of ~360 steps took a minute alone).
+# About 28 steps an example: STEPS=200 makes ~13 examples, ~360 steps. Hypothesis starts each
+# machine with two trivial examples (`run` only, then no step at all): every shard has those on
+# top of its share of the others.
+SHARDS = 4
+TRIVIAL = 2
+EXAMPLES = max(TRIVIAL + 1, STEPS // 15)
 
 
-class TestEquivalence(Equivalence.TestCase):  # type: ignore[name-defined,misc]
-    @classmethod
-    def tearDownClass(cls) -> None:
-        print(f"\nequivalence: {STEPS} steps asked; did {dict(sorted(TALLY.items()))}")
+def shard_settings(k: int) -> settings:
+    share, extra = divmod(EXAMPLES - TRIVIAL, SHARDS)
+    return settings(
+        max_examples=TRIVIAL + max(1, share + (k < extra)),
+        stateful_step_count=STEPS_PER_EXAMPLE, derandomize=True, deadline=None, print_blob=True,
+        # SKILL_EVAL_EQUIV_SHRINK=0: report a failure as found (long runs), not shrunk for minutes.
+        phases=tuple(Phase) if os.environ.get("SKILL_EVAL_EQUIV_SHRINK", "1") != "0" else (
+            Phase.explicit, Phase.generate),
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@pytest.mark.parametrize("k", range(SHARDS))
+def test_incremental_equals_clean(k: int) -> None:
+    TALLY.clear()
+    # A seed per shard (it overrides derandomize's, which would be the same for every shard).
+    run_state_machine_as_test(seed(k)(type(f"Equivalence{k}", (Equivalence,), {})),
+                              settings=shard_settings(k))
+    print(f"\nequivalence {k + 1}/{SHARDS}: {STEPS} steps asked in all; did {dict(sorted(TALLY.items()))}")
 
 
 def replay(*steps: str) -> None:

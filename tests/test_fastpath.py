@@ -194,6 +194,7 @@ def _same_size_same_mtime(path, text: str) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
+@pytest.mark.slow
 def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path):
     kit = Kit.create(tmp_path, iterations=1)
     kit.use_content_adapter()
@@ -211,6 +212,7 @@ def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path):
     assert sha256_bytes(old.upper().encode())[:8] in shown
 
 
+@pytest.mark.slow
 def test_a_fingerprint_recorded_in_the_tick_of_a_change_is_not_trusted(kit):
     """Racy: the suite's stat fingerprint was written in the same clock tick as an input last
     changed, so a second change in that tick would be invisible to it: the plan looks closer."""

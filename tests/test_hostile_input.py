@@ -165,7 +165,11 @@ def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
     checks = [{"id": f"slow-{i}", "type": "regex", "pattern": "(x+x+)+y"} for i in range(30)]
     kit.write_evals("alpha", [dict(case("a1"), checks=checks)])
     child = kit.subprocess("run", "suite.yaml")
-    time.sleep(3)
+    deadline = time.monotonic() + 30
+    while not kit.stored_runs() and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)  # the run is stored: its 30 slow checks are being graded now
+    assert kit.stored_runs(), child.communicate()
+    time.sleep(0.3)
     child.send_signal(signal.SIGINT)
     try:
         out, err = child.communicate(timeout=20)

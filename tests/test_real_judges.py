@@ -136,18 +136,19 @@ def test_real_judge_bad_key_is_one_clear_error(tmp_path, capsys, keys, agent, ke
     print(f"{agent} judge bad key: the cause after {took:.1f} s", file=sys.__stderr__)
 
 
-@pytest.mark.parametrize("agent, cause", [
-    ("claude", "after 3 retries: check ANTHROPIC_BASE_URL (judge: options: base_url)"),
-    ("codex", "check judge: options: base_url"),
+@pytest.mark.parametrize("agent, causes", [
+    ("claude", ("after 3 retries: check ANTHROPIC_BASE_URL (judge: options: base_url)",)),
+    ("codex", ("(connection refused) after 1 reconnect wait (", "check judge: options: base_url")),
 ])
-def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent, cause, monkeypatch,
+def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent, causes, monkeypatch,
                                                    cli_set):
     url = f"http://127.0.0.1:{free_port()}"
     project = judged_project(tmp_path, judge_of(agent, url, monkeypatch, cli_set), iterations=2, timeout=90)
     code, out, took = project.run(capsys)
     assert code == 2
     assert "judge stopped early" in out and f"could not reach the model API at {url}" in out
-    assert "(connection refused)" in out and cause in out and "(3 more grades not judged" in out
+    assert "(connection refused)" in out and "(3 more grades not judged" in out
+    assert all(cause in out for cause in causes), out
     assert "timed out" not in out
     assert took < 45, took
     print(f"{agent} judge server down: the cause after {took:.1f} s", file=sys.__stderr__)

@@ -26,6 +26,7 @@ _checks = st.fixed_dictionaries({"type": st.sampled_from(sorted(load_schema("eva
                                           "path": _values, "limit": _values})
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_checks, _values), max_size=3))
 def test_never_accepts_what_jsonschema_refuses(checks: list[Any]) -> None:

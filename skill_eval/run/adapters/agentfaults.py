@@ -10,9 +10,10 @@ waiting for network"). A watcher sees each stream event while the CLI runs:
   this adapter (they would all fail the same way);
 - an endpoint that cannot be reached is fatal too, once the CLI has tried a few times
   (Claude Code: 3 connection failures, or its own ``CLAUDE_CODE_MAX_RETRIES`` when set; Codex:
-  its "waiting for network" notice twice): Claude Code alone would retry for ~3 minutes and Codex
-  forever. The message names the endpoint and why a connection to it fails now (refused, host
-  not found, timed out), probed once when giving up;
+  its first "waiting for network" notice, which follows its own five tries, when a probe finds the
+  connection refused or the host unknown, else the second notice): Claude Code alone would retry
+  for ~3 minutes and Codex forever. The message names the endpoint and why a connection to it
+  fails now (refused, host not found, timed out), probed when giving up;
 - any other error is remembered as the *last cause*, and reported when the run ends by timeout,
   by a stop from outside (the suite's timeout) or by a non-zero exit.
 """
@@ -53,25 +54,36 @@ class Watch:
 
 def probe(url: str, timeout: float = 3.0) -> str:
     """Why a TCP connection to ``url``'s host fails right now, in a few words."""
+    return _probe(url, timeout)[1]
+
+
+def refused(url: str) -> str | None:
+    """The probe's words when ``url`` plainly cannot be reached (connection refused, no such
+    host), so waiting longer is pointless; None when it answers, is slow or fails otherwise."""
+    plain, why = _probe(url, 3.0)
+    return why if plain else None
+
+
+def _probe(url: str, timeout: float) -> tuple[bool, str]:
     parts = urllib.parse.urlsplit(url)
     host = parts.hostname or ""
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
-        return "the URL has no valid port"
+        return True, "the URL has no valid port"
     if not host:
-        return "the URL names no host"
+        return True, "the URL names no host"
     try:
         with socket.create_connection((host, port), timeout=timeout):
-            return "it accepts connections now: a proxy, TLS or an intermittent failure?"
+            return False, "it accepts connections now: a proxy, TLS or an intermittent failure?"
     except ConnectionRefusedError:
-        return "connection refused"
+        return True, "connection refused"
     except socket.gaierror:
-        return f"host {host} not found"
+        return True, f"host {host} not found"
     except TimeoutError:
-        return f"no answer within {timeout:g} s"
+        return False, f"no answer within {timeout:g} s"
     except OSError as exc:
-        return exc.strerror or str(exc)
+        return False, exc.strerror or str(exc)
 
 
 def unreachable(url: str | None, detail: str | None, tries: str, hint: str) -> Cause:
@@ -215,12 +227,14 @@ class CodexWatch(Watch):
             )
             return self.last
         if "waiting for network" in text:
-            # Codex waits for the network forever; its notice comes after its own retries.
+            # Codex waits for the network forever; its notice comes after its own five tries
+            # (~3 s), so a refused connection or an unknown host then is not a passing blip.
             self.network_waits += 1
-            if self.network_waits >= self.wait_limit:
+            plain = refused(self.base_url) if self.base_url and self.network_waits < self.wait_limit else None
+            if plain is not None or self.network_waits >= self.wait_limit:
                 n = self.network_waits
                 self.last = unreachable(
-                    self.base_url, None, f"{n} reconnect {'wait' if n == 1 else 'waits'} (\"{text}\")",
+                    self.base_url, plain, f"{n} reconnect {'wait' if n == 1 else 'waits'} (\"{text}\")",
                     f"check {self.part}: options: base_url and that the endpoint is up")
                 return self.last
         if "waiting for network" in text or "Connection failed" in text or "error sending request" in text:
