@@ -147,12 +147,16 @@ def _no_history(engine, benches, data):  # noqa: ANN001, ANN202
 
 def results_files(results: Path) -> dict[str, object]:
     """Every file under results/: bytes; our hidden caches as parsed JSON (their key order is
-    the order entries were made in, which is history, not content)."""
+    the order entries were made in, which is history, not content); every folder, as None (an
+    empty folder left behind is a difference a user sees)."""
     out: dict[str, object] = {}
     for p in sorted(results.rglob("*")):
+        rel = p.relative_to(results).as_posix()
+        if p.is_dir():
+            out[rel + "/"] = None
+            continue
         if not p.is_file():
             continue
-        rel = p.relative_to(results).as_posix()
         data = p.read_bytes()
         hidden = any(part.startswith(".") for part in rel.split("/")) and p.suffix == ".json"
         out[rel] = json.loads(data) if hidden else data
