@@ -365,3 +365,26 @@ def test_an_adapter_argument_naming_a_folder_is_not_walked_and_validate_says_use
     assert ("suite.yaml: warning: adapter.command[3] 'data' is a folder: skill-eval neither looks inside "
             "it nor re-runs when a file there changes; list the files the adapter reads in adapter.depends "
             "(e.g. depends: [data/*.json])") in out
+
+
+@pytest.mark.slow
+def test_a_prompt_holding_a_cookie_header_leaves_every_results_file_readable(tmp_path):
+    # Redaction ran a cookie header "to the end of the line": inside JSON that took the string's
+    # closing quote with it, so case.json and the review page's one-line data stopped parsing.
+    import json
+    import re
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2"]})
+    evals = kit.evals("alpha")["evals"]
+    evals[0]["prompt"] = "Debug this request. Cookie: session=abc123; theme=dark\nWhat is wrong?"
+    kit.write_evals("alpha", evals)
+    code, _, err = kit.run()
+    assert code in (0, 1), err
+    for path in kit.results.rglob("*.json"):
+        text = path.read_text("utf-8")
+        assert "abc123" not in text, path
+        json.loads(text)
+    page = (kit.results / "index.html").read_text("utf-8")
+    data = re.search(r'<script type="application/json" id="review-data">(.*?)</script>', page, re.S).group(1)
+    cases = [c["id"] for s in json.loads(data)["skills"] for c in s["cases"]]
+    assert sorted(cases) == ["a1", "a2"] and "abc123" not in page

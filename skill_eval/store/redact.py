@@ -47,11 +47,18 @@ _NAME = (r"(?:[A-Za-z0-9_.-]*?[_.-])?"
          r"(?:api[_-]?key|apikey|token|passw(?:or)?d|secret(?:[_-]?key)?|credentials?"
          r"|access[_-]?key(?:[_-]?id)?|private[_-]?key|authorization|auth|cookie)")
 
+# What a secret that runs "to the end of the line" may span. Results files are JSON, and the
+# review page's data is one JSON line: there a string ends at a '"' followed by JSON's
+# punctuation, and a line break or a quote inside it is an escape. Spanning either would eat
+# the file's structure with the secret (a prompt saying "Cookie: a=b" broke case.json); a
+# quoted cookie value in plain text (c="v"; d=e) is still spanned.
+_IN_LINE = r'(?:[^\r\n"\\]|"(?![ \t]*(?:[,}\]:\r\n]|\Z))|\\(?![nrtbfu"\\/]))'
+
 _SOURCE = (
-    # PEM private keys: the whole block, whatever the key type.
-    r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----)"
+    # PEM private keys: the whole block, whatever the key type (in JSON its line breaks are \n).
+    r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[^\"\\]|\\[nr])*?-----END [A-Z0-9 ]*PRIVATE KEY-----)"
     # Cookie headers: every name=value pair to the end of the line.
-    r"|(?P<cookie>\b(?:set-)?cookie\s*:[ \t]*)(?=[^\r\n]*=)[^\r\n]+"
+    r"|(?P<cookie>\b(?:set-)?cookie\s*:[ \t]*)(?=" + _IN_LINE + r"*=)" + _IN_LINE + r"+"
     # A password in a URL's userinfo: scheme://user:password@host.
     r"|(?P<url>\b[a-z][a-z0-9+.-]*://[^\s:/@\"'<>]+:)(?P<urlpass>[^\s/@\"'<>]+)(?=@)"
     # Bearer tokens; the lookahead wants a digit or symbol so "Bearer instrument" is prose.
