@@ -13,7 +13,7 @@ from suitekit import Kit
 
 from skill_eval.fs.hashing import HashCache, tree_digest
 from skill_eval.intake.schemas_io import validator
-from skill_eval.store.gitinfo import head, skill_hash_at
+from skill_eval.store.gitinfo import head, heads, skill_hash_at
 from skill_eval.store.history import CaseCounts, History, HistoryRecord, _line
 from skill_eval.store.store import Store
 
@@ -110,4 +110,19 @@ def test_the_content_hash_at_a_revision_is_the_run_keys_tree_digest(tmp_path: Pa
     assert head(root, [skill]) == (commit, False)
     (skill / "b.md").write_text("changed")
     assert head(root, [skill]) == (commit, True)
+    # Several skills in one ask: each is dirty by its own folder only (a new file, a rename).
+    other, third = root / "skills" / "t", root / "skills" / "s-two"
+    other.mkdir()
+    (other / "SKILL.md").write_text("t")
+    (third / "x").mkdir(parents=True)
+    (third / "x" / "y.md").write_text("y")
+    git(root, "add", "-f", "-A", "skills/t", "skills/s-two")
+    git(root, "commit", "-qm", "two")
+    commit = git(root, "rev-parse", "HEAD")
+    assert heads(root, {"s": [skill], "t": [other], "s-two": [third]}) == {
+        "s": (commit, True), "t": (commit, False), "s-two": (commit, False)}
+    git(root, "mv", "skills/t/SKILL.md", "skills/t/RENAMED.md")
+    (third / "new.md").write_text("untracked")
+    assert heads(root, {"t": [other], "s-two": [third], "none": []}) == {
+        "t": (commit, True), "s-two": (commit, True), "none": (commit, False)}
     assert skill_hash_at(root, "HEAD", skill)[1] == digest != tree_digest(skill, HashCache(None))[0]

@@ -109,7 +109,7 @@ def current_of(engine: ResultSource, benches: Sequence[Mapping[str, Any]], histo
     for b in benches:
         pair = (str(b["skill"]), str(b["model"]))
         if pair[0] in engine.plan.skills:
-            current.append(record_of(engine, b, None, date, keep_runs=False))
+            current.append(record_of(engine, b, None, date))
         elif records.get(pair):
             # Not planned this time (the fast path planned only changed skills): unchanged since
             # its last complete run, which is its last record (its detail is read only if needed).

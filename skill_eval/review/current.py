@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skill_eval.review.history import git_state, now_iso, record_of
+from skill_eval.review.history import records_of
 from skill_eval.review.source import ResultSource
 from skill_eval.review.tablekeys import models, skill_specs
 from skill_eval.review.tables import stored_records
@@ -30,5 +30,4 @@ def current_benches(engine: ResultSource) -> list[dict[str, Any]]:
 
 
 def current_records(engine: ResultSource) -> list[HistoryRecord]:
-    date = now_iso()
-    return [record_of(engine, b, git_state(engine, str(b["skill"])), date) for b in current_benches(engine)]
+    return records_of(engine, current_benches(engine))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skill_eval.errors import SkillEvalError
@@ -38,14 +39,50 @@ def _toplevel(folder: Path) -> Path | None:
 def head(folder: Path, paths: list[Path]) -> tuple[str, bool] | None:
     """(HEAD's commit, whether any of ``paths`` differs from it) for the work tree holding
     ``folder``; None outside git (or without git, or before the first commit)."""
-    if _toplevel(folder) is None:
-        return None
-    commit = _git(folder, "rev-parse", "--verify", "HEAD")
-    if not commit:
-        return None
-    status = _git(folder, "status", "--porcelain", "--untracked-files=all", "--",
-                  *[str(p.resolve()) for p in paths])
-    return commit.decode("ascii", "replace").strip(), bool(status and status.strip())
+    return heads(folder, {"": paths}).get("")
+
+
+def heads(folder: Path, paths: Mapping[str, Sequence[Path]]) -> dict[str, tuple[str, bool]]:
+    """``head`` for several groups of paths at once (a suite's skills), asking git three times
+    in all rather than three times a group; {} outside git."""
+    top = _toplevel(folder)
+    commit = _git(folder, "rev-parse", "--verify", "HEAD") if top is not None else None
+    if top is None or not commit:
+        return {}
+    rels: dict[str, list[str]] = {}
+    for key, group in paths.items():
+        rels[key] = []
+        for p in group:
+            try:
+                rels[key].append(p.resolve().relative_to(top).as_posix())
+            except ValueError:
+                continue  # outside the work tree: git has nothing to say of it
+    wanted = sorted({r for group in rels.values() for r in group})
+    status = _git(top, "status", "--porcelain", "-z", "--untracked-files=all", "--",
+                  *(w or "." for w in wanted)) if wanted else b""
+    changed = _status_paths(status or b"")
+    sha = commit.decode("ascii", "replace").strip()
+    return {key: (sha, any(c == r or not r or c.startswith(r + "/") for r in group for c in changed))
+            for key, group in rels.items()}
+
+
+def _status_paths(out: bytes) -> list[str]:
+    """The paths of ``git status --porcelain -z`` (relative to the work tree's top; a rename or
+    copy names both its paths)."""
+    tokens = out.decode("utf-8", "surrogateescape").split("\0")
+    paths: list[str] = []
+    i = 0
+    while i < len(tokens):
+        entry = tokens[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        paths.append(entry[3:])
+        if entry[0] in "RC" or entry[1] in "RC":  # the original path follows as its own token
+            if i < len(tokens):
+                paths.append(tokens[i])
+            i += 1
+    return [p.rstrip("/") for p in paths]
 
 
 def _order(rel: str) -> tuple[tuple[int, str], ...]:
