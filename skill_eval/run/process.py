@@ -74,13 +74,12 @@ def _pdeathsig_launcher() -> str | None:
     return path if ok else None
 
 
-def _tied_to_parent(command: list[str], argv: list[str], cwd: Path, env: dict[str, str]) -> list[str]:
+def _tied_to_parent(command: list[str]) -> list[str]:
     """``command`` started so that the kernel kills it the moment the process that started it
     dies (kill -9 of a Ray worker included), where setpriv can ask for that."""
     launcher = _pdeathsig_launcher()
     if launcher is None:
         return command  # the token sweep of the next job on this node still applies
-    cgroup.check_exec(argv, cwd, env)  # the launcher could only say "exit 127"
     return [launcher, "--pdeathsig", "KILL", "--", *command]
 
 
@@ -89,9 +88,11 @@ def _start(argv: list[str], cwd: Path, env: dict[str, str], out: int, err: int,
     if not argv:
         raise AdapterError("adapter command is empty")
     try:
-        command = group.launch(argv, cwd, env) if group is not None else argv
+        command = group.launch(argv, cwd, env) if group is not None else argv  # launch checks argv
         if die_with_parent:
-            command = _tied_to_parent(command, argv, cwd, env)
+            if group is None:
+                cgroup.check_exec(argv, cwd, env)  # a launcher could only say "exit 127"
+            command = _tied_to_parent(command)
         return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=cwd, env=env,
                                 shell=False, start_new_session=True, close_fds=True)
     except FileNotFoundError:
