@@ -54,14 +54,19 @@ def demo_copy(warm: bool = False) -> Iterator[Path]:
     the unchanged demo, so that an example pays only for the runs its change touches (as a user
     editing an eval set does) and the fuzzer tries more inputs in the same time."""
     with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
-        root = Path(tmp) / "l1" / "l2" / "l3" / "proj"
-        (root / "configs").mkdir(parents=True)
-        shutil.copy(ROOT / "configs" / "demo.yaml", root / "configs" / "demo.yaml")
-        shutil.copytree(ROOT / "examples", root / "examples")
+        root = _demo_project(Path(tmp) / "l1" / "l2" / "l3" / "proj")
         if warm:
             for name in (".skill-eval", "results"):
                 shutil.copytree(_warm_demo() / name, root / name, symlinks=True)
         yield root
+
+
+def _demo_project(root: Path) -> Path:
+    """configs/demo.yaml and examples/ copied to ``root``."""
+    (root / "configs").mkdir(parents=True)
+    shutil.copy(ROOT / "configs" / "demo.yaml", root / "configs" / "demo.yaml")
+    shutil.copytree(ROOT / "examples", root / "examples")
+    return root
 
 
 _WARM: list[tempfile.TemporaryDirectory[str]] = []
@@ -71,10 +76,7 @@ def _warm_demo() -> Path:
     """A demo project run once at one iteration, kept for this test process."""
     if not _WARM:
         tmp = tempfile.TemporaryDirectory(prefix="fuzz-warm-")
-        root = Path(tmp.name) / "proj"
-        (root / "configs").mkdir(parents=True)
-        shutil.copy(ROOT / "configs" / "demo.yaml", root / "configs" / "demo.yaml")
-        shutil.copytree(ROOT / "examples", root / "examples")
+        root = _demo_project(Path(tmp.name) / "proj")
         out, err = io.StringIO(), io.StringIO()
         cwd = os.getcwd()
         os.chdir(root)
