@@ -1,5 +1,6 @@
-"""Long texts are redacted by a word-guided scan (store/redact.py ``_scan``): it must give
-exactly what one pass of the pattern gives, for any text."""
+"""Texts are redacted by a word-guided scan (store/redact.py ``_scan``: the pattern is tried only
+where one of its words stands): it must give exactly what one pass of the pattern gives, for any
+text, long (a page) or short (a results file)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,17 @@ def _plain(pattern: re.Pattern[str], text: str) -> str:
 @settings(max_examples=400, deadline=None)
 @given(_text, st.integers(0, 3000))
 def test_the_scan_is_exactly_one_pass_of_the_pattern(text: str, pad: int) -> None:
-    long = "x" * pad + text + " filler" * 300  # past _SCAN_FROM, so the scan runs
+    long = "x" * pad + text + " filler" * 300
     assert r._scan(r._PATTERN, long) == _plain(r._PATTERN, long)
     latin = long.encode("utf-8", "replace").decode("latin-1")
+    assert r._scan(r._PATTERN_BYTES, latin) == _plain(r._PATTERN_BYTES, latin)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_text)
+def test_a_short_text_is_redacted_as_one_pass_of_the_pattern(text: str) -> None:
+    assert r._scan(r._PATTERN, text) == _plain(r._PATTERN, text)
+    latin = text.encode("utf-8", "replace").decode("latin-1")
     assert r._scan(r._PATTERN_BYTES, latin) == _plain(r._PATTERN_BYTES, latin)
 
 
