@@ -13,12 +13,12 @@ from skill_eval.store.redact import redact
 
 
 @writes(lambda path, *_args, **_kwargs: path)
-def write_text(path: Path, text: str, from_store: bool = False) -> None:
+def write_text(path: Path, text: str, redacted: bool = False) -> None:
     """Atomic: a reader (or a crash) never sees half a table. Redacted: every results/ file
-    passes here, and no secret reaches one, whatever the format. ``from_store``: the text is a
-    stored run's, which the store redacted when it wrote it (redacting it again is the same
-    text at a megabyte-per-second price)."""
-    if not from_store:
+    passes here, and no secret reaches one, whatever the format. ``redacted``: the text is
+    already (a stored run's, which the store redacted when it wrote it: redacting it again is
+    the same text at a megabyte-per-second price)."""
+    if not redacted:
         text = redact(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = sharedfiles.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -29,6 +29,19 @@ def write_text(path: Path, text: str, from_store: bool = False) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """``write_text``, skipped when the file already holds exactly that text, redacted: a file
+    that several writers share (a case's case.json, beside each of its variants' folders) is
+    written once, not once per writer."""
+    text = redact(text)
+    try:
+        if path.read_text("utf-8") == text:
+            return
+    except (OSError, UnicodeError):
+        pass
+    write_text(path, text, redacted=True)
 
 
 def dump_json(obj: Any) -> str:

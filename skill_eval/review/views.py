@@ -21,7 +21,7 @@ from skill_eval.fs.safenames import path_component, variant_folder
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
-from skill_eval.review.resultfiles import dump_json, write_text
+from skill_eval.review.resultfiles import dump_json, write_if_changed, write_text
 
 KEY_FILE = ".view-key"  # in each run folder: the view key it was written from
 VIEW_VERSION = 1
@@ -61,7 +61,7 @@ def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: An
     part-way leaves a folder whose key does not match, so the next build writes it again."""
     folder = run_dir(out, spec)
     (folder / KEY_FILE).unlink(missing_ok=True)
-    write_text(folder.parent / "case.json", dump_json(case_json(spec.case)))
+    write_if_changed(folder.parent / "case.json", dump_json(case_json(spec.case)))
     if isinstance(result, RunError):
         files = {"error.json": dump_json({"kind": result.kind, "message": result.message})}
         trees: dict[str, Path | None] = {}
@@ -79,7 +79,7 @@ def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: An
     _remove_except(folder, set(files) | set(trees))
     for name, text in files.items():
         # Run texts are the stored run's, which the store redacted when it wrote them.
-        write_text(folder / name, text, from_store=name in ("output.txt", "response.json"))
+        write_text(folder / name, text, redacted=name in ("output.txt", "response.json"))
     for name, source in trees.items():
         shutil.rmtree(folder / name, ignore_errors=True)
         shutil.copytree(source, folder / name)  # type: ignore[arg-type]
