@@ -10,7 +10,11 @@
 
 Timings on a shared machine are noisy: every figure is a median of REPS (default 5).
 
-    python benchmarks/bench_overhead.py [--reps N] [--only small|big] [--keep DIR] [--before SRC]
+    python benchmarks/bench_overhead.py [--reps N] [--only small|big] [--keep DIR] [--before SRC] [--tmp DIR]
+
+Where the suites live matters: a run creates some twenty files (workspace, store entry, run
+folder), and on a busy ext4 each new file costs a third of a millisecond of kernel time. The
+small bench prints that cost for its folder; ``--tmp /dev/shm`` measures the same on a tmpfs.
 
 The package is byte-compiled first (compileall), as an installed wheel is: an editable install
 under PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module from source at each start.
@@ -100,6 +104,21 @@ def small_suite(root: Path) -> Path:
     return root / "suite.yaml"
 
 
+def new_file_cost(folder: Path, n: int = 400) -> float:
+    """CPU seconds to create and fill one small file in ``folder``: on a busy ext4 the inode
+    allocator's skipping of recently deleted inodes makes this a third of a millisecond."""
+    scratch = folder / "new-file-cost"
+    scratch.mkdir()
+    start = time.process_time()
+    for i in range(n):
+        fd = os.open(scratch / str(i), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, b"x" * 300)
+        os.close(fd)
+    cost = (time.process_time() - start) / n
+    shutil.rmtree(scratch)
+    return cost
+
+
 def cold(suite: Path) -> None:
     for sub in ("store", "results"):
         shutil.rmtree(suite.parent / sub, ignore_errors=True)
@@ -134,6 +153,11 @@ def bench_small(base: Path, reps: int, before: Path | None) -> list[tuple[str, s
     lw, lc = statistics.median(walls["loop"]), statistics.median(cpus["loop"])
     rows = [(f"plain sequential loop, {RUNS} adapter calls", f"{lw:.3f} s",
              f"CPU {lc:.3f} s ({lc / RUNS * 1e3:.1f} ms a call)")]
+    per_run = sum(len(files) for sub in ("store", "results") for _, _, files in os.walk(root / sub)) / RUNS
+    cost = new_file_cost(base)
+    rows.append(("new files a run leaves in store/ and results/", f"{per_run:.1f}",
+                 f"a new file in this folder costs {cost * 1e3:.3f} ms of CPU: "
+                 f"{per_run * cost * 1e3:.1f} ms a run (its workspace's files come on top)"))
     for name, _ in arms:
         sw, sc = statistics.median(walls[name]), statistics.median(cpus[name])
         rows += [(f"skill-eval run -j 2, cold store ({name})", f"{sw:.3f} s", f"CPU {sc:.3f} s"),
@@ -196,13 +220,14 @@ def main() -> None:
     ap.add_argument("--only", choices=("small", "big"))
     ap.add_argument("--keep", type=Path, help="keep (and reuse) the 6,000-run suite in this folder")
     ap.add_argument("--before", type=Path, help="a source tree (holding skill_eval/) to time alongside")
+    ap.add_argument("--tmp", type=Path, help="make the suites in this folder (a tmpfs, say), not in $TMPDIR")
     args = ap.parse_args()
     import skill_eval
 
     for tree in (Path(skill_eval.__file__).parent, *([args.before / "skill_eval"] if args.before else [])):
         compileall.compile_dir(tree, quiet=1)
     rows: list[tuple[str, str, str]] = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
         base = Path(tmp)
         if args.only in (None, "small"):
             rows += bench_small(base, args.reps, args.before)
