@@ -123,3 +123,17 @@ def test_a_removed_skill_leaves_no_tables(kit):
     assert kit.run()[0] == 0
     assert not (kit.results / "beta").exists()
     assert (kit.results / "notes" / "benchmark.md").read_text() == "mine\n"
+
+
+def test_a_run_folder_whose_key_file_is_not_text_is_rewritten(kit):
+    before = run_folders(kit)
+    folder = kit.results / "alpha" / "iteration-1" / "eval-a1" / "with_skill"
+    (folder / ".view-key").write_bytes(b"\xff\xfe not a key")
+    (folder / "output.txt").write_text("hand-edited")
+    evals = kit.evals("alpha")["evals"]
+    kit.write_evals("alpha", [evals[0], case("a2", "a2.txt", check_value="nowhere in the output")])
+    code, out, err = kit.run()  # a2 is graded again, so alpha's table and its folders are rebuilt
+    assert code in (0, 1) and "Traceback" not in err, out + err
+    assert kit.calls() == 0
+    after = run_folders(kit)
+    assert all(after[name] == before[name] for name in after if "eval-a1" in name)
