@@ -6,6 +6,7 @@ and their folders must show them, not the edited version's outputs and verdicts.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,9 @@ def test_a_run_folder_whose_key_file_is_not_text_is_rewritten(kit):
     folder = kit.results / "alpha" / "iteration-1" / "eval-a1" / "with_skill"
     (folder / ".view-key").write_bytes(b"\xff\xfe not a key")
     (folder / "output.txt").write_text("hand-edited")
+    other = kit.results / "alpha" / "iteration-1" / "eval-a1" / "without_skill" / ".view-key"
+    other.unlink()
+    os.mkfifo(other)  # read without waiting for a writer
     evals = kit.evals("alpha")["evals"]
     kit.write_evals("alpha", [evals[0], case("a2", "a2.txt", check_value="nowhere in the output")])
     code, out, err = kit.run()  # a2 is graded again, so alpha's table and its folders are rebuilt

@@ -50,10 +50,11 @@ def run_dir(out: Path, spec: RunSpec) -> Path:
 
 def recorded_key(folder: Path) -> str | None:
     """The key a run folder records, None when it records none. Read with the os calls, as it is
-    read for every planned run (600 per skill of the 6,000-run suite) on every table rebuild; a
-    file that is not text reads as a key that matches nothing, so the folder is rewritten."""
+    read for every planned run (600 per skill of the 6,000-run suite) on every table rebuild. A
+    file that is not text, a folder or a FIFO (never waited on) in its place reads as a key that
+    matches nothing, so the folder is rewritten."""
     try:
-        fd = os.open(os.path.join(folder, KEY_FILE), os.O_RDONLY)
+        fd = os.open(os.path.join(folder, KEY_FILE), os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
     try:

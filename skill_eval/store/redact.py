@@ -81,7 +81,7 @@ _PATTERN = re.compile(_SOURCE, _FLAGS)
 # position. Every match holds, per branch (the first group it opens), one of these words
 # (case-insensitive), with only _LEAD characters between the match's start and the word; so
 # texts are scanned for the words with str.find and the pattern is tried only from the few
-# positions they allow (_scan). That is cheaper for short texts too: a 800-byte grade takes
+# positions they allow (_scan). That is cheaper for short texts too: an 800-byte grade takes
 # the pattern 370 us and the scan 50. A new branch needs its words here: a test counts them.
 TRIGGERS = {
     "pem": ("-----begin",), "cookie": ("cookie",), "url": ("://",), "bearer": ("bearer",),
