@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import threading
+
 from skill_eval.review.resultfiles import write_if_changed, write_text
 
 
@@ -23,3 +26,13 @@ def test_a_shared_file_that_differs_is_replaced(tmp_path) -> None:
     path.write_bytes(b"\xff\xfe not text")
     write_if_changed(path, "the case\n")
     assert path.read_text() == "the case\n"
+
+
+def test_a_fifo_in_a_shared_files_place_is_replaced_without_waiting(tmp_path) -> None:
+    path = tmp_path / "case.json"
+    os.mkfifo(path)
+    writer = threading.Thread(target=write_if_changed, args=(path, "the case\n"), daemon=True)
+    writer.start()
+    writer.join(10)
+    assert not writer.is_alive(), "waited on the FIFO"
+    assert path.is_file() and path.read_text() == "the case\n"

@@ -2,7 +2,9 @@
 
 Reading a FIFO blocks until something writes to it (forever, in a skill folder), and a device can
 be endless: hashing either would hang ``run`` and ``status``. They are found by ``lstat`` alone
-(never opened) and reported as input errors; a symlink counts by what it points at.
+(never opened) and reported as input errors; a symlink counts by what it points at. Where one
+only stands in the place of a file we read back (our own files under results/), ``read_plain``
+reads it as no file at all.
 """
 
 from __future__ import annotations
@@ -36,3 +38,18 @@ def special_files(root: Path, limit: int = 20) -> list[tuple[Path, str]]:
                 if len(found) >= limit:
                     return found
     return found
+
+
+def read_plain(path: Path | str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of ``path`` when it is a regular file, else None (missing, a folder,
+    a FIFO or a device: opened without waiting for a writer, and not read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.fs import sharedfiles
+from skill_eval.fs.specialfiles import read_plain
 from skill_eval.fs.storage import writes
 from skill_eval.store.redact import redact
 
@@ -36,11 +37,9 @@ def write_if_changed(path: Path, text: str) -> None:
     that several writers share (a case's case.json, beside each of its variants' folders) is
     written once, not once per writer."""
     text = redact(text)
-    try:
-        if path.read_text("utf-8") == text:
-            return
-    except (OSError, UnicodeError):
-        pass
+    data = text.encode("utf-8")
+    if read_plain(path, len(data) + 1) == data:
+        return
     write_text(path, text, redacted=True)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from skill_eval.fs.hashing import key_of
 from skill_eval.fs.safenames import path_component, variant_folder
+from skill_eval.fs.specialfiles import read_plain
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
@@ -51,18 +52,10 @@ def run_dir(out: Path, spec: RunSpec) -> Path:
 def recorded_key(folder: Path) -> str | None:
     """The key a run folder records, None when it records none. Read with the os calls, as it is
     read for every planned run (600 per skill of the 6,000-run suite) on every table rebuild. A
-    file that is not text, a folder or a FIFO (never waited on) in its place reads as a key that
-    matches nothing, so the folder is rewritten."""
-    try:
-        fd = os.open(os.path.join(folder, KEY_FILE), os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        return os.read(fd, 4096).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    file that is not text, a folder or a FIFO in its place reads as a key that matches nothing,
+    so the folder is rewritten."""
+    data = read_plain(os.path.join(folder, KEY_FILE), 4096)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any, key: str) -> None:
