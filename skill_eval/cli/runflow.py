@@ -90,7 +90,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
     from skill_eval.review.tablekeys import skill_files, stale_skills, summary_files, summary_is_stale
-    from skill_eval.review.tables import build_skill, build_summary, load_benches, verdict_exit_code
+    from skill_eval.review.tables import build_skill, build_summary, verdict_exit_code, written_benches
     from skill_eval.run.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
     from skill_eval.run.workspace import remove_stale
@@ -200,7 +200,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     for name, msg in [e for e in engine.judge_errors if e[1] != engine.judge_fatal][:20]:
         print(f"skill-eval: judge error in grade:{name}: {shown(msg)} (the run is kept; the next run retries "
               "the judge)", file=sys.stderr)
-    benches = engine.summary_benches if engine.summary_benches is not None else load_benches(engine)
+    benches = written_benches(engine)
     partial = bool(options.shard or options.only)
     if partial:
         # Runs outside the selection read as "not run yet" in the tables; they are not this
@@ -311,7 +311,7 @@ def _moved(results: Path) -> list[dict[str, Any]]:
 def report(project: Project, fmt: str, out: Path | None) -> int:
     from skill_eval.engine.engine import Engine
     from skill_eval.review.render import FORMATS
-    from skill_eval.review.tables import build_skill, build_summary, load_benches, review_html
+    from skill_eval.review.tables import build_skill, build_summary, review_html, written_benches
 
     if project.errors:
         raise InvalidInput(project.problems)
@@ -328,7 +328,7 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
-    benches = engine.summary_benches if engine.summary_benches is not None else load_benches(engine)
+    benches = written_benches(engine)
     moved = _moved(project.suite.results)
     page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
     compared: list[str] = []

@@ -159,6 +159,7 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         if engine.suite.judge is not None:
             bench["judge"] = {"name": describe_judge(engine.suite), "identity": engine.judge_identity()}
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)
+        engine.summary_benches = None  # a table changed since build_summary last read them all
         write_text(out / "benchmark.json", dump_json(bench))
         write_text(out / "benchmark.md", benchmark_md(bench))
         _sync_views(engine, out, records, fresh, specs)
@@ -215,6 +216,11 @@ def load_benches(engine: ResultSource) -> list[dict[str, Any]]:
             except (OSError, ValueError):
                 continue
     return benches
+
+
+def written_benches(engine: ResultSource) -> list[dict[str, Any]]:
+    """Every table as it stands: those ``build_summary`` just wrote, else read from results/."""
+    return engine.summary_benches if engine.summary_benches is not None else load_benches(engine)
 
 
 def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMATS) -> bool:
