@@ -2,6 +2,7 @@
 PYTHONDONTWRITEBYTECODE is set."""
 
 import os as _os
+import signal as _signal
 import sys as _sys
 import tempfile as _tempfile
 
@@ -14,6 +15,30 @@ if _os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
     _sys.dont_write_bytecode = False
     _sys.pycache_prefix = _os.environ["PYTHONPYCACHEPREFIX"] = _os.path.join(
         _tempfile.gettempdir(), f"skill-eval-tests-pycache-{_os.getuid()}")
+
+# The suite's throw-away projects on a RAM-backed folder where there is one (tests/scratch.py);
+# set before the xdist workers start, so that they inherit it.
+import scratch as _scratch  # noqa: E402
+
+_os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", _scratch.temp_root())
+
+# A shell starts a background job (`pytest ... &`) with SIGINT ignored, and every process the suite
+# starts would inherit that: the Ctrl-C tests would then see skill-eval keep the user's choice and
+# go on running. The suite is the one that ignores it, not the user, so give its children the
+# default back (a handler, unlike SIG_IGN, is reset by exec).
+if _signal.getsignal(_signal.SIGINT) is _signal.SIG_IGN:
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: two workers per core (up to four more than the cores). About a quarter of the
+    suite's test time is waiting, not CPU (a Ray cluster starting, a CLI's retries against a
+    closed port, timeouts and sleeps), and a second worker on a core fills it."""
+    if _os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own reading of it
+    cores = len(_os.sched_getaffinity(0)) if hasattr(_os, "sched_getaffinity") else _os.cpu_count() or 1
+    return cores + min(cores, 4)
+
 
 # --- runs layer (runner/store/workspace tests): factories for Suite / RunSpec -------------------
 import hashlib as _hashlib  # noqa: E402

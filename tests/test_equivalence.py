@@ -43,7 +43,8 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from suitekit import Kit
+from scratch import temp_root
+from suitekit import FAST_JSON, Kit
 
 import skill_eval.engine.engine
 import skill_eval.engine.fastpath
@@ -74,16 +75,16 @@ TALLY: dict[str, int] = {}  # what the steps did, over all examples (printed wit
 
 # The adapter logs one line per call: a signature of everything the request and its inputs say
 # (the test's own model of a run key), and whether it answered.
-ADAPTER = r'''#!/usr/bin/env python3
-import hashlib, json, os, sys
+# Light to start (suitekit.FAST_JSON; _sha256 rather than hashlib): the machine calls it often.
+ADAPTER = "#!/usr/bin/env python3\n" + FAST_JSON + r'''import _sha256, os, sys
 VERSION = 0
 here = os.path.dirname(os.path.abspath(__file__))
-req = json.load(sys.stdin)
+req = loads(sys.stdin.read())
 
 
 def digest(path):
     with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:12]
+        return _sha256.sha256(f.read()).hexdigest()[:12]
 
 
 skill = None
@@ -93,8 +94,8 @@ if req["skill"]:
                    for d, _dirs, names in os.walk(root) for n in names)
 notes = digest(os.path.join(here, "notes.txt"))
 files = sorted([f["path"], f["sha256"][:8]] for f in req["files"])
-sig = hashlib.sha256(json.dumps([req["mode"], req["case"], req["model"], req["prompt"], files, skill,
-                                 digest(os.path.abspath(__file__)), notes]).encode()).hexdigest()[:16]
+sig = _sha256.sha256(dumps([req["mode"], req["case"], req["model"], req["prompt"], files, skill,
+                            digest(os.path.abspath(__file__)), notes]).encode()).hexdigest()[:16]
 refuse = False
 for f in req["files"]:
     with open(os.path.join(req["workspace"], f["path"]), "rb") as fh:
@@ -107,9 +108,9 @@ if os.path.exists(os.path.join(here, "slow")):  # not an input: lets a test kill
 if refuse:
     sys.stderr.write("refused a fixture\n")
     sys.exit(3)
-out = "%s says: %s %s v%d notes=%s" % (req["mode"], req["prompt"], json.dumps(files), VERSION, notes)
+out = "%s says: %s %s v%d notes=%s" % (req["mode"], req["prompt"], dumps(files), VERSION, notes)
 events = [{"type": "skill_loaded", "name": req["skill"]["name"]}] if req["skill"] else []
-json.dump({"output": out, "events": events, "usage": {"input_tokens": 10, "output_tokens": 5}}, sys.stdout)
+sys.stdout.write(dumps({"output": out, "events": events, "usage": {"input_tokens": 10, "output_tokens": 5}}))
 '''
 
 SUITE = """suite: kit
@@ -204,7 +205,7 @@ class Clean:
 class Equivalence(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.tmp = Path(tempfile.mkdtemp(prefix="equiv-"))
+        self.tmp = Path(tempfile.mkdtemp(prefix="equiv-", dir=temp_root()))
         self.patch = mock.patch.object(runner, "run_process", _zero_duration(runner.run_process))
         self.patch.start()
         # The page's history parts (the compare section, the strips, the previous version's

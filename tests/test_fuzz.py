@@ -21,6 +21,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -31,6 +32,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from scratch import temp_root
 
 from skill_eval.cli.main import main
 
@@ -53,7 +55,7 @@ def demo_copy(warm: bool = False) -> Iterator[Path]:
     of it with '..' lands where ``cli`` looks. ``warm``: with the store and results of a run of
     the unchanged demo, so that an example pays only for the runs its change touches (as a user
     editing an eval set does) and the fuzzer tries more inputs in the same time."""
-    with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="fuzz-", dir=temp_root()) as tmp:
         root = _demo_project(Path(tmp) / "l1" / "l2" / "l3" / "proj")
         if warm:
             for name in (".skill-eval", "results"):
@@ -75,7 +77,7 @@ _WARM: list[tempfile.TemporaryDirectory[str]] = []
 def _warm_demo() -> Path:
     """A demo project run once at one iteration, kept for this test process."""
     if not _WARM:
-        tmp = tempfile.TemporaryDirectory(prefix="fuzz-warm-")
+        tmp = tempfile.TemporaryDirectory(prefix="fuzz-warm-", dir=temp_root())
         root = _demo_project(Path(tmp.name) / "proj")
         out, err = io.StringIO(), io.StringIO()
         cwd = os.getcwd()
@@ -90,17 +92,24 @@ def _warm_demo() -> Path:
 
 
 def snapshot(root: Path, allowed: tuple[Path, ...]) -> dict[str, tuple[int, int] | None]:
-    """Every file outside the allowed folders with its size and mtime (folders: that they exist)."""
+    """Every file outside the allowed folders with its size and mtime (folders: that they exist).
+    The allowed folders are not walked (a warm store holds thousands of files) and the folders on
+    the way to one are left out."""
+    keep = {str(a) for a in allowed}
+    on_the_way = {str(parent) for a in allowed for parent in a.parents}
     out: dict[str, tuple[int, int] | None] = {}
-    for path in root.rglob("*"):
-        if any(path == a or a in path.parents or path in a.parents for a in allowed):
-            continue  # inside an allowed folder, or a folder on the way to one
-        try:
-            st_ = path.lstat()
-        except OSError:
-            continue
-        out[str(path.relative_to(root))] = None if path.is_dir() and not path.is_symlink() \
-            else (st_.st_size, st_.st_mtime_ns)
+    for top, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            path = os.path.join(top, name)
+            if path in keep or path in on_the_way:
+                continue
+            try:
+                st_ = os.lstat(path)
+            except OSError:
+                continue
+            out[os.path.relpath(path, root)] = None if stat.S_ISDIR(st_.st_mode) \
+                else (st_.st_size, st_.st_mtime_ns)
+        dirs[:] = [d for d in dirs if os.path.join(top, d) not in keep]
     return out
 
 

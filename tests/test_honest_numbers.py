@@ -39,6 +39,7 @@ def test_cost_unknown_only_when_no_run_reported_it(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1)
     adapter = kit.root / "adapter.py"
     reported = '"usage": {"input_tokens": 10, "output_tokens": 5, "cost_usd": float(ctl.get("cost", 0))}'
+    assert reported in adapter.read_text()
     adapter.write_text(adapter.read_text().replace(reported, '"usage": {}'))
     kit.run()
     assert "Cost of the skill: unknown (the adapter reported no token counts or cost)." in _md(kit)

@@ -12,8 +12,10 @@ from suitekit import ADAPTER, Kit
 from skill_eval.engine.state import entry_stamp
 
 # The counting adapter, leaving one file in its workspace (kept with the run under files/).
-KEEPING = ADAPTER.replace("json.dump({", 'open(os.path.join(req["workspace"], "notes.txt"), "w").write('
-                          '"notes of " + req["mode"] + "\\n")\njson.dump({', 1)
+_ANSWER = "sys.stdout.write(dumps(answer))"
+assert _ANSWER in ADAPTER
+KEEPING = ADAPTER.replace(_ANSWER, 'open(os.path.join(req["workspace"], "notes.txt"), "w").write('
+                          '"notes of " + req["mode"] + "\\n")\n' + _ANSWER, 1)
 
 
 def _kit(tmp_path) -> Kit:

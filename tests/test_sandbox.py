@@ -128,7 +128,7 @@ def test_sandbox_is_part_of_the_run_key(tmp_path):
     kit.suite.write_text(kit.suite.read_text().replace("adapter.py]", "adapter.py]\n  sandbox: bwrap"))
     boxed = keys(kit)[SLOT]
     # If this changes, every sandboxed result is invalidated: bump it only on purpose.
-    assert boxed == "2ac18ba147145c1b837855a02366cc643045fc48fa0af503fa605e4bbf6cb08c"
+    assert boxed == "1b2ebed9cc6f3edaeeb04416ec7b6c8d3fef5474f00211929202fcf5cabe52b1"
     kit.suite.write_text(kit.suite.read_text().replace("sandbox: bwrap", "sandbox: bwrap\n  network: none"))
     assert keys(kit)[SLOT] not in (GOLDEN, boxed)
 
