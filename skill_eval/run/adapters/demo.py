@@ -20,7 +20,6 @@ deterministic.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -46,6 +45,10 @@ def folder_digest(folder: Path) -> str | None:
     """Content hash of the recorded answers: editing a recording invalidates the runs it made."""
     if not folder.is_dir():
         return None
+    # Imported here: only the planner hashes; the adapter process, started once a run, need not
+    # load OpenSSL for it.
+    import hashlib
+
     digest = hashlib.sha256()
     for path in sorted(folder.glob("*.json")):
         digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
