@@ -6,6 +6,8 @@ import signal as _signal
 import sys as _sys
 import tempfile as _tempfile
 
+import pytest
+
 # The suite starts hundreds of Python processes (the CLI, builtin adapters, Ray workers), and each
 # pytest worker rewrites every test module's asserts: where PYTHONDONTWRITEBYTECODE is set (some
 # sandboxes set it), each of them compiles the same sources again, a tenth of the suite's CPU.
@@ -16,11 +18,14 @@ if _os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
     _sys.pycache_prefix = _os.environ["PYTHONPYCACHEPREFIX"] = _os.path.join(
         _tempfile.gettempdir(), f"skill-eval-tests-pycache-{_os.getuid()}")
 
-# The suite's throw-away projects on a RAM-backed folder where there is one (tests/scratch.py);
-# set before the xdist workers start, so that they inherit it.
+# The suite's throw-away projects and its runs' workspaces on a RAM-backed folder where there is
+# one (tests/scratch.py); set before the xdist workers start, so that they inherit it.
 import scratch as _scratch  # noqa: E402
 
+_os.environ.setdefault("SKILL_EVAL_TEST_SYSTEM_TMP", _scratch.SYSTEM_TMP)
 _os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", _scratch.temp_root())
+_os.environ["TMPDIR"] = _scratch.workspace_root()
+_tempfile.tempdir = None  # read TMPDIR again
 
 # A shell starts a background job (`pytest ... &`) with SIGINT ignored, and every process the suite
 # starts would inherit that: the Ctrl-C tests would then see skill-eval keep the user's choice and
@@ -40,13 +45,19 @@ def pytest_xdist_auto_num_workers(config):
     return cores + min(cores, 4)
 
 
+@pytest.fixture
+def system_tmp(monkeypatch):
+    """Workspaces in the system's temp folder, not on /dev/shm (see tests/scratch.py: codex's own
+    sandbox)."""
+    monkeypatch.setenv("TMPDIR", _scratch.SYSTEM_TMP)
+    monkeypatch.setattr(_tempfile, "tempdir", None)
+
+
 # --- runs layer (runner/store/workspace tests): factories for Suite / RunSpec -------------------
 import hashlib as _hashlib  # noqa: E402
 import json as _json  # noqa: E402
 import stat as _stat  # noqa: E402
 from pathlib import Path as _Path  # noqa: E402
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture

@@ -1,15 +1,20 @@
-"""Where the suite keeps its throw-away projects (``tmp_path``, the fuzzer's and the state
-machine's folders): a RAM-backed folder where the machine has one, else the system's temp folder.
+"""Where the suite keeps what it throws away: its projects (``tmp_path``, the fuzzer's and the
+state machine's folders) and the workspaces skill-eval makes for their runs (``TMPDIR``). On a
+RAM-backed folder where the machine has one, else in the system's temp folder.
 
-The suite creates and deletes hundreds of thousands of small files (a run's store entry and
-results, a warm store copied per fuzz example). On a disk file system each new file costs the
-kernel a tenth of a millisecond or more (ext4 steps past every recently freed inode when it
-allocates one), which was a third of the suite's CPU; on a tmpfs it costs a fiftieth of that.
-Only the projects move: the workspaces skill-eval makes for its runs stay in the system's temp
-folder, as a user's would (a sandbox mounts a fresh /dev, so an agent CLI whose own helper
-sits in a workspace under /dev/shm could not find it there).
+The suite creates and deletes hundreds of thousands of small files (a run's workspace, its store
+entry and results, a warm store copied per fuzz example). On a disk file system each new file
+costs the kernel a tenth of a millisecond or more (ext4 steps past every recently freed inode
+when it allocates one), and removing the workspaces took as much again; on a tmpfs both cost a
+fiftieth of that.
 
-``PYTEST_DEBUG_TEMPROOT`` (pytest's own setting) or ``--basetemp`` chooses another place.
+One exception, ``system_tmp``: codex runs the agent's commands in a sandbox of its own, which
+mounts a fresh /dev, and the helper it starts them with sits under the run's HOME, inside the
+workspace; with the workspace under /dev/shm the helper is not there and every command fails.
+A test in which codex runs a command takes its workspaces from the system's temp folder.
+
+``PYTEST_DEBUG_TEMPROOT`` (pytest's own setting) or ``--basetemp`` puts the projects elsewhere;
+``SKILL_EVAL_TEST_TMPDIR`` the workspaces.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ import tempfile
 
 _RAM = "/dev/shm"
 _ENOUGH = 2 << 30  # bytes free: the suite keeps about 300 MB of its last three sessions
+# The system's temp folder as the suite found it (the conftest passes it on to its workers, which
+# start with TMPDIR already changed).
+SYSTEM_TMP = os.environ.get("SKILL_EVAL_TEST_SYSTEM_TMP") or tempfile.gettempdir()
 
 
 def _usable(folder: str) -> bool:
@@ -36,4 +44,12 @@ def temp_root() -> str:
     chosen = os.environ.get("PYTEST_DEBUG_TEMPROOT")
     if chosen:
         return chosen
-    return _RAM if _usable(_RAM) else tempfile.gettempdir()
+    return _RAM if _usable(_RAM) else SYSTEM_TMP
+
+
+def workspace_root() -> str:
+    """The folder the runs' workspaces go in (TMPDIR for the suite and what it starts)."""
+    chosen = os.environ.get("SKILL_EVAL_TEST_TMPDIR")
+    if chosen:
+        return chosen
+    return _RAM if _usable(_RAM) else SYSTEM_TMP

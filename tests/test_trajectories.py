@@ -77,6 +77,7 @@ def _page_shows_the_steps(browser, project: Project, only_with: str | None) -> N
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["", "bwrap"])
+@pytest.mark.usefixtures("system_tmp")  # codex runs a command here, in its own sandbox
 def test_codex_steps_in_events_and_page(tmp_path, capsys, model, monkeypatch, browser, sandbox):  # noqa: F811
     exe = cli("codex")
     if sandbox:
