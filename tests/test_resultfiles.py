@@ -36,3 +36,50 @@ def test_a_fifo_in_a_shared_files_place_is_replaced_without_waiting(tmp_path) ->
     writer.join(10)
     assert not writer.is_alive(), "waited on the FIFO"
     assert path.is_file() and path.read_text() == "the case\n"
+
+
+def test_holds_is_exactly_these_bytes_in_a_plain_file(tmp_path) -> None:
+    from skill_eval.review.resultfiles import holds
+
+    f = tmp_path / "f"
+    f.write_bytes(b"abc")
+    assert holds(f, b"abc")
+    assert not holds(f, b"ab") and not holds(f, b"abcd") and not holds(f, b"abd")
+    link = tmp_path / "link"
+    link.symlink_to(f)
+    assert not holds(link, b"abc")  # the right bytes through a link: not a file of ours
+    assert not holds(tmp_path, b"") and not holds(tmp_path / "missing", b"")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert not holds(fifo, b"")  # and no wait for a writer
+
+
+def test_same_tree_is_what_copytree_would_make(tmp_path) -> None:
+    import shutil
+
+    from skill_eval.review.resultfiles import same_tree
+
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.txt").write_text("a")
+    (src / "sub" / "b.bin").write_bytes(b"\0b")
+    (src / "empty").mkdir()
+    copy = tmp_path / "copy"
+    shutil.copytree(src, copy)
+    assert same_tree(src, copy)
+    for change in (lambda: (copy / "a.txt").write_text("A"),
+                   lambda: (copy / "sub" / "extra").write_text(""),
+                   lambda: (copy / "sub" / "b.bin").unlink(),
+                   lambda: (copy / "empty").rmdir(),
+                   lambda: (copy / "a.txt").chmod(0o600),
+                   lambda: ((copy / "a.txt").unlink(), (copy / "a.txt").symlink_to(src / "a.txt"))):
+        change()
+        assert not same_tree(src, copy)
+        shutil.rmtree(copy)
+        shutil.copytree(src, copy)
+        assert same_tree(src, copy)
+    assert not same_tree(src, tmp_path / "missing")
+    (src / "link").symlink_to(src / "a.txt")  # copied as a file: never taken as equal
+    shutil.rmtree(copy)
+    shutil.copytree(src, copy)
+    assert not same_tree(src, copy)

@@ -141,3 +141,53 @@ def test_a_run_folder_whose_key_file_is_not_text_is_rewritten(kit):
     assert kit.calls() == 0
     after = run_folders(kit)
     assert all(after[name] == before[name] for name in after if "eval-a1" in name)
+
+
+def _inodes(kit: Kit) -> dict[str, int]:
+    """The inode of every file and folder of every per-run folder: a file written anew (even with
+    the same bytes) gets a new one."""
+    return {str(p.relative_to(kit.results)): p.lstat().st_ino
+            for p in sorted(kit.results.glob("*/iteration-*/**/*"))}
+
+
+def _keeping_kit(tmp_path: Path) -> Kit:
+    """A kit whose adapter leaves a file in its workspace (kept: files/ in each run folder)."""
+    from test_kept_verify import KEEPING
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2"]})
+    (kit.root / "adapter.py").write_text(KEEPING)
+    assert kit.run()[0] == 0
+    assert list(kit.results.glob("alpha/iteration-1/*/*/files/notes.txt")), "no kept file in the view"
+    return kit
+
+
+def test_a_report_that_changes_nothing_writes_no_run_folder_file(tmp_path):
+    # report rebuilds every run folder; one that already holds what it would write is left as it is
+    # (each new file costs the kernel an inode allocation), kept files/ included.
+    kit = _keeping_kit(tmp_path)
+    before, contents = _inodes(kit), run_folders(kit)
+    assert kit.cli("report", "suite.yaml")[0] == 0
+    assert _inodes(kit) == before
+    assert run_folders(kit) == contents
+
+
+def test_a_report_repairs_a_hand_edited_run_folder_and_only_what_was_edited(tmp_path):
+    kit = _keeping_kit(tmp_path)
+    clean = run_folders(kit)
+    folder = kit.results / "alpha" / "iteration-1" / "eval-a1" / "with_skill"
+    (folder / "output.txt").write_text("hand-edited")
+    (folder / "files" / "notes.txt").write_text("hand-edited too")
+    (folder / "stray.txt").write_text("not ours")
+    os.chmod(folder / "files", 0o755)
+    elsewhere = kit.root / "same-bytes.json"
+    elsewhere.write_bytes((folder / "timing.json").read_bytes())
+    (folder / "timing.json").unlink()
+    (folder / "timing.json").symlink_to(elsewhere)  # the right bytes, but not a file of ours
+    untouched = _inodes(kit)
+    assert kit.cli("report", "suite.yaml")[0] == 0
+    assert run_folders(kit) == clean
+    assert not (folder / "stray.txt").exists() and not (folder / "timing.json").is_symlink()
+    after = _inodes(kit)
+    changed = {name for name in after if after[name] != untouched.get(name)}
+    assert changed == {f"alpha/iteration-1/eval-a1/with_skill/{name}"
+                       for name in ("output.txt", "timing.json", ".view-key", "files", "files/notes.txt")}

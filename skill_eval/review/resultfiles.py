@@ -1,9 +1,13 @@
-"""Writing one file under results/: atomic and redacted (every results file passes here)."""
+"""Writing one file under results/: atomic and redacted (every results file passes here); and
+telling whether a file or a copied folder there already holds what would be written, so that a
+rebuild that changes nothing creates no file (a new file is the dearest thing a results folder
+costs: on ext4 the kernel's inode allocation alone is 0.1-0.3 ms)."""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +45,52 @@ def write_if_changed(path: Path, text: str) -> None:
     if read_plain(path, len(data) + 1) == data:
         return
     write_text(path, text, redacted=True)
+
+
+def holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a regular file (not a link to one) holding exactly ``data``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and os.read(fd, len(data) + 1) == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def same_tree(source: Path, copy: Path) -> bool:
+    """Whether ``copy`` is what ``shutil.copytree(source, copy)`` would make of ``source``: the same
+    folders and files, each file with its bytes and permission bits, and no links on either side
+    (a link in the source is copied as what it points to: never taken as equal)."""
+    try:
+        return _listing(source) == _listing(copy)
+    except OSError:
+        return False
+
+
+def _listing(root: Path) -> dict[str, tuple[int, bytes | None]]:
+    out: dict[str, tuple[int, bytes | None]] = {}
+    for folder, dirs, names in os.walk(root, onerror=_raise):
+        for name in (*dirs, *names):
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode) or not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                raise OSError(f"{path}: not a plain file or folder")
+            rel = os.path.relpath(path, root)
+            if stat.S_ISDIR(st.st_mode):
+                out[rel] = (stat.S_IFDIR, None)
+            else:
+                with open(path, "rb") as f:
+                    out[rel] = (stat.S_IMODE(st.st_mode), f.read())
+    return out
+
+
+def _raise(error: OSError) -> None:
+    raise error
 
 
 def dump_json(obj: Any) -> str:

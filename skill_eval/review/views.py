@@ -22,7 +22,8 @@ from skill_eval.fs.specialfiles import read_plain
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.types import RunSpec
-from skill_eval.review.resultfiles import dump_json, write_if_changed, write_text
+from skill_eval.review.resultfiles import dump_json, holds, same_tree, write_if_changed, write_text
+from skill_eval.store.redact import redact
 
 KEY_FILE = ".view-key"  # in each run folder: the view key it was written from
 VIEW_VERSION = 1
@@ -60,34 +61,53 @@ def recorded_key(folder: Path) -> str | None:
 
 def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any, key: str) -> None:
     """iteration-<i>/eval-<id>/{case.json, <variant>/...}; anything else in the run folder goes,
-    so the folder holds exactly what a first write would. The key file is written last: a crash
-    part-way leaves a folder whose key does not match, so the next build writes it again."""
+    so the folder holds exactly what a first write would. Only what differs is written (a report
+    rebuilds every folder, most of them unchanged). The key file goes before anything is changed
+    and is written last: a crash part-way leaves a folder whose key does not match, so the next
+    build writes it again."""
     folder = run_dir(out, spec)
-    (folder / KEY_FILE).unlink(missing_ok=True)
     write_if_changed(folder.parent / "case.json", dump_json(case_json(spec.case)))
     if isinstance(result, RunError):
-        files = {"error.json": dump_json({"kind": result.kind, "message": result.message})}
-        trees: dict[str, Path | None] = {}
+        files = {"error.json": redact(dump_json({"kind": result.kind, "message": result.message}))}
+        trees: dict[str, Path] = {}
     else:
         response = {"output": result.output,
                     "events": [e.to_json() for e in result.response.events],
                     "usage": result.response.usage}
+        # Run texts are the stored run's, which the store redacted when it wrote them.
         files = {"output.txt": result.output, "response.json": dump_json(response),
-                 "timing.json": dump_json({"duration_s": result.duration_s})}
+                 "timing.json": redact(dump_json({"duration_s": result.duration_s}))}
         if grade is not None:
-            files["grading.json"] = dump_json(grade)
+            files["grading.json"] = redact(dump_json(grade))
         # outputs/ as the seed harness lays it out; files/ is every kept workspace file.
         sources = {"outputs": result.outputs_dir, "files": result.files_dir}
         trees = {name: src for name, src in sources.items() if src is not None and any(src.iterdir())}
+    stale = [name for name, text in files.items() if not holds(folder / name, text.encode("utf-8"))]
+    stale_trees = [name for name, src in trees.items() if not same_tree(src, folder / name)]
+    extra = _others(folder, {*files, *trees, KEY_FILE})
+    if not stale and not stale_trees and not extra and recorded_key(folder) == key:
+        return
+    (folder / KEY_FILE).unlink(missing_ok=True)
     _remove_except(folder, set(files) | set(trees))
-    for name, text in files.items():
-        # Run texts are the stored run's, which the store redacted when it wrote them.
-        write_text(folder / name, text, redacted=name in ("output.txt", "response.json"))
-    for name, source in trees.items():
-        shutil.rmtree(folder / name, ignore_errors=True)
-        shutil.copytree(source, folder / name)  # type: ignore[arg-type]
+    for name in stale:
+        write_text(folder / name, files[name], redacted=True)
+    for name in stale_trees:
+        target = folder / name
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
+        shutil.copytree(trees[name], target)
     # Not atomic, on purpose (one rename fewer per run folder): a torn key never matches.
     (folder / KEY_FILE).write_text(key, "utf-8")
+
+
+def _others(folder: Path, keep: set[str]) -> bool:
+    """Whether ``folder`` holds anything not in ``keep``."""
+    try:
+        return any(entry.name not in keep for entry in os.scandir(folder))
+    except OSError:
+        return False
 
 
 def _remove_except(folder: Path, keep: set[str]) -> None:
