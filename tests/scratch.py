@@ -39,17 +39,15 @@ def _usable(folder: str) -> bool:
             and not st.f_flag & (os.ST_NOEXEC | os.ST_RDONLY) and st.f_bavail * st.f_frsize >= _ENOUGH)
 
 
+def _chosen(setting: str) -> str:
+    return os.environ.get(setting) or (_RAM if _usable(_RAM) else SYSTEM_TMP)
+
+
 def temp_root() -> str:
     """The folder the suite's throw-away projects go in."""
-    chosen = os.environ.get("PYTEST_DEBUG_TEMPROOT")
-    if chosen:
-        return chosen
-    return _RAM if _usable(_RAM) else SYSTEM_TMP
+    return _chosen("PYTEST_DEBUG_TEMPROOT")
 
 
 def workspace_root() -> str:
     """The folder the runs' workspaces go in (TMPDIR for the suite and what it starts)."""
-    chosen = os.environ.get("SKILL_EVAL_TEST_TMPDIR")
-    if chosen:
-        return chosen
-    return _RAM if _usable(_RAM) else SYSTEM_TMP
+    return _chosen("SKILL_EVAL_TEST_TMPDIR")

@@ -40,11 +40,12 @@ def special_files(root: Path, limit: int = 20) -> list[tuple[Path, str]]:
     return found
 
 
-def read_plain(path: Path | str, limit: int) -> bytes | None:
+def read_plain(path: Path | str, limit: int, follow: bool = True) -> bytes | None:
     """Up to ``limit`` bytes of ``path`` when it is a regular file, else None (missing, a folder,
-    a FIFO or a device: opened without waiting for a writer, and not read)."""
+    a FIFO or a device: opened without waiting for a writer, and not read). ``follow=False``: a
+    symlink is None too, whatever it points at."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW))
     except OSError:
         return None
     try:

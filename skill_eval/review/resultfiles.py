@@ -49,44 +49,49 @@ def write_if_changed(path: Path, text: str) -> None:
 
 def holds(path: Path, data: bytes) -> bool:
     """Whether ``path`` is a regular file (not a link to one) holding exactly ``data``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
-        return False
-    try:
-        st = os.fstat(fd)
-        return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and os.read(fd, len(data) + 1) == data
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+    return read_plain(path, len(data) + 1, follow=False) == data
 
 
 def same_tree(source: Path, copy: Path) -> bool:
     """Whether ``copy`` is what ``shutil.copytree(source, copy)`` would make of ``source``: the same
-    folders and files, each file with its bytes and permission bits, and no links on either side
-    (a link in the source is copied as what it points to: never taken as equal)."""
+    folders and files, each file with its size, permission bits and bytes, and no links on either
+    side (a link in the source is copied as what it points to: never taken as equal)."""
     try:
-        return _listing(source) == _listing(copy)
+        listing = _listing(source)
+        if listing != _listing(copy):
+            return False
+        return all(_same_bytes(source / rel, copy / rel) for rel, (kind, _) in listing.items()
+                   if kind != stat.S_IFDIR)
     except OSError:
         return False
 
 
-def _listing(root: Path) -> dict[str, tuple[int, bytes | None]]:
-    out: dict[str, tuple[int, bytes | None]] = {}
+def _listing(root: Path) -> dict[str, tuple[int, int]]:
+    """Every entry under ``root``: (S_IFDIR, 0) for a folder, (permission bits, size) for a file."""
+    out: dict[str, tuple[int, int]] = {}
     for folder, dirs, names in os.walk(root, onerror=_raise):
         for name in (*dirs, *names):
             path = os.path.join(folder, name)
             st = os.lstat(path)
-            if stat.S_ISLNK(st.st_mode) or not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-                raise OSError(f"{path}: not a plain file or folder")
             rel = os.path.relpath(path, root)
             if stat.S_ISDIR(st.st_mode):
-                out[rel] = (stat.S_IFDIR, None)
+                out[rel] = (stat.S_IFDIR, 0)
+            elif stat.S_ISREG(st.st_mode):
+                out[rel] = (stat.S_IMODE(st.st_mode), st.st_size)
             else:
-                with open(path, "rb") as f:
-                    out[rel] = (stat.S_IMODE(st.st_mode), f.read())
+                raise OSError(f"{path}: not a plain file or folder")
     return out
+
+
+def _same_bytes(a: Path, b: Path, chunk: int = 1 << 20) -> bool:
+    # Not filecmp.cmp: its cache trusts (size, mtime), and an edit that keeps both is one we see.
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x, y = fa.read(chunk), fb.read(chunk)
+            if x != y:
+                return False
+            if not x:
+                return True
 
 
 def _raise(error: OSError) -> None:
