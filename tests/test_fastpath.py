@@ -14,10 +14,7 @@ import skill_eval.model.project
 
 @pytest.fixture
 def kit(tmp_path):
-    k = Kit.create(tmp_path)
-    assert k.run()[0] == 0
-    k.reset()
-    return k
+    return Kit.warm(tmp_path)
 
 
 @pytest.mark.slow

@@ -40,9 +40,7 @@ def all_verify(kit: Kit) -> int:
 
 
 def test_truncated_response_is_detected_and_rerun(tmp_path):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
-    kit.reset()
+    kit = Kit.warm(tmp_path)
     key = kit.stored_runs()[0]
     (kit.store / "runs" / key[:2] / key / "response.json").write_text('{"outp')
     data = kit.status_json()
@@ -58,9 +56,7 @@ def test_truncated_response_is_detected_and_rerun(tmp_path):
 
 @pytest.mark.parametrize("victim", ["timing.json", "COMPLETE.json"])
 def test_other_damaged_files_are_detected(tmp_path, victim):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
-    kit.reset()
+    kit = Kit.warm(tmp_path)
     key = kit.stored_runs()[3]
     path = kit.store / "runs" / key[:2] / key / victim
     path.write_bytes(path.read_bytes()[:5])
@@ -70,9 +66,7 @@ def test_other_damaged_files_are_detected(tmp_path, victim):
 
 
 def test_corrupt_grade_is_redone_without_calls(tmp_path):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
-    kit.reset()
+    kit = Kit.warm(tmp_path)
     grade = sorted(kit.store.glob("grades/*/*.json"))[0]
     grade.write_text("{")
     os.utime(kit.suite)
@@ -104,9 +98,7 @@ def _regrade_all(kit: Kit) -> None:
 
 
 def test_entry_found_damaged_at_regrade_is_run_again_at_once(tmp_path):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
-    kit.reset()
+    kit = Kit.warm(tmp_path)
     _regrade_all(kit)
     key = _damage_in_place(kit, "a1")
     code, out, err = kit.run()
@@ -119,9 +111,7 @@ def test_entry_found_damaged_at_regrade_is_run_again_at_once(tmp_path):
 
 
 def test_report_names_an_entry_found_damaged(tmp_path):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
-    kit.reset()
+    kit = Kit.warm(tmp_path)
     _regrade_all(kit)
     _damage_in_place(kit, "b1")
     code, out, err = kit.cli("report", "suite.yaml", "--format", "json")
