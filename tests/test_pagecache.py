@@ -53,8 +53,7 @@ def test_a_rerun_under_the_same_key_reads_only_that_run_and_shows_it(tmp_path, r
 
 @pytest.mark.slow
 def test_a_regraded_case_is_read_again_and_the_rest_is_not(tmp_path, reads):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
+    kit = Kit.warm(tmp_path)
     reads.clear()
     kit.edit_case("beta", "b1", checks=[{"id": "renamed", "type": "contains", "value": "says"}])
     assert kit.run()[0] == 0
@@ -64,8 +63,7 @@ def test_a_regraded_case_is_read_again_and_the_rest_is_not(tmp_path, reads):
 
 @pytest.mark.slow
 def test_a_crash_after_the_views_were_rewritten_cannot_leave_old_page_data(tmp_path):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
+    kit = Kit.warm(tmp_path)
     out = kit.results / "alpha"
     rel = run_rel(1, "a1", "with_skill")
     # build_skill drops the entries of the views it rewrites before writing them.
@@ -117,8 +115,7 @@ def test_one_changed_run_rewrites_one_shard(tmp_path):
 def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeypatch):
     from skill_eval.review import tables
 
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
+    kit = Kit.warm(tmp_path)
     full = page_runs(kit)
     assembled: list[str] = []
     assert "bench_entry" not in tables.__dict__  # imported inside review_html: count at the source
@@ -144,8 +141,7 @@ def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeyp
 
 @pytest.mark.slow
 def test_a_rerun_of_a_skills_run_drops_its_kept_share(tmp_path):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
+    kit = Kit.warm(tmp_path)
     kit.control(cost=0.5)  # same run key, a different answer
     assert kit.run("--force", "--only", "alpha/a1/with_skill/default/2")[0] == 0
     assert page_runs(kit)[("alpha", "a1", "with_skill", 2)]["cost"] == 0.5

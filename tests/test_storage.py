@@ -110,8 +110,7 @@ def test_run_with_an_unwritable_store_says_so_in_one_line(tmp_path, monkeypatch,
 
 @pytest.mark.slow
 def test_report_with_a_read_only_store_says_so_in_one_line(tmp_path, monkeypatch):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
+    kit = Kit.warm(tmp_path)
     os.utime(kit.suite)
     Faults(monkeypatch, kit.store, errno.EROFS)
     rc, out, err = kit.cli("report", "suite.yaml", "--format", "json")
@@ -241,8 +240,7 @@ def test_a_real_full_disk_and_a_real_read_only_store(tmp_path, small_disk):
 
 @pytest.mark.slow
 def test_report_out_to_a_read_only_folder_is_one_line(tmp_path, monkeypatch):
-    kit = Kit.create(tmp_path)
-    assert kit.run()[0] == 0
+    kit = Kit.warm(tmp_path)
     target = tmp_path / "ro" / "report.md"
     Faults(monkeypatch, tmp_path / "ro", errno.EROFS)
     rc, out, err = kit.cli("report", "suite.yaml", "--out", str(target))
