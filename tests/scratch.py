@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
+from pathlib import Path
 
 _RAM = "/dev/shm"
 _ENOUGH = 2 << 30  # bytes free: the suite keeps about 300 MB of its last three sessions
@@ -51,3 +53,16 @@ def temp_root() -> str:
 def workspace_root() -> str:
     """The folder the runs' workspaces go in (TMPDIR for the suite and what it starts)."""
     return _chosen("SKILL_EVAL_TEST_TMPDIR")
+
+
+_KEPT: dict[str, tuple[tempfile.TemporaryDirectory[str], Path]] = {}
+
+
+def kept(name: str, build: Callable[[Path], Path]) -> Path:
+    """What ``build(folder)`` returns, built once per test process in a private folder of the
+    suite's (removed with the process): a warm project that each test copies instead of paying
+    for its first run again."""
+    if name not in _KEPT:
+        tmp = tempfile.TemporaryDirectory(prefix=f"{name}-", dir=temp_root())
+        _KEPT[name] = (tmp, build(Path(tmp.name)))
+    return _KEPT[name][1]

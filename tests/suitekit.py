@@ -20,10 +20,11 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from scratch import kept
 
 # The suite calls its test adapters thousands of times, so they start as little as Python can:
 # under -S, and on the json module's C half (_json) instead of json itself, which imports re and
@@ -265,20 +266,15 @@ class Kit:
         refreshed by a run that must call nothing (a copy has new inodes, mtimes and absolute
         paths, which the fast path's fingerprint notices, so the refresh also rewrites it). A
         fresh kit's first run costs ten times the copy; the matrix's tests begin from one."""
-        if not _WARM:
-            from scratch import temp_root
-
-            tmp = tempfile.TemporaryDirectory(prefix="kit-warm-", dir=temp_root())
-            template = cls.create(Path(tmp.name))
-            code, out, err = template.run()
-            assert code == 0 and template.calls() == 18, out + err
-            template.reset()
-            _WARM.append((tmp, template))
-        kit = _WARM[0][1].copy_to(tmp_path / "proj")
+        kit = cls(kept("kit-warm", _first_run)).copy_to(tmp_path / "proj")
         code, out, err = kit.run()
         assert code == 0 and kit.calls() == 0, out + err
         return kit
 
 
-# The template of Kit.warm, kept (and removed) with this test process.
-_WARM: list[tuple[tempfile.TemporaryDirectory[str], Kit]] = []
+def _first_run(folder: Path) -> Path:
+    template = Kit.create(folder)
+    code, out, err = template.run()
+    assert code == 0 and template.calls() == 18, out + err
+    template.reset()
+    return template.root

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from scratch import temp_root
+from scratch import kept, temp_root
 
 from skill_eval.cli.main import main
 
@@ -71,24 +71,22 @@ def _demo_project(root: Path) -> Path:
     return root
 
 
-_WARM: list[tempfile.TemporaryDirectory[str]] = []
-
-
 def _warm_demo() -> Path:
     """A demo project run once at one iteration, kept for this test process."""
-    if not _WARM:
-        tmp = tempfile.TemporaryDirectory(prefix="fuzz-warm-", dir=temp_root())
-        root = _demo_project(Path(tmp.name) / "proj")
-        out, err = io.StringIO(), io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(root)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                assert main(["run", "configs/demo.yaml", "--iterations", "1"]) == 0, err.getvalue()
-        finally:
-            os.chdir(cwd)
-        _WARM.append(tmp)
-    return Path(_WARM[0].name) / "proj"
+    return kept("fuzz-warm", _run_demo)
+
+
+def _run_demo(folder: Path) -> Path:
+    root = _demo_project(folder / "proj")
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            assert main(["run", "configs/demo.yaml", "--iterations", "1"]) == 0, err.getvalue()
+    finally:
+        os.chdir(cwd)
+    return root
 
 
 def snapshot(root: Path, allowed: tuple[Path, ...]) -> dict[str, tuple[int, int] | None]:
