@@ -339,6 +339,24 @@ def test_a_check_shares_one_time_limit_across_all_its_searches(monkeypatch):
     assert time.process_time() - t < 3 * TEST_LIMIT_MS / 1000  # one shared limit, not 20
 
 
+def test_a_slow_check_set_up_does_not_time_out_a_benign_schema_pattern(monkeypatch):
+    # On a loaded machine the first json_schema check of a process spends long importing and
+    # checking the schema; only searching may count against the pattern's limit, and the schema
+    # must not be cached as unusable because its trial validation ran out of time.
+    import time
+
+    from jsonschema import Draft202012Validator
+
+    import skill_eval.intake.timedmatch as tm
+    monkeypatch.setattr(tm, "REGEX_TIMEOUT_MS", 50)
+    check_schema = Draft202012Validator.check_schema
+    monkeypatch.setattr(Draft202012Validator, "check_schema",
+                        classmethod(lambda cls, s, **kw: (time.sleep(0.2), check_schema(s, **kw))[1]))
+    schema = {"type": "string", "pattern": "^slow-set-up-[0-9]+$"}  # a schema no other test caches
+    got = run_check(chk("json_schema", schema=schema), ctx(json.dumps("slow-set-up-42")))
+    assert got.passed, got.evidence
+
+
 _SIGTERM_SCHEMA = r'''
 import json, signal, sys
 from skill_eval.grade.checks import CheckContext, run_check

@@ -9,7 +9,9 @@ Ctrl-C stop a long search at once instead of after it ends (``re`` would run ``^
 
 Every search gets at most ``REGEX_TIMEOUT_MS``; inside ``pattern_budget()`` all searches together
 get that much, so a check that matches one pattern against 10,000 commands cannot take 10,000
-times as long. Running out raises PatternTimedOut, which a check turns into a fail with evidence.
+times as long. Only the time spent searching counts against the budget: a check's own set-up
+(importing jsonschema, checking a schema) on a loaded machine must not time out a benign
+pattern. Running out raises PatternTimedOut, which a check turns into a fail with evidence.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ import regex as rx
 
 from skill_eval.intake.limits import REGEX_TIMEOUT_MS
 
-# The monotonic time by which the current check's searches must be done; None outside a check.
-_DEADLINE: ContextVar[float | None] = ContextVar("skill_eval_pattern_deadline", default=None)
+# Seconds of searching the current check has left, in a one-item list the searches draw down;
+# None outside a check.
+_LEFT: ContextVar[list[float] | None] = ContextVar("skill_eval_pattern_budget", default=None)
 
 
 class BadPattern(ValueError):
@@ -53,31 +56,28 @@ def compiled(pattern: str, case_sensitive: bool = True) -> rx.Pattern[str]:
         raise BadPattern(f"invalid regex {pattern!r}: {e}") from e
 
 
-def _seconds_left() -> float:
-    deadline = _DEADLINE.get()
-    limit = REGEX_TIMEOUT_MS / 1000
-    if deadline is None:
-        return limit
-    return min(limit, max(deadline - time.monotonic(), 0.0))
-
-
 def search(pattern: str | rx.Pattern[str], text: str, case_sensitive: bool = True) -> rx.Match[str] | None:
     """``pattern.search(text)`` within the time left; PatternTimedOut when it runs out."""
     compiled_pattern = compiled(pattern, case_sensitive) if isinstance(pattern, str) else pattern
-    left = _seconds_left()
+    budget = _LEFT.get()
+    left = REGEX_TIMEOUT_MS / 1000 if budget is None else min(REGEX_TIMEOUT_MS / 1000, budget[0])
     if left <= 0:
         raise PatternTimedOut(compiled_pattern.pattern)
+    started = time.monotonic()
     try:
         return compiled_pattern.search(text, timeout=left)
     except TimeoutError as e:
         raise PatternTimedOut(compiled_pattern.pattern) from e
+    finally:
+        if budget is not None:
+            budget[0] -= time.monotonic() - started
 
 
 @contextmanager
 def pattern_budget() -> Iterator[None]:
-    """All searches inside share one ``REGEX_TIMEOUT_MS`` (one check's worth)."""
-    token = _DEADLINE.set(time.monotonic() + REGEX_TIMEOUT_MS / 1000)
+    """All searches inside share one ``REGEX_TIMEOUT_MS`` of searching (one check's worth)."""
+    token = _LEFT.set([REGEX_TIMEOUT_MS / 1000])
     try:
         yield
     finally:
-        _DEADLINE.reset(token)
+        _LEFT.reset(token)

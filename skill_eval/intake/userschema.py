@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from skill_eval.intake.schemapatterns import pattern_problem, timed_validator_class
+from skill_eval.intake.timedmatch import PatternTimedOut
 
 
 def _refuse(uri: str) -> Any:
@@ -66,6 +67,10 @@ def _checked(schema_text: str) -> tuple[Any, str | None]:
         try:
             for _ in validator.iter_errors(probe):
                 pass
+        except PatternTimedOut:
+            # The probes look for $ref loops; a pattern that backtracks is the check's to report,
+            # not a reason to call the schema unusable (and to cache that for the process).
+            continue
         except RecursionError:
             return None, ("the schema refers to itself in a loop (a '$ref' that reaches itself without "
                           "going into the document, like \"$ref\": \"#\"); remove the loop")
