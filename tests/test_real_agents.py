@@ -139,7 +139,7 @@ def test_claude_code_baseline_loading_a_bundled_skill_is_flagged(tmp_path, capsy
 def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, claude_env, claude):
     exe = claude
     with FakeModel(Script(fault="401"), lifetime=120) as bad:
-        project = Project(tmp_path, claude_yaml(exe, bad.url), iterations=3, timeout=30)
+        project = Project(tmp_path, claude_yaml(exe, bad.url), iterations=3, timeout=30, jobs=1)
         code, out, took = project.run(capsys)
     assert code == 2
     assert "authentication failed (HTTP 401)" in out and "ANTHROPIC_API_KEY" in out
@@ -151,7 +151,7 @@ def test_claude_code_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, cl
 def test_claude_code_server_down_gives_up_early_with_the_cause(tmp_path, capsys, claude_env, claude):
     exe = claude
     url = f"http://127.0.0.1:{free_port()}"
-    project = Project(tmp_path, claude_yaml(exe, url), iterations=2, timeout=60)
+    project = Project(tmp_path, claude_yaml(exe, url), iterations=2, timeout=60, jobs=1)
     code, out, took = project.run(capsys)
     assert code == 2
     assert f"could not reach the model API at {url} (connection refused) after 3 retries" in out
@@ -165,7 +165,7 @@ def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, c
     exe = claude
     monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "1")
     url = f"http://127.0.0.1:{free_port()}"
-    project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=60)
+    project = Project(tmp_path, claude_yaml(exe, url), iterations=1, timeout=60, jobs=1)
     code, out, took = project.run(capsys)
     assert code == 2
     assert f"could not reach the model API at {url} (Connection refused" in out and "after 1 retry" in out
@@ -175,7 +175,7 @@ def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, c
 def test_claude_code_no_key(tmp_path, capsys, model, claude_env, monkeypatch, claude):
     exe = claude
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    project = Project(tmp_path, claude_yaml(exe, model.url), iterations=2, timeout=30)
+    project = Project(tmp_path, claude_yaml(exe, model.url), iterations=2, timeout=30, jobs=1)
     code, out, took = project.run(capsys)
     assert code == 2
     assert "authentication failed" in out and "Not logged in" in out and "ANTHROPIC_API_KEY" in out
@@ -246,7 +246,7 @@ def test_codex_baseline_loading_a_bundled_skill_is_flagged(tmp_path, capsys, cod
 def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_env, codex_exe):
     exe = codex_exe
     with FakeModel(Script(fault="401"), lifetime=120) as bad:
-        project = Project(tmp_path, codex_yaml(exe, bad.url), iterations=3, timeout=30)
+        project = Project(tmp_path, codex_yaml(exe, bad.url), iterations=3, timeout=30, jobs=1)
         code, out, took = project.run(capsys)
     assert code == 2
     assert "authentication failed (HTTP 401)" in out and "CODEX_API_KEY" in out
@@ -257,7 +257,7 @@ def test_codex_bad_key_stops_the_suite_with_the_cause(tmp_path, capsys, codex_en
 def test_codex_server_down_gives_up_early_with_the_cause(tmp_path, capsys, codex_env, codex_exe):
     exe = codex_exe
     url = f"http://127.0.0.1:{free_port()}"
-    project = Project(tmp_path, codex_yaml(exe, url), iterations=2, timeout=90)
+    project = Project(tmp_path, codex_yaml(exe, url), iterations=2, timeout=90, jobs=1)
     code, out, took = project.run(capsys)
     assert code == 2
     assert f"could not reach the model API at {url}/v1 (connection refused) after 1 reconnect wait (" in out
@@ -269,7 +269,7 @@ def test_codex_server_down_gives_up_early_with_the_cause(tmp_path, capsys, codex
 def test_codex_no_key(tmp_path, capsys, model, monkeypatch, codex_exe):
     exe = codex_exe
     monkeypatch.delenv("CODEX_API_KEY", raising=False)
-    project = Project(tmp_path, codex_yaml(exe, model.url), iterations=2, timeout=30)
+    project = Project(tmp_path, codex_yaml(exe, model.url), iterations=2, timeout=30, jobs=1)
     code, out, _ = project.run(capsys)
     assert code == 2
     assert "no API key: environment variable CODEX_API_KEY is not set" in out and "stopped early" in out
