@@ -95,7 +95,10 @@ def test_sigterm_kills_adapters_and_their_sessions_and_removes_workspaces(tmp_pa
                                                                          cgroups):
     kit, env = slow_kit(tmp_path, cgroups)
     tmp = tmp_path / "tmp"
-    proc = kit.subprocess("run", "suite.yaml", "-j", jobs, env=env)
+    # Under nohup (pytest started with SIGHUP ignored) skill-eval rightly keeps SIGHUP ignored
+    # (test_nohup_keeps_sighup_ignored): the child starts with the default, as from a terminal.
+    proc = kit.subprocess("run", "suite.yaml", "-j", jobs, env=env,
+                          preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
     try:
         wait_for(lambda: len(kit.stored_runs()) >= 2 and len(run_procs(str(tmp))) >= 2)
         proc.send_signal(sig)
