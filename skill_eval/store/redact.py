@@ -24,6 +24,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 MARKER_PREFIX = "[REDACTED"
@@ -75,7 +76,6 @@ _SOURCE = (
     r"|(?P<scheme>(?:bearer|basic|token)\s+)?(?P<val>[^\s\"',;)}\]]+))"
 )
 _FLAGS = re.IGNORECASE | re.DOTALL
-_PATTERN = re.compile(_SOURCE, _FLAGS)
 
 # A megabyte page costs the alternation above a second: it tries every branch at every
 # position. Every match holds, per branch (the first group it opens), one of these words
@@ -94,9 +94,15 @@ _WORDS = tuple(sorted({w for words in TRIGGERS.values() for w in words}))
 # with the non-ASCII letters IGNORECASE folds onto ASCII ones (dotted/dotless i, long s, Kelvin).
 _LEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"
                   "\u0130\u0131\u017f\u212a")
-# For bytes that are not UTF-8: decoded as latin-1 (one char per byte, so offsets and every
-# other byte survive), matched with ASCII classes as the secret shapes are ASCII.
-_PATTERN_BYTES = re.compile(_SOURCE, _FLAGS | re.ASCII)
+
+
+@cache
+def _pattern(ascii_only: bool = False) -> re.Pattern[str]:
+    """The alternation, compiled on first use (6 ms: a no-op ``run`` or ``status`` never needs
+    it). ``ascii_only``: for bytes that are not UTF-8, decoded as latin-1 (one char per byte, so
+    offsets and every other byte survive), matched with ASCII classes as the secret shapes are
+    ASCII."""
+    return re.compile(_SOURCE, _FLAGS | (re.ASCII if ascii_only else 0))
 
 
 def _scan(pattern: re.Pattern[str], text: str) -> str:
@@ -248,7 +254,7 @@ def redact(text: str) -> str:
     """``text`` with every secret replaced by its typed marker ``[REDACTED:<kind>]``."""
     if not text:
         return text
-    return _scan(_PATTERN, _env_sub(text))
+    return _scan(_pattern(), _env_sub(text))
 
 
 def redact_bytes(data: bytes) -> bytes:
@@ -260,7 +266,7 @@ def redact_bytes(data: bytes) -> bytes:
         return redact(data.decode("utf-8")).encode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-        return _scan(_PATTERN_BYTES, _env_sub(text, latin1=True)).encode("latin-1")
+        return _scan(_pattern(True), _env_sub(text, latin1=True)).encode("latin-1")
 
 
 def count_markers(text: str) -> Counter[str]:
