@@ -226,17 +226,7 @@ class Kit:
     # ---- driving ----------------------------------------------------------------------------
     def cli(self, *args: str) -> tuple[int, str, str]:
         """``skill-eval ARGS`` in-process, from the project folder; returns (code, stdout, stderr)."""
-        from skill_eval.cli.main import main
-
-        out, err = io.StringIO(), io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(self.root)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = main(list(args))
-        finally:
-            os.chdir(cwd)
-        return code, out.getvalue(), err.getvalue()
+        return main_in(self.root, *args)
 
     def run(self, *args: str) -> tuple[int, str, str]:
         return self.cli("run", "suite.yaml", *args)
@@ -270,6 +260,21 @@ class Kit:
         code, out, err = kit.run()
         assert code == 0 and kit.calls() == 0, out + err
         return kit
+
+
+def main_in(root: Path, *args: str) -> tuple[int, str, str]:
+    """``skill-eval ARGS`` in-process, from ``root``; returns (code, stdout, stderr)."""
+    from skill_eval.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(cwd)
+    return code, out.getvalue(), err.getvalue()
 
 
 def _first_run(folder: Path) -> Path:

@@ -17,7 +17,6 @@ to break a promise stays below as an ``@example``, so it is tried first on every
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import shutil
@@ -33,8 +32,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scratch import kept, temp_root
-
-from skill_eval.cli.main import main
+from suitekit import main_in
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS_PER_EXAMPLE = 30.0
@@ -78,14 +76,8 @@ def _warm_demo() -> Path:
 
 def _run_demo(folder: Path) -> Path:
     root = _demo_project(folder / "proj")
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            assert main(["run", "configs/demo.yaml", "--iterations", "1"]) == 0, err.getvalue()
-    finally:
-        os.chdir(cwd)
+    code, _, err = main_in(root, "run", "configs/demo.yaml", "--iterations", "1")
+    assert code == 0, err
     return root
 
 
@@ -129,18 +121,10 @@ def cli(root: Path, *args: str, suite: str = "configs/demo.yaml", allowed: tuple
     keep = (*_suite_folders(root, suite), *(root / a for a in allowed))
     private = _private_top(root)
     before = snapshot(private, keep)
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
     start = time.monotonic()
-    os.chdir(root)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.chdir(cwd)
+    code, stdout, stderr = main_in(root, *args)
     elapsed = time.monotonic() - start
     after = snapshot(private, keep)
-    stdout, stderr = out.getvalue(), err.getvalue()
     assert code in (0, 1, 2), (code, stderr[-2000:])
     assert "Traceback" not in stderr and "Traceback" not in stdout, stderr[-4000:]
     assert before == after, sorted(set(after.items()) ^ set(before.items()))[:5]
