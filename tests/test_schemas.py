@@ -100,11 +100,11 @@ def test_valid_instance_has_no_problems():
 def test_a_source_checkout_reads_the_schemas_beside_the_package(monkeypatch):
     # Run from a checkout that is not installed, `skill_eval.schemas` does not exist: schemas/
     # beside the package must be found without it.
-    import skill_eval.intake.schemas_io as sio
+    from importlib import resources
 
     def no_package(name: str):  # noqa: ANN202
         raise ModuleNotFoundError(name)
 
-    monkeypatch.setattr(sio.resources, "files", no_package)
+    monkeypatch.setattr(resources, "files", no_package)
     root = Path(__file__).resolve().parents[1]
     assert schema_path("suite") == root / "schemas" / "suite.schema.json"

@@ -6,14 +6,14 @@ with 0666 / 0777 and the kernel applies the umask, as for any file a program wri
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 _TRIES = 100
 
 
 def _name(folder: str | Path, prefix: str) -> str:
-    return os.path.join(folder, f"{prefix}{secrets.token_hex(6)}")
+    # secrets.token_hex(6) is this; importing secrets (and random with it) costs ~4 ms a start.
+    return os.path.join(folder, f"{prefix}{os.urandom(6).hex()}")
 
 
 def mkstemp(dir: str | Path, prefix: str) -> tuple[int, str]:  # noqa: A002 (tempfile's names)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,8 @@ def schema_path(name: str) -> Path:
     local = Path(__file__).resolve().parents[2] / "schemas" / f"{name}.schema.json"
     if local.is_file():
         return local
+    from importlib import resources  # only an installed wheel gets here; ~10 ms to import
+
     return Path(str(resources.files("skill_eval.schemas").joinpath(f"{name}.schema.json")))
 
 

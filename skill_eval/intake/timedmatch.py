@@ -21,10 +21,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-
-import regex as rx
+from typing import TYPE_CHECKING
 
 from skill_eval.intake.limits import REGEX_TIMEOUT_MS
+
+if TYPE_CHECKING:
+    import regex as rx
 
 # Seconds of searching the current check has left, in a one-item list the searches draw down;
 # None outside a check.
@@ -50,6 +52,10 @@ class PatternTimedOut(Exception):
 
 @lru_cache(maxsize=4096)
 def compiled(pattern: str, case_sensitive: bool = True) -> rx.Pattern[str]:
+    # Imported on the first pattern, not with the module: the engine costs ~10 ms of start-up
+    # that every command loading a suite paid, though most suites compile no pattern at all.
+    import regex as rx
+
     try:
         return rx.compile(pattern, rx.VERSION0 | (0 if case_sensitive else rx.IGNORECASE))
     except (rx.error, ValueError, OverflowError, RecursionError, TypeError) as e:

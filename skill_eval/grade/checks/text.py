@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
-
-import regex as rx
+from typing import TYPE_CHECKING, Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.kept import kept_text
 from skill_eval.intake import timedmatch
+
+if TYPE_CHECKING:
+    import regex as rx
 
 _SNIPPET = 40
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
-
-import regex as rx_engine
+from typing import TYPE_CHECKING, Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.text import compiled
 from skill_eval.intake.timedmatch import search
+
+if TYPE_CHECKING:
+    import regex as rx_engine
 
 # Tool names that stand for "a shell command" when a check names a tool.
 SHELL_NAMES = ("bash", "shell", "command")
