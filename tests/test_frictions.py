@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skill_eval.cli.init_cmd import init_project
-from skill_eval.cli.main import _parser, main
+from skill_eval.cli.main import COMMANDS, _parser, command_in, main
 from skill_eval.review.benchmark import _cost_lift
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,3 +127,27 @@ def test_every_option_in_help_is_in_the_readme():
                     missing.append(f"{name} {flag}")
     assert "--version" in (ROOT / "README.md").read_text()
     assert missing == [], f"in --help but not in README's Commands: {missing}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["run"], ["run", "s.yaml", "-j", "3", "--force", "--only", "a/*"], ["status", "--json", "s.yaml"],
+    ["validate"], ["validate", "a.yaml", "b.yaml"], ["report", "--format", "html"], ["inspect", "x.json"],
+    ["gc", "a.yaml", "--dry-run"], ["export", "s.yaml", "--format", "agentskills"], ["init", "d"],
+    ["plan", "--lift", "0.1"], ["compare", "--against", "baseline"], ["bless"], ["doit", "s.yaml", "list"],
+    ["--version"], [],
+])
+def test_a_command_line_parses_as_with_every_command_built(argv):
+    """The parser builds only the named command's options; what it reads must not change."""
+    assert _parser(command_in(argv)).parse_args(argv) == _parser().parse_args(argv)
+
+
+def test_each_commands_help_is_the_same_when_only_it_is_built(capsys):
+    for name in COMMANDS:
+        texts = []
+        for parser in (_parser(), _parser(command_in([name]))):
+            with pytest.raises(SystemExit):
+                parser.parse_args([name, "--help"])
+            texts.append(capsys.readouterr().out)
+        assert texts[0] == texts[1] and "usage: skill-eval " + name in texts[0]
+    assert command_in(["-x", "rnu"]) is None and command_in(["--version", "status"]) == "status"
+    assert command_in(["-h", "run"]) is None  # the top-level help lists every command

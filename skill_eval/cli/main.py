@@ -80,7 +80,141 @@ def positive_number(text: str) -> float:
     return value
 
 
-def _parser() -> argparse.ArgumentParser:
+def _args_init(x: argparse.ArgumentParser) -> None:
+    x.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
+    x.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
+                                                   "else DIR's name)")
+    x.add_argument("--adapter", default="command", choices=["command", "claude-code", "codex", "openai"],
+                   help="command (default): an offline echo adapter to edit; or a builtin agent")
+
+
+def _args_validate(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suites", nargs="*", metavar="SUITE", help=DEFAULT_HELP)
+
+
+def _run_opts(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
+    x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
+    x.add_argument("--iterations", type=suite_capped("iterations"), metavar="N",
+                   help="override the suite's iterations")
+    x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
+    x.add_argument("--shard", metavar="K/N", help="this job's share of the pending runs, e.g. 2/4")
+
+
+def _args_run(x: argparse.ArgumentParser) -> None:
+    _run_opts(x)
+    x.add_argument("-j", "--jobs", type=suite_capped("jobs"), metavar="N",
+                   help="adapters run at once (default: suite jobs)")
+    x.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
+    x.add_argument("--sandbox", choices=["bwrap"],
+                   help="run every adapter in a bubblewrap sandbox (see docs/sandbox.md)")
+    x.add_argument("--max-cost", type=positive_number, metavar="USD",
+                   help="stop scheduling new runs past this spend")
+    x.add_argument("--until-decided", action="store_true",
+                   help="add one iteration at a time to undecided skills until the lift's confidence "
+                        "sequence clears or misses minimum_lift (docs/statistics.md)")
+    x.add_argument("--max-iterations", type=positive_int, metavar="N",
+                   help="--until-decided: at most N iterations per case "
+                        "(default: adaptive.max_iterations or 10)")
+    x.add_argument("--no-wait", action="store_true", help="fail instead of waiting when the store is in use")
+    x.add_argument("--executor", choices=["threads", "ray"],
+                   help="where runs execute: threads (default) or ray (local Ray, or the cluster at "
+                        "RAY_ADDRESS / the suite's executor.ray.address)")
+
+
+def _args_status(x: argparse.ArgumentParser) -> None:
+    _run_opts(x)
+    x.add_argument("--json", action="store_true", help="machine-readable output")
+    x.add_argument("--explain", metavar="TASK", help="print the key material of one agent:/grade: task")
+
+
+def _args_report(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
+    x.add_argument("--format", default="md", choices=["md", "github", "junit", "json", "html"])
+    x.add_argument("--out", metavar="PATH", help="write there instead of the results folder / stdout")
+    x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+
+def _args_inspect(x: argparse.ArgumentParser) -> None:
+    x.add_argument("path", metavar="PATH")
+    x.add_argument("--json", action="store_true")
+    x.add_argument("--format", help="force a dialect instead of detecting it")
+
+
+def _args_gc(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suites", nargs="+", metavar="SUITE")
+    x.add_argument("--dry-run", action="store_true")
+
+
+def _args_export(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE")
+    x.add_argument("--format", required=True, choices=["skill-creator", "agentskills", "plugin-eval"],
+                   help="skill-creator, agentskills: the stored results; plugin-eval: the eval cases "
+                        "as a claude plugin eval folder")
+    x.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
+
+
+def _args_plan(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    x.add_argument("--lift", type=positive_number, required=True, metavar="L",
+                   help="the smallest lift to detect, as a fraction (0.1 = +10 pp)")
+    x.add_argument("--power", type=_fraction, default=0.8, help="chance of detecting it (default 0.8)")
+    x.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided level (default 0.05)")
+    x.add_argument("--json", action="store_true")
+
+
+def _args_compare(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    x.add_argument("--against", default="previous", metavar="previous|baseline|REV",
+                   help="previous (the last recorded version that differs; default), baseline "
+                        "(<suite>.baseline.json), or a git revision")
+    x.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when the with-skill pass rate dropped with p < alpha, or a critical "
+                        "case regressed")
+    x.add_argument("--alpha", type=positive_number, default=0.05, metavar="P",
+                   help="significance level of the gate (default 0.05)")
+    x.add_argument("--format", default="md", choices=["md", "json", "github"])
+    x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+
+def _args_bless(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+
+def _args_doit(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE")
+    x.add_argument("doit_args", nargs=argparse.REMAINDER, metavar="DOIT_ARGS",
+                   help="e.g. list --all, info agent:<task>, -n 4, forget, --always")
+    x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+
+
+# Each command's arguments, by name (the order of COMMANDS is the order --help lists them in).
+ARGUMENTS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
+    "init": _args_init, "validate": _args_validate, "run": _args_run, "status": _args_status,
+    "report": _args_report, "inspect": _args_inspect, "gc": _args_gc, "export": _args_export,
+    "plan": _args_plan, "compare": _args_compare, "bless": _args_bless, "doit": _args_doit,
+}
+_DESCRIPTIONS = {"doit": COMMANDS["doit"] + "; paths are resolved from this folder. Exit codes are "
+                         "doit's (1: a task failed, e.g. the verdict is not a pass)."}
+
+
+def command_in(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (its first word that is not an option; the options before a
+    command take no value), or None: when it names none that exists, or asks for the top-level
+    help (which lists every command)."""
+    for word in argv:
+        if word in ("-h", "--help"):
+            return None
+        if not word.startswith("-"):
+            return word if word in ARGUMENTS else None
+    return None
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only``, that command alone (a command line names one, and
+    building all twelve parsers is a few ms of every start-up; the top-level help, which lists
+    them all, is never printed then: see command_in)."""
     p = argparse.ArgumentParser(
         prog="skill-eval",
         description="Measure what an Agent Skill changes: run eval cases with and without it, "
@@ -89,103 +223,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-
-    ini = sub.add_parser("init", help=COMMANDS["init"], description=COMMANDS["init"])
-    ini.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
-    ini.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
-                                                     "else DIR's name)")
-    ini.add_argument("--adapter", default="command", choices=["command", "claude-code", "codex", "openai"],
-                     help="command (default): an offline echo adapter to edit; or a builtin agent")
-
-    v = sub.add_parser("validate", help=COMMANDS["validate"], description=COMMANDS["validate"])
-    v.add_argument("suites", nargs="*", metavar="SUITE", help=DEFAULT_HELP)
-
-    def run_opts(x: argparse.ArgumentParser) -> None:
-        x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
-        x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
-        x.add_argument("--iterations", type=suite_capped("iterations"), metavar="N",
-                       help="override the suite's iterations")
-        x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
-        x.add_argument("--shard", metavar="K/N", help="this job's share of the pending runs, e.g. 2/4")
-
-    r = sub.add_parser("run", help=COMMANDS["run"], description=COMMANDS["run"])
-    run_opts(r)
-    r.add_argument("-j", "--jobs", type=suite_capped("jobs"), metavar="N",
-                   help="adapters run at once (default: suite jobs)")
-    r.add_argument("--force", action="store_true", help="re-run the selected runs even if stored")
-    r.add_argument("--sandbox", choices=["bwrap"],
-                   help="run every adapter in a bubblewrap sandbox (see docs/sandbox.md)")
-    r.add_argument("--max-cost", type=positive_number, metavar="USD",
-                   help="stop scheduling new runs past this spend")
-    r.add_argument("--until-decided", action="store_true",
-                   help="add one iteration at a time to undecided skills until the lift's confidence "
-                        "sequence clears or misses minimum_lift (docs/statistics.md)")
-    r.add_argument("--max-iterations", type=positive_int, metavar="N",
-                   help="--until-decided: at most N iterations per case "
-                        "(default: adaptive.max_iterations or 10)")
-    r.add_argument("--no-wait", action="store_true", help="fail instead of waiting when the store is in use")
-    r.add_argument("--executor", choices=["threads", "ray"],
-                   help="where runs execute: threads (default) or ray (local Ray, or the cluster at "
-                        "RAY_ADDRESS / the suite's executor.ray.address)")
-
-    s = sub.add_parser("status", help=COMMANDS["status"], description=COMMANDS["status"])
-    run_opts(s)
-    s.add_argument("--json", action="store_true", help="machine-readable output")
-    s.add_argument("--explain", metavar="TASK", help="print the key material of one agent:/grade: task")
-
-    rep = sub.add_parser("report", help=COMMANDS["report"], description=COMMANDS["report"])
-    rep.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
-    rep.add_argument("--format", default="md", choices=["md", "github", "junit", "json", "html"])
-    rep.add_argument("--out", metavar="PATH", help="write there instead of the results folder / stdout")
-    rep.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
-
-    i = sub.add_parser("inspect", help=COMMANDS["inspect"], description=COMMANDS["inspect"])
-    i.add_argument("path", metavar="PATH")
-    i.add_argument("--json", action="store_true")
-    i.add_argument("--format", help="force a dialect instead of detecting it")
-
-    g = sub.add_parser("gc", help=COMMANDS["gc"], description=COMMANDS["gc"])
-    g.add_argument("suites", nargs="+", metavar="SUITE")
-    g.add_argument("--dry-run", action="store_true")
-
-    e = sub.add_parser("export", help=COMMANDS["export"], description=COMMANDS["export"])
-    e.add_argument("suite", metavar="SUITE")
-    e.add_argument("--format", required=True, choices=["skill-creator", "agentskills", "plugin-eval"],
-                   help="skill-creator, agentskills: the stored results; plugin-eval: the eval cases "
-                        "as a claude plugin eval folder")
-    e.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
-    pl = sub.add_parser("plan", help=COMMANDS["plan"], description=COMMANDS["plan"])
-    pl.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
-    pl.add_argument("--lift", type=positive_number, required=True, metavar="L",
-                    help="the smallest lift to detect, as a fraction (0.1 = +10 pp)")
-    pl.add_argument("--power", type=_fraction, default=0.8, help="chance of detecting it (default 0.8)")
-    pl.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided level (default 0.05)")
-    pl.add_argument("--json", action="store_true")
-
-    c = sub.add_parser("compare", help=COMMANDS["compare"], description=COMMANDS["compare"])
-    c.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
-    c.add_argument("--against", default="previous", metavar="previous|baseline|REV",
-                   help="previous (the last recorded version that differs; default), baseline "
-                        "(<suite>.baseline.json), or a git revision")
-    c.add_argument("--fail-on-regression", action="store_true",
-                   help="exit 1 when the with-skill pass rate dropped with p < alpha, or a critical "
-                        "case regressed")
-    c.add_argument("--alpha", type=positive_number, default=0.05, metavar="P",
-                   help="significance level of the gate (default 0.05)")
-    c.add_argument("--format", default="md", choices=["md", "json", "github"])
-    c.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
-
-    b = sub.add_parser("bless", help=COMMANDS["bless"], description=COMMANDS["bless"])
-    b.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
-    b.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
-
-    d = sub.add_parser("doit", help=COMMANDS["doit"], description=COMMANDS["doit"] + "; paths are "
-                       "resolved from this folder. Exit codes are doit's (1: a task failed, e.g. "
-                       "the verdict is not a pass).")
-    d.add_argument("suite", metavar="SUITE")
-    d.add_argument("doit_args", nargs=argparse.REMAINDER, metavar="DOIT_ARGS",
-                   help="e.g. list --all, info agent:<task>, -n 4, forget, --always")
-    d.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+    for name, add_arguments in ARGUMENTS.items():
+        if only is None or only == name:
+            add_arguments(sub.add_parser(name, help=COMMANDS[name],
+                                         description=_DESCRIPTIONS.get(name, COMMANDS[name])))
     return p
 
 
@@ -197,7 +238,8 @@ def _fraction(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = _parser(command_in(words)).parse_args(words)
     if args.version:
         from skill_eval import __version__
 
