@@ -26,7 +26,7 @@ def schema_path(name: str) -> Path:
     local = Path(__file__).resolve().parents[2] / "schemas" / f"{name}.schema.json"
     if local.is_file():
         return local
-    from importlib import resources  # only an installed wheel gets here; ~10 ms to import
+    from importlib import resources  # only an installed wheel gets here: not every start pays it
 
     return Path(str(resources.files("skill_eval.schemas").joinpath(f"{name}.schema.json")))
 

@@ -52,7 +52,7 @@ class PatternTimedOut(Exception):
 
 @lru_cache(maxsize=4096)
 def compiled(pattern: str, case_sensitive: bool = True) -> rx.Pattern[str]:
-    # Imported on the first pattern, not with the module: the engine costs ~10 ms of start-up
+    # Imported on the first pattern, not with the module: the engine costs 5-10 ms of start-up
     # that every command loading a suite paid, though most suites compile no pattern at all.
     import regex as rx
 
