@@ -62,6 +62,36 @@ def test_bootstrap_is_seeded():
     assert stats.bootstrap_ci([]) == (0.0, 0.0)
 
 
+def _bootstrap_one_call_per_resample(deltas, seed, n):
+    """The interval as first written: one choices() call per resample."""
+    import random
+
+    rng, k = random.Random(seed), len(deltas)
+    means = sorted(sum(rng.choices(deltas, k=k)) / k for _ in range(n))
+    mean, alpha = sum(deltas) / k, (1 - 0.95) / 2
+    return (min(stats._quantile(means, alpha), mean), max(stats._quantile(means, 1 - alpha), mean))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([-1.0, -2 / 3, -0.5, 0.0, 1 / 3, 0.5, 1.0]), min_size=2, max_size=12),
+       st.integers(0, 3), st.integers(1, 700), st.sampled_from([7, 64, 1 << 20]))
+def test_bootstrap_draws_in_blocks_give_the_same_interval_bit_for_bit(deltas, seed, n, block):
+    if min(deltas) == max(deltas):
+        return
+    saved, stats._BLOCK = stats._BLOCK, block  # small blocks: many calls, a partial last one
+    try:
+        assert stats.bootstrap_ci(deltas, seed=seed, n=n) == _bootstrap_one_call_per_resample(deltas, seed, n)
+    finally:
+        stats._BLOCK = saved
+
+
+def test_bootstrap_intervals_as_released():
+    # Computed by the per-resample version of 32c23ce: tables made then read the same now.
+    assert stats.bootstrap_ci([1, 0, 0.5, -0.25, 1, 1, 0]) == (0.07142857142857142, 0.8571428571428571)
+    assert stats.bootstrap_ci([1 / 3, -2 / 3, 0.5, 1, 0, 0, 1 / 3, 2 / 3, -1, 1, 0.5], seed=7, n=2500) == (
+        -0.10606060606060605, 0.5757575757575757)
+
+
 def test_pass_at_k_and_pass_hat_k():
     assert stats.pass_at_k(10, 3, 5) == pytest.approx(0.916667, abs=1e-6)
     assert stats.pass_hat_k(10, 3, 2) == pytest.approx(1 / 15)
