@@ -239,14 +239,15 @@ def _fraction(text: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    args = _parser(command_in(words)).parse_args(words)
+    parser = _parser(command_in(words))  # the whole one when no command is named
+    args = parser.parse_args(words)
     if args.version:
         from skill_eval import __version__
 
         print(f"skill-eval {__version__}")
         return 0
     if not args.command:
-        _parser().print_help()
+        parser.print_help()
         return 0
     missing = _default_suite(args)
     if missing:
