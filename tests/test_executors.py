@@ -191,16 +191,16 @@ def cluster():
         worker = subprocess.Popen([_ray_cli(), "start", f"--address={address}", "--block", *small],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                                   start_new_session=True)
-        count = (f"import ray; ray.init(address={address!r}, logging_level='ERROR'); "
-                 "print(sum(n['Alive'] for n in ray.nodes()))")
-        deadline = time.monotonic() + 120
-        while True:  # wait for both nodes, from a throw-away driver process
-            probe = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True,
-                                   env=env, timeout=120)
-            if probe.stdout.strip() == "2":
-                break
-            assert time.monotonic() < deadline, probe.stderr[-2000:]
-            time.sleep(0.2)
+        # One throw-away driver waits for both nodes: a driver's start costs seconds of CPU, so it
+        # connects once and asks again until the second node has joined.
+        wait_both = (f"import ray, time; ray.init(address={address!r}, logging_level='ERROR'); "
+                     "deadline = time.monotonic() + 120\n"
+                     "while sum(n['Alive'] for n in ray.nodes()) < 2 and time.monotonic() < deadline:\n"
+                     "    time.sleep(0.2)\n"
+                     "print(sum(n['Alive'] for n in ray.nodes()))")
+        probe = subprocess.run([sys.executable, "-c", wait_both], capture_output=True, text=True,
+                               env=env, timeout=180)
+        assert probe.stdout.strip() == "2", probe.stderr[-2000:]
         yield address
     finally:
         _kill_cluster(temp, head.pid, *([worker.pid] if worker is not None else []))
