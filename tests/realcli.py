@@ -8,6 +8,10 @@ $SKILL_EVAL_NPM_PREFIX, else .ci/npm in the checkout (where .ci/run installs bot
 ~/.cache/skill-eval-npm; a flat ``<base>/node_modules/.bin/`` counts as ``newest``. Where a set is
 not installed (or an ``oldest`` install is not the pinned version), its tests are skipped with
 the reason.
+
+``claude plugin eval`` (the first-party command the plugin-eval conformance tests compare with)
+exists from Claude Code 2.1.269, after our oldest supported agent CLI: its tests run on
+``newest`` and on ``plugin-eval-oldest``, Claude Code alone at CLAUDE_PLUGIN_EVAL_OLDEST.
 """
 
 from __future__ import annotations
@@ -25,17 +29,20 @@ from skill_eval.cli.main import main
 REPO = Path(__file__).resolve().parents[1]
 SKILL = "csv-summary"
 SETS = ("newest", "oldest")
+PLUGIN_EVAL_SETS = ("newest", "plugin-eval-oldest")
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
-_PIN_KEYS = {"claude": "CLAUDE_CODE_OLDEST", "codex": "CODEX_OLDEST"}
+_PIN_KEYS = {("claude", "oldest"): "CLAUDE_CODE_OLDEST", ("codex", "oldest"): "CODEX_OLDEST",
+             ("claude", "plugin-eval-oldest"): "CLAUDE_PLUGIN_EVAL_OLDEST"}
 
 
-def pinned(name: str) -> str:
-    """The oldest supported version of CLI ``name``, from .ci/agent-versions (what .ci/run reads)."""
+def pinned(name: str, which: str = "oldest") -> str:
+    """The pinned version of CLI ``name`` in set ``which``, from .ci/agent-versions (what .ci/run reads)."""
+    pin = _PIN_KEYS[(name, which)]
     for line in (REPO / ".ci" / "agent-versions").read_text().splitlines():
         key, _, value = line.partition("=")
-        if key.strip() == _PIN_KEYS[name]:
+        if key.strip() == pin:
             return value.strip()
-    raise KeyError(f"{_PIN_KEYS[name]} is not set in .ci/agent-versions")
+    raise KeyError(f"{pin} is not set in .ci/agent-versions")
 
 
 def _bases() -> list[Path]:
@@ -62,9 +69,9 @@ def cli(name: str, which: str = "newest") -> Path:
         exe = prefix / "node_modules" / ".bin" / name
         if exe.exists() and os.access(exe, os.X_OK):
             version = installed_version(exe, name)
-            if which == "oldest" and version != pinned(name):
-                pytest.skip(f"{exe} is {PACKAGES[name]} {version}, not the pinned oldest {pinned(name)} "
-                            "(run .ci/run, or npm install it under <prefix>/oldest)")
+            if which != "newest" and version != pinned(name, which):
+                pytest.skip(f"{exe} is {PACKAGES[name]} {version}, not the pinned {which} "
+                            f"{pinned(name, which)} (run .ci/run, or npm install it under <prefix>/{which})")
             return exe
     where = " or ".join(str(p) for p in _prefixes(which))
     pytest.skip(f"the {which} real {name} CLI is not installed under {where} (.ci/run installs it "
