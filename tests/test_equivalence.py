@@ -4,6 +4,7 @@ same final inputs, with the same exit code, and calls the adapter exactly for th
 keys are not in the store.
 
 A hypothesis state machine edits a small suite (fixtures, SKILL.md, checks, prompts, cases,
+two cases' prompts and inputs made equal (one shared run, a grade per case) and unequal again,
 iterations, the adapter script, a file in adapter.depends, an edit that keeps size and mtime, a
 fixture the adapter refuses) and runs it (whole, by --shard, by --only), reports, collects
 garbage. The test adapter's answer depends only on the request; run durations are pinned to 0
@@ -94,7 +95,9 @@ if req["skill"]:
                    for d, _dirs, names in os.walk(root) for n in names)
 notes = digest(os.path.join(here, "notes.txt"))
 files = sorted([f["path"], f["sha256"][:8]] for f in req["files"])
-sig = _sha256.sha256(dumps([req["mode"], req["case"], req["model"], req["prompt"], files, skill,
+# The iteration, not the case: cases whose requests are equal share one run, and which of them
+# asked first is scheduling, not content.
+sig = _sha256.sha256(dumps([req["mode"], req["case"]["iteration"], req["model"], req["prompt"], files, skill,
                             digest(os.path.abspath(__file__)), notes]).encode()).hexdigest()[:16]
 refuse = False
 for f in req["files"]:
@@ -130,7 +133,9 @@ results: results
 CASES = ("a1", "a2", "a3")
 FIXTURES = ("fixture of {c}\n", "edited {c}\n", "REFUSE {c}\n", "FIXTURE OF {c}\n")  # 0 and 3: same size
 CHECKS = ("says", "with_skill", "nowhere")
-PROMPTS = ("Task {c}: write it.", "Task {c}: write it twice.")
+# The third names no case: two cases with it and the shared input make byte-identical requests.
+PROMPTS = ("Task {c}: write it.", "Task {c}: write it twice.", "One task: write it.")
+SHARED_INPUT = "evals/files/shared.txt"
 SKILLS = ("Do it.\n", "Do it well.\n")
 INPUTS = ("suite.yaml", "adapter.py", "notes.txt", "skills")
 
@@ -231,6 +236,8 @@ class Equivalence(RuleBasedStateMachine):
         self.iterations, self.models = 1, 1
         self._write_suite()
         self.cases = {"a1": [0, 0, 0], "a2": [0, 0, 0]}  # fixture, check, prompt variant
+        self.shared: set[str] = set()  # cases whose input is SHARED_INPUT instead of their own
+        (self.kit.skill_dir("alpha") / SHARED_INPUT).write_text("one input for all\n")
         self._write_evals()
 
     def teardown(self) -> None:
@@ -251,7 +258,8 @@ class Equivalence(RuleBasedStateMachine):
     def _write_evals(self) -> None:
         cases = []
         for c, (_f, check, prompt) in sorted(self.cases.items()):
-            cases.append({"id": c, "prompt": PROMPTS[prompt].format(c=c), "files": [f"evals/files/{c}.txt"],
+            files = [SHARED_INPUT if c in self.shared else f"evals/files/{c}.txt"]
+            cases.append({"id": c, "prompt": PROMPTS[prompt].format(c=c), "files": files,
                           "checks": [{"id": "says", "type": "contains", "value": CHECKS[check]}]})
         self.kit.write_evals("alpha", cases)
 
@@ -287,6 +295,24 @@ class Equivalence(RuleBasedStateMachine):
     def edit_prompt(self, c: str, v: int) -> None:
         self._edit_case(c, 2, v)
 
+    @rule(pair=st.sampled_from((("a1", "a2"), ("a2", "a1"), ("a1", "a3"), ("a3", "a2"))),
+          equal=st.booleans())
+    def share_request(self, pair: tuple[str, str], equal: bool) -> None:
+        """Make two cases' requests byte-identical (the caseless prompt, the shared input) or
+        unequal again; their checks stay their own."""
+        a, b = pair
+        if a not in self.cases or b not in self.cases:
+            return
+        if equal:
+            self.cases[a][2] = self.cases[b][2] = 2
+            self.shared |= {a, b}
+            self._count("requests made equal")
+        else:
+            self.cases[b][2] = 0
+            self.shared.discard(b)
+        self._write_evals()
+        self._edited()
+
     @rule(v=st.sampled_from(range(len(SKILLS))))
     def edit_skill(self, v: int) -> None:
         skill_md = self.kit.skill_dir("alpha") / "SKILL.md"
@@ -297,6 +323,7 @@ class Equivalence(RuleBasedStateMachine):
     def toggle_case(self) -> None:
         if "a3" in self.cases:
             del self.cases["a3"]
+            self.shared.discard("a3")
             self._fixture("a3").unlink()
         else:
             self.cases["a3"] = [0, 0, 0]

@@ -157,3 +157,20 @@ def test_a_skills_evals_folder_with_a_prompt_md_fixture_is_not_a_plugin_suite(tm
     from skill_eval.model.evalsets import find_evalsets
 
     assert find_evalsets(tmp_path / "skills" / "s") == [tmp_path / "skills" / "s" / "evals" / "evals.json"]
+
+
+@pytest.mark.parametrize("target", ["{source: file, path: ../../etc/passwd}",
+                                    "{source: file, path: /etc/hosts}"])
+def test_a_grader_reading_a_file_outside_the_workspace_is_refused_at_validate(tmp_path, target, capsys):
+    _write(tmp_path, {".claude-plugin/plugin.json": '{"name": "p"}',
+                      "skills/a/SKILL.md": "---\nname: a\ndescription: A.\n---\nx\n",
+                      "evals/c1/prompt.md": "---\nname: c1\n---\nSay hi.\n",
+                      "evals/c1/graders/ok.md": "---\ntype: regex\npattern: hi\n---\n",
+                      "evals/c1/graders/leak.md": f"---\ntype: regex\npattern: root\ntarget: {target}\n---\n",
+                      "suite.yaml": "suite: p\nskills_dir: skills\nskills: ['*']\nadapter: {builtin: demo}\n"
+                                    "store: .s\nresults: r\n"})
+    assert main(["validate", str(tmp_path / "suite.yaml")]) == 2
+    err = capsys.readouterr().err
+    [line] = [ln for ln in err.splitlines() if "leak" in ln]
+    assert "evals/c1/graders/leak.md:1: " in line and "leaves the run's workspace" in line
+    assert "REDACTED" not in err and target.split("path: ")[1].rstrip("}") in line

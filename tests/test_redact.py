@@ -214,3 +214,17 @@ def test_redacting_json_text_keeps_it_json_and_takes_out_every_secret():
                 assert secret not in out
 
     check()
+
+
+@pytest.mark.parametrize("text", [
+    "refused '../../etc/passwd': '..' may not leave the run's workspace",
+    "kept file secrets/token: missing",
+    "C:\\keys\\api_key = see the docs",
+])
+def test_a_file_named_like_a_secret_is_not_a_secret(text):
+    """A name after a path separator is a file's name: the evidence naming it stays readable."""
+    assert redact(text) == text
+
+
+def test_a_secret_assigned_after_a_path_is_still_redacted():
+    assert redact("cat /etc/app.conf; password=hunter22") == "cat /etc/app.conf; password=[REDACTED:password]"

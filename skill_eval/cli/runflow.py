@@ -293,7 +293,11 @@ def _print_outcome(engine: Engine, benches: list[dict[str, Any]], elapsed: float
         for warning in (b.get("triggers") or {}).get("warnings", []):
             print(f"skill-eval: warning: {b['skill']}: trigger evals: {warning}", file=sys.stderr)
     p = engine.progress
-    _say(f"Done in {elapsed:.1f}s: {plural(p.done, 'run')} executed, {plural(p.errors, 'error')}. "
+    # A run whose request (prompt, inputs, arm, skill, adapter) another case made byte for byte
+    # is made once and graded per case: say so, or the adapter's call count looks wrong.
+    shared = (f" ({engine.shared_runs} of them the same request as another case's, made once)"
+              if engine.shared_runs else "")
+    _say(f"Done in {elapsed:.1f}s: {plural(p.done, 'run')} executed{shared}, {plural(p.errors, 'error')}. "
          f"Results: {display_path(engine.suite.results)}/summary.md, review page "
          f"{display_path(engine.suite.results)}/index.html")
 

@@ -35,6 +35,9 @@ from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
 from skill_eval.store.store import Store
 
+# Outcomes that say the run never started (nothing stored): not shared with another slot.
+NOT_STARTED = frozenset({"interrupted", "budget", "fatal_stopped"})
+
 
 @dataclass
 class Pending:
@@ -111,6 +114,13 @@ class Engine:
         # (slot, {path: why}) of stored runs some of whose workspace files could not be kept.
         self.not_kept: list[tuple[str, dict[str, str]]] = []
         self.rerun_damaged = True
+        # Slots whose run key another slot ran in this invocation (the same request: prompt,
+        # inputs, arm, skill, adapter): one adapter call serves them all, each graded with its
+        # own case's checks. Two concurrent calls under one key would store one output and grade
+        # another. Guarded by the per-key locks below.
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._outcomes: dict[str, RunResult | RunError] = {}
+        self.shared_runs = 0
         # Where runs execute (threads here, or Ray tasks); the store is written here either way.
         self.executor: Executor = executor or ThreadsExecutor()
 
@@ -216,6 +226,35 @@ class Engine:
 
     # ---- actions ----------------------------------------------------------------------------
     def run_one(self, spec: RunSpec) -> RunResult | RunError:
+        """Run ``spec`` (and grade it), or, when another slot with the same run key ran in this
+        invocation, share that run: one adapter call per request, a grade per case."""
+        with self.progress.lock:
+            lock = self._key_locks.setdefault(spec.key, threading.Lock())
+        with lock:
+            earlier = self._outcomes.get(spec.key)
+            if earlier is not None:
+                return self._share(spec, earlier)
+            outcome = self._run_one(spec)
+            if isinstance(outcome, RunResult) or outcome.kind not in NOT_STARTED:
+                self._outcomes[spec.key] = outcome
+            return outcome
+
+    def _share(self, spec: RunSpec, outcome: RunResult | RunError) -> RunResult | RunError:
+        with self.progress.lock:
+            self.progress.done += 1
+            self.shared_runs += 1
+            if isinstance(outcome, RunError):
+                self.progress.errors += 1
+            self.touched_slots.add(self.slot(spec))
+        stamp = entry_stamp(self.store.root, spec.key) if isinstance(outcome, RunResult) else None
+        material = slot_material(self.plan.materials[spec.key])
+        self.state.record_run(self.slot(spec), {"key": spec.key, **material}, spec.key, stamp)
+        if isinstance(outcome, RunResult):
+            self.grade_one(spec, outcome)
+        self.on_event("done", spec, outcome)
+        return outcome
+
+    def _run_one(self, spec: RunSpec) -> RunResult | RunError:
         with self.progress.lock:
             if self.interrupted.is_set():
                 return RunError(spec.key, "interrupted", "interrupted before it started")

@@ -2,6 +2,11 @@
 
 Runs are immutable per key (a ``--force`` re-run re-grades at once), so the run key stands for its
 result here: planning never has to read 6,000 results to know grade keys.
+
+A run key stands for the *request* only: two cases (in one skill or several) whose prompts and
+inputs are byte-identical share one run, never one grade. A grade belongs to (case, its checks
+and rubric, the skill it is graded for, the arm, the run), so the case's id and the skill's
+names are grading material too.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from skill_eval.plan.types import RunSpec
 
 # Part of every grade key: bump it when a check's semantics change, so grades are redone.
 # 2: partial credit, critical and arm-scoped checks; file paths are workspace-relative (seed
-# harness); checks see the redacted text only.
-GRADER_VERSION = "2"
+# harness); checks see the redacted text only. 3: grade keys name the case and the skill (two
+# cases sharing a run were graded once, with one case's checks).
+GRADER_VERSION = "3"
 
 
 def slot(spec: RunSpec) -> str:
@@ -34,23 +40,28 @@ class GradeKeys:
     def __init__(self, suite: Suite, judge_identity: Callable[[], dict[str, Any] | None]) -> None:
         self.suite = suite
         self._judge_identity = judge_identity
-        self._grade_keys: dict[str, str] = {}
-        self._case_grading: dict[int, str] = {}
+        # Both caches are keyed by the case as well as the run: the run key alone is shared by
+        # every case with the same request.
+        self._grade_keys: dict[tuple[str, int, str], str] = {}
+        self._case_grading: dict[tuple[int, str], str] = {}
 
     def material(self, spec: RunSpec) -> dict[str, Any]:
         case = spec.case
         judge = self._judge_identity() if case.rubric else None
         return {"grading": case.grading_material(), "grader": GRADER_VERSION, "judge": judge,
-                "should_trigger": case.should_trigger, "allow_scripts": self.suite.allow_scripts}
+                "should_trigger": case.should_trigger, "allow_scripts": self.suite.allow_scripts,
+                "case": case.id, "skill": list(spec.skill_names or (spec.skill_name,))}
 
     def material_key(self, spec: RunSpec) -> str:
-        return key_of(self.material(spec))
+        at = (id(spec.case), spec.skill_name)
+        case_key = self._case_grading.get(at)
+        if case_key is None:
+            case_key = self._case_grading[at] = key_of(self.material(spec))
+        return case_key
 
     def grade_key(self, spec: RunSpec) -> str:
-        key = self._grade_keys.get(spec.key)
+        at = (spec.key, id(spec.case), spec.skill_name)
+        key = self._grade_keys.get(at)
         if key is None:
-            case_key = self._case_grading.get(id(spec.case))
-            if case_key is None:
-                case_key = self._case_grading[id(spec.case)] = key_of(self.material(spec))
-            key = self._grade_keys[spec.key] = key_of({"run": spec.key, "grading": case_key})
+            key = self._grade_keys[at] = key_of({"run": spec.key, "grading": self.material_key(spec)})
         return key

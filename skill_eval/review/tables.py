@@ -12,6 +12,7 @@ from skill_eval.fs.hashing import key_of
 from skill_eval.fs.safenames import path_component
 from skill_eval.model.config import describe_judge
 from skill_eval.model.results import UNSCORABLE, AdapterResponse, Event, RunError, RunResult
+from skill_eval.plan.keys import slot
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.benchmark import NOT_RUN
 from skill_eval.review.resultfiles import dump_json, write_text
@@ -30,7 +31,8 @@ from skill_eval.review.tablekeys import (
 class RecordCache:
     """What a skill's table needs of each graded run (usage, duration, loads, grade), kept beside
     the table so a rebuild after one edit reads one file plus the changed runs, not every run.
-    Keyed by run and grade key, so an entry can never describe another result."""
+    Keyed by slot (two cases sharing a run have an entry each) and checked against the grade
+    key, which names the run key: an entry can never describe another result."""
 
     def __init__(self, path: Path, store_root: Path):
         self.path = path
@@ -42,19 +44,19 @@ class RecordCache:
         self.fresh: dict[str, Any] = {}
 
     def get(self, spec: RunSpec, grade_key: str) -> tuple[RunResult, Any] | None:
-        e = self.entries.get(spec.key)
+        e = self.entries.get(slot(spec))
         if not isinstance(e, dict) or e.get("grade_key") != grade_key:
             return None
         if not os.path.exists(f"{self.store_root}/runs/{spec.key[:2]}/{spec.key}/COMPLETE.json"):
             return None  # the store is the truth: a run gone from it is not shown from here
-        self.fresh[spec.key] = e
+        self.fresh[slot(spec)] = e
         # The output text is not needed by the table; a view rewrite loads the full run.
         return RunResult(spec.key, AdapterResponse("", _table_events(e), e["usage"]), e["duration_s"],
                          limits=e.get("limits")), e["grade"]
 
     def put(self, spec: RunSpec, grade_key: str, result: RunResult, grade: Any) -> None:
         response = result.response
-        self.fresh[spec.key] = {"grade_key": grade_key, "loaded": sorted(response.loaded_skills()),
+        self.fresh[slot(spec)] = {"grade_key": grade_key, "loaded": sorted(response.loaded_skills()),
                                 "usage": response.usage, "duration_s": result.duration_s,
                                 "grade": grade, "tool_calls": response.tool_calls(),
                                 "unscorable": _first(response.events, UNSCORABLE),

@@ -71,7 +71,8 @@ _SOURCE = (
     # key = value / key: value / "key": "value". With '=' or quotes any value is a secret;
     # a bare 'key: word' must look like a credential (8+ chars, or has a digit/symbol).
     # Quoted values may hold escaped quotes (JSON's \") and the other quote character.
-    r"|(?P<assign>\b(?P<name>" + _NAME + r")[\"']?\s*(?P<op>[:=])\s*)"
+    # A name right after a path separator is a file's name (../../etc/passwd: ...), not a key.
+    r"|(?P<assign>(?<![/\\])\b(?P<name>" + _NAME + r")[\"']?\s*(?P<op>[:=])\s*)"
     r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.)+)\"|'(?P<sq>(?:[^'\\\r\n]|\\.)+)'"
     r"|(?P<scheme>(?:bearer|basic|token)\s+)?(?P<val>[^\s\"',;)}\]]+))"
 )

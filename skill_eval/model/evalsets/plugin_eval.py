@@ -21,6 +21,7 @@ from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.yamlpos import Located, loads_yaml
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.evalsets.plugin_graders import GRADER_KEYS, map_grader, skill_fired, skill_named
+from skill_eval.model.evalsets.validate import check_path_problem
 
 FORMAT = "plugin_eval"
 # Keys of prompt.md's frontmatter and case.yaml's top level / execution: section (plugin eval's docs).
@@ -199,7 +200,13 @@ def read_case(
         mapped = map_grader(gname, g, default_with_only=skill_fired(g) and not only_fired)
         for w in mapped.warnings:
             c.problem(gfile, f"grader '{gname}': {w}", line)
-        if mapped.check is not None:
+        if mapped.check is not None and check_path_problem(mapped.check) is not None:
+            # Refused here, at validate, naming the grader file: not first at grading time.
+            key = "path" if mapped.check.type == "file_exists" else "target path"
+            value = mapped.check.params.get("path" if key == "path" else "file")
+            c.problem(gfile, f"grader '{gname}': {key} {value!r} leaves the run's workspace; use a "
+                      "path relative to the workspace without '..'", line, "error")
+        elif mapped.check is not None:
             checks.append(mapped.check)
         elif mapped.rubric is not None:
             rubric.append(mapped.rubric)

@@ -30,6 +30,25 @@ def at_text(at: At) -> str:
     return out or "(top level)"
 
 
+def leaves_workspace(value: str) -> bool:
+    """Whether a workspace-relative path is absolute or climbs out with '..'."""
+    pure = PurePosixPath(value.replace("\\", "/"))
+    return pure.is_absolute() or ".." in pure.parts or bool(PureWindowsPath(value).drive)
+
+
+def check_path_problem(check: Check) -> str | None:
+    """Why the kept file a check reads is not a file of the run's workspace, or None. Every check
+    that reads a kept file names it in ``file`` (``path`` for file_exists)."""
+    key = "path" if check.type == "file_exists" else "file"
+    value = check.params.get(key)
+    if not isinstance(value, str) or (key == "file" and value in ("", "output")):
+        return None
+    if not leaves_workspace(value):
+        return None
+    return (f"{check.type} {key} {value!r} leaves the run's workspace; use a path relative to the "
+            "workspace without '..' (e.g. 'outputs/report.md')")
+
+
 @dataclass
 class Collector:
     """Gathers the Problems of one eval-set file, each placed at its key path's line."""
@@ -176,16 +195,9 @@ class Collector:
         """A path a check reads from the run's kept workspace files must stay inside the
         workspace: an absolute path or one climbing out with '..' can be refused before anything
         runs (a symlink out is caught when the check runs)."""
-        key = "path" if check.type == "file_exists" else "file"
-        value = check.params.get(key)
-        if check.type not in ("file_exists", "json_path_equals", "json_schema") or not isinstance(value, str):
-            return True
-        if check.type != "file_exists" and value == "output":
-            return True
-        pure = PurePosixPath(value.replace("\\", "/"))
-        if pure.is_absolute() or ".." in pure.parts or PureWindowsPath(value).drive:
-            self.error(f"{check.type} {key} {value!r} leaves the run's workspace; use a path "
-                       "relative to the workspace without '..' (e.g. 'outputs/report.md')", at)
+        why = check_path_problem(check)
+        if why is not None:
+            self.error(why, at)
             return False
         return True
 
