@@ -68,7 +68,8 @@ def test_readme_names_no_file_that_is_not_in_the_repository():
 
 
 # The pages a reader follows links between: a link that lands nowhere is a dead end for them.
-PAGES = ["README.md", "CONTRIBUTING.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
+PAGES = ["README.md", "CONTRIBUTING.md",
+         *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
@@ -123,7 +124,8 @@ def test_every_relative_link_resolves(page):
         path, _, anchor = target.partition("#")
         file = (ROOT / page).parent / path if path else ROOT / page
         if not file.exists():
-            broken.append(f"{target}: no file {file.relative_to(ROOT) if file.is_relative_to(ROOT) else file}")
+            shown = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file
+            broken.append(f"{target}: no file {shown}")
         elif anchor and file.suffix == ".md" and anchor not in anchors(file):
             broken.append(f"{target}: no heading with the anchor #{anchor} in {file.relative_to(ROOT)}")
     assert broken == [], f"{page} links to what is not there: {broken}"
@@ -146,7 +148,8 @@ def test_the_two_commands_open_the_readme_and_the_test_command_is_what_ci_runs()
     install, tests = _sh_blocks(README.split("## Two commands", 1)[1])[:2]
     assert install == ("python3 -m venv .venv && . .venv/bin/activate && pip install -e . && "
                        "skill-eval run configs/demo.yaml")
-    ci = (ROOT / ".ci" / "run").read_text().split("# The README's test command (keep the two in step):\n", 1)[1]
+    marker = "# The README's test command (keep the two in step):\n"
+    ci = (ROOT / ".ci" / "run").read_text().split(marker, 1)[1]
     assert tests == "python3 -m venv .venv && . .venv/bin/activate && " + ci.strip()
     assert tests in _sh_blocks((ROOT / "CONTRIBUTING.md").read_text())
 
