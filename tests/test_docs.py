@@ -1,4 +1,5 @@
-"""The docs in the repository: linked from README, in sync with schemas/, and their examples work."""
+"""The docs in the repository: linked from README, every relative link resolving, in sync with schemas/, and
+their examples work."""
 
 from __future__ import annotations
 
@@ -64,6 +65,93 @@ def test_readme_names_no_file_that_is_not_in_the_repository():
     assert "DESIGN §" not in README
     for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", README):
         assert (ROOT / target).exists(), f"README links {target}, which is not in the repository"
+
+
+# The pages a reader follows links between: a link that lands nowhere is a dead end for them.
+PAGES = ["README.md", "CONTRIBUTING.md",
+         *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def _prose(text: str) -> str:
+    """The text outside fenced code blocks and inline code spans (links there are not links)."""
+    return re.sub(r"`[^`\n]*`", "", _FENCE.sub("", text))
+
+
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: the rendered text lower-cased, punctuation dropped,
+    each space a hyphen (github-slugger's rule; runs of hyphens are kept)."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link renders as its text
+    text = re.sub(r"<[^>]+>", "", text).replace("`", "").strip().lower()
+    return "".join(ch for ch in text if ch.isalnum() or ch in " -_").replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    found: set[str] = set()
+    seen: dict[str, int] = {}
+    for line in _FENCE.sub("", page.read_text(encoding="utf-8")).splitlines():
+        heading = re.match(r"^#{1,6}\s+(.*?)(?:\s+#+)?\s*$", line)
+        if heading:
+            slug = github_slug(heading.group(1))
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            found.add(slug if n == 0 else f"{slug}-{n}")
+    return found
+
+
+def relative_links(page: str) -> list[str]:
+    targets = _LINK.findall(_prose((ROOT / page).read_text(encoding="utf-8")))
+    return [t for t in targets if not re.match(r"[a-z][a-z0-9+.-]*:", t, re.IGNORECASE)]
+
+
+def test_the_slugs_are_githubs():
+    assert github_slug("Codex (`codex`)") == "codex-codex"
+    assert github_slug("The sequential decision (`run --until-decided`, `adaptive`)") == \
+        "the-sequential-decision-run---until-decided-adaptive"
+    assert github_slug("`--format skill-creator`") == "--format-skill-creator"
+    assert github_slug("What did my edit do? History, `compare` and `bless`") == \
+        "what-did-my-edit-do-history-compare-and-bless"
+    assert github_slug("agentskills.io, plus `checks` (native)") == "agentskillsio-plus-checks-native"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_relative_link_resolves(page):
+    """A file link names a file of the repository; a #anchor names a heading of that page."""
+    assert (ROOT / page).exists(), f"{page} is missing"
+    broken = []
+    for target in relative_links(page):
+        path, _, anchor = target.partition("#")
+        file = (ROOT / page).parent / path if path else ROOT / page
+        if not file.exists():
+            shown = file.relative_to(ROOT) if file.is_relative_to(ROOT) else file
+            broken.append(f"{target}: no file {shown}")
+        elif anchor and file.suffix == ".md" and anchor not in anchors(file):
+            broken.append(f"{target}: no heading with the anchor #{anchor} in {file.relative_to(ROOT)}")
+    assert broken == [], f"{page} links to what is not there: {broken}"
+
+
+def test_the_link_checker_sees_a_broken_file_and_a_broken_anchor(tmp_path):
+    (tmp_path / "a.md").write_text("# Top\n\n## `x` (y)\n\n```\n## not a heading\n```\n")
+    assert anchors(tmp_path / "a.md") == {"top", "x-y"}
+    text = "[ok](a.md#x-y) [bad](b.md) `[code](c.md)` ![img](p.png) [web](https://x.org/a)"
+    assert _LINK.findall(_prose(text)) == ["a.md#x-y", "b.md", "p.png", "https://x.org/a"]
+
+
+def _sh_blocks(text: str) -> list[str]:
+    return [b.strip() for b in re.findall(r"```sh\n(.*?)```", text, re.DOTALL)]
+
+
+def test_the_two_commands_open_the_readme_and_the_test_command_is_what_ci_runs():
+    """The first screen's two commands, unchanged; CI runs the very test command the README gives."""
+    assert re.findall(r"^## .*", README, re.MULTILINE)[0] == "## Two commands"
+    install, tests = _sh_blocks(README.split("## Two commands", 1)[1])[:2]
+    assert install == ("python3 -m venv .venv && . .venv/bin/activate && pip install -e . && "
+                       "skill-eval run configs/demo.yaml")
+    marker = "# The README's test command (keep the two in step):\n"
+    ci = (ROOT / ".ci" / "run").read_text().split(marker, 1)[1]
+    assert tests == "python3 -m venv .venv && . .venv/bin/activate && " + ci.strip()
+    assert tests in _sh_blocks((ROOT / "CONTRIBUTING.md").read_text())
 
 
 def _fenced(page: str, lang: str) -> list[str]:

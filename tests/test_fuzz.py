@@ -2,7 +2,7 @@
 
 Hypothesis mutates the demo's suite YAML (configs/demo.yaml copied with its examples), its eval
 sets, its trigger set, and adapter responses, as bytes and as structure, then runs the CLI and
-asserts what the README's "Reliability" section promises:
+asserts what docs/reliability.md promises:
 
 - the exit code is 0, 1 or 2 (2 for bad input), and nothing raises out of ``main``;
 - no traceback on stderr or stdout;
