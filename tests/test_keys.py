@@ -52,6 +52,16 @@ def test_two_cases_with_one_prompt_are_each_graded_with_their_own_checks(tmp_pat
     assert _arm_rates(kit, "alpha") == {"with_skill": 0.5, "without_skill": 0.0}
 
 
+def test_status_says_which_runs_share_a_request(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []})
+    kit.write_evals("alpha", [{"id": "p1", "prompt": PROMPT, "checks": _check("says")},
+                              {"id": "p2", "prompt": PROMPT, "checks": _check("NOPE")}])
+    reasons = {r["task"]: r["reason"] for r in kit.status_json()["run"]}
+    assert reasons["agent:alpha/p1/with_skill/default/1"] == "never run"
+    assert reasons["agent:alpha/p2/with_skill/default/1"] == (
+        "never run (the same request as alpha/p1/with_skill/default/1: one call serves both)")
+
+
 def test_each_skills_baseline_is_graded_with_its_own_checks(tmp_path):
     """The without-skill arm's request names no skill, so two skills with a case of one prompt
     share its run: each skill's baseline pass rate (and lift) comes from that skill's checks."""

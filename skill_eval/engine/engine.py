@@ -202,9 +202,14 @@ class Engine:
 
     def pending_runs(self) -> list[Pending]:
         out = []
+        first: dict[str, str] = {}  # run key -> the slot that makes it
         for spec in self.selected_runs():
             if self.options.force or not self.stored(spec.key, spec):
-                out.append(Pending(spec, self.run_reason(spec)))
+                reason = self.run_reason(spec)
+                maker = first.setdefault(spec.key, self.slot(spec))
+                if maker != self.slot(spec):
+                    reason += f" (the same request as {maker}: one call serves both)"
+                out.append(Pending(spec, reason))
         return out
 
     def pending_grades(self, pending_runs: list[Pending]) -> list[Pending]:
