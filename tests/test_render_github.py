@@ -67,5 +67,5 @@ def test_report_prints_the_error_for_a_failed_check(tmp_path, monkeypatch, capsy
     rel = evals.relative_to(tmp_path).as_posix()
     [error] = [line for line in out if line.startswith("::error file=")]
     [verdict] = [line for line in out if line.startswith("::error ::") and ": verdict: " in line]
-    assert ": verdict: check failed (required checks: 1 of 3 with-skill runs failed a required check" in verdict
+    assert ": verdict: check failed (required checks: 1 of 3 with-skill runs failed a required" in verdict
     assert error.startswith(f"::error file={rel},line=5,title=") and "check never failed in 1 of 1" in error

@@ -151,8 +151,8 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
             from skill_eval.review.verdict import settle
 
             bench["adaptive"] = adaptive_block(task_cases, runs, engine.suite.minimum_lift, engine.adaptive,
-                                               engine.suite.iterations)
-            settle(bench)  # the sequential decision is now the verdict
+                                               engine.suite.iterations, engine.sequential_verdict)
+            settle(bench)  # under --until-decided the sequential decision is now the verdict
         if se.ablations:
             bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]

@@ -9,8 +9,9 @@ The rules, the first that applies wins (docs/statistics.md, "Which rule decides"
 2. ``required_checks``: a with-skill run failed a required check: fail, said "check failed"
    (the skill's behaviour broke, whatever the lift).
 3. ``not_run``: runs not run yet (outside --shard/--only, or not started): undecided.
-4. ``sequential``: the table has a sequential decision (``run --until-decided`` or the suite's
-   ``adaptive:`` key): its pass / fail / undecided is the verdict; the fixed-sample p is a detail.
+4. ``sequential``: under ``run --until-decided`` (the adaptive block's ``decides``), the
+   sequential decision's pass / fail / undecided is the verdict; the fixed-sample p is a detail.
+   A plain run of a suite with an ``adaptive:`` key shows the decision beside the verdict.
 5. ``minimum_lift`` (``minimum_lift_holm`` under ``gate: holm``): the mean lift against the
    suite's minimum_lift: pass or fail.
 6. ``checks_only``: no minimum_lift: every required check passed: pass.
@@ -51,7 +52,7 @@ def decide(bench: Mapping[str, Any], gate: str = "none") -> tuple[str, str]:
     if any(a["not_run"] for a in _arms(bench)):
         return "undecided", "not_run"
     adaptive = bench.get("adaptive")
-    if isinstance(adaptive, Mapping):
+    if isinstance(adaptive, Mapping) and adaptive.get("decides"):
         return str(adaptive["decision"]), "sequential"
     lift = bench["lift"]
     if lift.get("minimum_lift") is None:
@@ -130,7 +131,7 @@ def reason(bench: Mapping[str, Any]) -> str:
     name = rule(bench)
     if name == "errors":
         n = sum(int(a["errors"]) for a in _arms(bench))
-        return f"{_n(n, 'run')} could not run (see the errors in benchmark.md)"
+        return f"{_n(n, 'run')} could not run; see the errors in benchmark.md"
     if name == "required_checks":
         w = bench["variants"]["with_skill"]
         return f"{_with_failed(bench)} of {_n(int(w['graded']), 'with-skill run')} failed a required check"
@@ -147,7 +148,7 @@ def reason(bench: Mapping[str, Any]) -> str:
 def _lift_aside(bench: Mapping[str, Any]) -> str:
     """Under a failed check, what the lift alone would have said (so the two are not confused)."""
     a = bench.get("adaptive")
-    if isinstance(a, Mapping):
+    if isinstance(a, Mapping) and a.get("decides"):
         return f"; the lift alone: {a['decision']} by the sequential decision"
     lift = bench["lift"]
     if lift.get("minimum_lift") is None or lift.get("pass_rate") is None:
@@ -176,10 +177,16 @@ def verdict_cell(bench: Mapping[str, Any]) -> str:
     return f"{label(bench)} ({RULE_NAMES.get(name, name)})"
 
 
+def sequential(bench: Mapping[str, Any]) -> bool:
+    """The table's sequential decision is its verdict (``run --until-decided`` ran)."""
+    a = bench.get("adaptive")
+    return isinstance(a, Mapping) and bool(a.get("decides"))
+
+
 def p_detail(bench: Mapping[str, Any]) -> str:
-    """How the fixed-sample p is named beside the figures: a detail when a sequential decision
-    is in the table."""
-    return "fixed-sample p" if isinstance(bench.get("adaptive"), Mapping) else "p"
+    """How the fixed-sample p is named beside the figures: a detail when the sequential decision
+    is the verdict."""
+    return "fixed-sample p" if sequential(bench) else "p"
 
 
 def p_aside(bench: Mapping[str, Any]) -> str:

@@ -68,9 +68,6 @@ def annotations(benches: Sequence[Mapping[str, Any]],
         who = f"{b['skill']} ({b['model']})"
         # The verdict in the words of every other report: an error where it fails the job.
         add(_VERDICT_KIND.get(str(b["verdict"]), "notice"), f"{who}: verdict: {verdict_text(b)}")
-        errored = b["variants"]["with_skill"]["errors"] + b["variants"]["without_skill"]["errors"]
-        if errored:
-            add("error", f"{who}: {plural(errored, 'run')} errored")
         for case in b["cases"]:
             with_rate, without_rate = case["with_skill"]["pass_rate"], case["without_skill"]["pass_rate"]
             if "regressed" in case["flags"]:

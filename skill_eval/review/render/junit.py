@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.render.markdown import pvalue, signed
-from skill_eval.review.verdict import rule, verdict_text
+from skill_eval.review.verdict import rule, sequential, verdict_text
 
 
 def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()) -> str:
@@ -44,7 +44,7 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
                                       for f in arm.get("failed_checks", []))
             if case["flags"]:
                 ET.SubElement(tc, "system-out").text = "flags: " + ", ".join(case["flags"])
-        adaptive = bench.get("adaptive")
+        adaptive = bench.get("adaptive") if sequential(bench) else None
         if lift["minimum_lift"] is not None:
             tc = ET.SubElement(suite, "testcase", name="minimum_lift", classname=classname)
             counts["tests"] += 1
@@ -60,8 +60,7 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
             counts["tests"] += 1
             if adaptive["decision"] != "pass":
                 counts["failures"] += 1
-                why = verdict_text(bench) if rule(bench) == "sequential" else adaptive.get("reason")
-                ET.SubElement(tc, "failure", message=f"sequential decision: {adaptive['decision']}: {why}")
+                ET.SubElement(tc, "failure", message=f"sequential decision: {verdict_text(bench)}")
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

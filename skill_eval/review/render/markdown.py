@@ -22,7 +22,7 @@ from skill_eval.review.render.mdcells import (
 )
 from skill_eval.review.render.sections_md import ablation_md, ablation_summary_md, decision_summary_md
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
-from skill_eval.review.verdict import label, rule_text, verdict_cell
+from skill_eval.review.verdict import label, rule_text, sequential, verdict_cell
 
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")
@@ -162,7 +162,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
                          *_unscorable_head([bench])]))
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
-        aside = " (not the verdict: the sequential decision is)" if bench.get("adaptive") else ""
+        aside = " (not the verdict: the sequential decision is)" if sequential(bench) else ""
         met = "met" if lift["met"] else "NOT met"
         lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {met}{aside}.")
     lines += [x for x in (interval_line(bench), decision_line(bench)) if x]

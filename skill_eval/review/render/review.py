@@ -30,7 +30,7 @@ from skill_eval.review.render.markdown import (
 )
 from skill_eval.review.render.sections_md import ABLATION_VERDICTS
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
-from skill_eval.review.verdict import RULE_NAMES, label, rule, rule_text
+from skill_eval.review.verdict import RULE_NAMES, label, rule, rule_text, sequential
 
 _TEMPLATES = "templates"
 
@@ -96,7 +96,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}"
-        + (" (not the verdict: the sequential decision is)." if bench.get("adaptive") else "."),
+        + (" (not the verdict: the sequential decision is)." if sequential(bench) else "."),
         "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "triggers": None if not trig else
