@@ -137,7 +137,7 @@ def reason(bench: Mapping[str, Any]) -> str:
         return f"{_with_failed(bench)} of {_n(int(w['graded']), 'with-skill run')} failed a required check"
     if name == "not_run":
         n = sum(int(a["not_run"]) for a in _arms(bench))
-        return f"{_n(n, 'run')} not run yet (outside this --shard/--only, or not started)"
+        return f"{_n(n, 'run')} not run yet: outside this --shard/--only, or not started"
     if name == "sequential":
         return _sequential_reason(bench["adaptive"])
     if name in ("minimum_lift", "minimum_lift_holm"):
