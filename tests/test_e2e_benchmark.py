@@ -292,7 +292,8 @@ def test_main_suite_every_figure(tmp_path):
     assert all(line.startswith("::error file=skills/alpha/evals/evals.json,line=") for line in group[1:5])
     # ('%' is escaped as %25 in a workflow command)
     assert annotations == ["::error ::alpha (default): verdict: check failed (required checks: 7 of 21 "
-                           "with-skill runs failed a required check; the lift alone: pass by the minimum lift)",
+                           "with-skill runs failed a required check; the lift alone: pass by the "
+                           "minimum lift)",
                            "::warning ::alpha (default): case c3-regressed regressed with the skill: "
                            "33.3%25 vs 100.0%25 without"]
     assert calls(kit) == 42  # reports call nothing

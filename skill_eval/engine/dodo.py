@@ -71,7 +71,6 @@ class SuiteTasks:
 
     def _verdict(self) -> TaskFailed | None:
         from skill_eval.review.tables import load_benches, verdict_exit_code
-
         from skill_eval.review.verdict import complete, verdict_text
 
         benches = load_benches(self.engine())
