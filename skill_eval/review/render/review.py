@@ -30,7 +30,7 @@ from skill_eval.review.render.markdown import (
 )
 from skill_eval.review.render.sections_md import ABLATION_VERDICTS
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
-from skill_eval.review.verdict import RULE_NAMES, label, rule, rule_text, sequential
+from skill_eval.review.verdict import RULE_NAMES, label, p_detail, rule, rule_text, sequential
 
 _TEMPLATES = "templates"
 
@@ -87,6 +87,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "with": pct(v["with_skill"]["pass_rate"]), "without": pct(v["without_skill"]["pass_rate"]),
         "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})",
         "p": pvalue(lift["p_value"]) + holm_note(lift),
+        "p_name": p_detail(bench),  # "fixed-sample p" where the sequential decision is the verdict
         "ci": ci(lift["ci95"]), "note": lift_note(bench),
         "indeterminate": bool(lift.get("indeterminate")) and lift.get("pass_rate") is not None,
         "arms": [_arm_row("with skill", v["with_skill"]), _arm_row("without skill", v["without_skill"])],
