@@ -166,7 +166,8 @@ def test_other_skills_are_flagged_and_named_per_arm():
 @pytest.mark.slow
 def test_runs_outside_a_shard_are_not_errors(tmp_path):
     """`run --shard 2/2` on a fresh store: shard 1's runs are "not run yet", not errors; the
-    summary does not list them as errored, the console does not say "-> error", exit 0."""
+    summary does not list them as errored, the console says "undecided (runs not run: ...)", never
+    "error", exit 0."""
     from suitekit import Kit
 
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2", "a3"]})
