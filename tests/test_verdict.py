@@ -139,3 +139,28 @@ def test_until_decided_says_why_each_comparison_stopped():
     undecided = bench("undecided", sequential=True, failed_check=False)
     assert stop_text(undecided, False) == "3 of at most 10 iterations run; 'run --until-decided' adds more"
     assert stop_text(undecided, True).startswith("the command stopped early")
+
+
+def test_gate_holm_names_the_adjusted_p_it_needed():
+    from skill_eval.review.multiplicity import adjust
+
+    small = bench("pass", sequential=False, failed_check=False)
+    for c in small["cases"][2:]:  # two cases moved: the lift is big, the evidence thin
+        c["delta"] = 0.0
+    small["lift"]["p_value"] = 0.25
+    other = bench("pass", sequential=False, failed_check=False)
+    adjust([small, other], "holm")
+    assert verdict_text(small) == ("fail (minimum lift, gate: holm: lift +100.0 pp over 8 cases is at least "
+                                   "+10.0 pp and Holm p 0.250 is not <= 0.05)")
+    assert verdict_text(other).startswith("pass (minimum lift, gate: holm: lift +100.0 pp over 8 cases "
+                                          "is at least +10.0 pp and Holm p ")
+
+
+def test_summary_json_carries_the_verdict_its_rule_and_its_words():
+    from skill_eval.review.render.jsonout import summary_json
+
+    b = bench("undecided", sequential=True, failed_check=False)
+    [entry] = summary_json([b])["skills"]
+    assert (entry["verdict"], entry["decided_by"]) == ("undecided", "sequential")
+    assert entry["verdict_text"] == SEQUENTIAL[("undecided", False)]
+    assert summary_json([b])["verdict"] == "undecided"
