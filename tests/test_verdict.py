@@ -164,3 +164,11 @@ def test_summary_json_carries_the_verdict_its_rule_and_its_words():
     assert (entry["verdict"], entry["decided_by"]) == ("undecided", "sequential")
     assert entry["verdict_text"] == SEQUENTIAL[("undecided", False)]
     assert summary_json([b])["verdict"] == "undecided"
+
+
+def test_the_schema_knows_every_word_and_rule():
+    from skill_eval.intake.schemas_io import load_schema
+    from skill_eval.review.verdict import RULES, WORDS
+
+    props = load_schema("benchmark")["properties"]
+    assert tuple(props["verdict"]["enum"]) == WORDS and tuple(props["decided_by"]["enum"]) == RULES
