@@ -40,7 +40,9 @@ def test_a_large_lift_passes_with_at_most_half_the_runs_and_a_rerun_does_nothing
     assert "until-decided: 2 pass" in out
     summary = (kit.results / "summary.md").read_text()
     assert "Sequential decisions" in summary and "| pass" in summary
-    assert "Sequential decision: PASS" in (kit.results / "index.html").read_text()
+    page = (kit.results / "index.html").read_text()
+    assert "Sequential decision: pass: the lift on these cases is above +10.0 pp" in page
+    assert "pass</span> (sequential decision: lift above +10.0 pp, confidence sequence [" in page
 
     kit.reset()
     before = kit.mtimes()
@@ -56,7 +58,9 @@ def test_undecided_at_max_iterations_is_said_plainly(tmp_path):
     a = json.loads(kit.bench("alpha").read_text())["adaptive"]
     assert a["decision"] == "undecided" and a["iterations"] == 3
     assert a["reason"] == "max_iterations (3) reached"
-    assert "undecided" in err and "UNDECIDED" in out
+    assert "undecided" in err and "alpha [default]: undecided (sequential decision: " in out
+    assert ("until-decided: alpha [default]: undecided (sequential decision); stopped: "
+            "max_iterations (3) reached") in out
     assert kit.calls() == 2 * 2 * 3
 
 

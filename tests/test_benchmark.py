@@ -166,7 +166,8 @@ def test_other_skills_are_flagged_and_named_per_arm():
 @pytest.mark.slow
 def test_runs_outside_a_shard_are_not_errors(tmp_path):
     """`run --shard 2/2` on a fresh store: shard 1's runs are "not run yet", not errors; the
-    summary does not list them as errored, the console does not say "-> error", exit 0."""
+    summary does not list them as errored, the console says "undecided (runs not run: ...)", never
+    "error", exit 0."""
     from suitekit import Kit
 
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2", "a3"]})
@@ -175,11 +176,11 @@ def test_runs_outside_a_shard_are_not_errors(tmp_path):
     assert 0 < kit.calls() < 6
     summary = (kit.results / "summary.md").read_text()
     assert "errored" not in summary and "not run yet" in summary
-    assert "-> error" not in out and "-> incomplete" in out
+    assert ": error (" not in out and "undecided (runs not run: " in out
     bench = json.loads(kit.bench("alpha").read_text())
-    assert bench["verdict"] == "incomplete"
+    assert (bench["verdict"], bench["decided_by"]) == ("undecided", "not_run")
     assert bench["variants"]["with_skill"]["errors"] == 0
     assert kit.run("--shard", "1/2")[0] == 0
     kit.reset()
     code, out, err = kit.run()
-    assert code == 0 and kit.calls() == 0 and "-> pass" in out, out + err
+    assert code == 0 and kit.calls() == 0 and "alpha [default]: pass (" in out, out + err

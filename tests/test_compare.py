@@ -219,6 +219,27 @@ def test_report_github_carries_the_compare_table_and_an_annotation_per_regressed
 
 
 @pytest.mark.slow
+def test_a_gate_that_holds_says_why_in_every_format(tmp_path: Path):
+    kit = keyed_kit(tmp_path)
+    kit.write_evals("alpha", [case(cid) for cid in CASES])  # no critical case this time
+    assert kit.run()[0] == 0
+    assert kit.cli("bless", "suite.yaml")[0] == 0
+    code, _, err = kit.cli("compare", "suite.yaml", "--against", "baseline", "--fail-on-regression")
+    assert code == 0 and "skill-eval: regression gate: no case regressed: not failing" in err
+    (kit.skill_dir("alpha") / "SKILL.md").write_text(V2)
+    assert kit.run()[0] == 1
+    held = "2 cases regressed, none significant at alpha 0.05 and none critical: not failing"
+    code, out, err = kit.cli("compare", "suite.yaml", "--against", "baseline", "--fail-on-regression")
+    assert code == 0 and f"skill-eval: regression gate: {held}" in err, out + err
+    code, out, err = kit.cli("compare", "suite.yaml", "--against", "baseline", "--fail-on-regression",
+                             "--format", "github")
+    assert code == 0 and f"::notice title=regression gate::{held}" in out.splitlines()
+    code, out, err = kit.cli("compare", "suite.yaml", "--against", "baseline", "--fail-on-regression",
+                             "--alpha", "0.6")
+    assert code == 1 and "dropped" in err and "regression gate:" not in err  # a gate that fires
+
+
+@pytest.mark.slow
 def test_a_broken_baseline_or_critical_flag_is_invalid_input_not_a_crash(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     assert kit.run()[0] == 0

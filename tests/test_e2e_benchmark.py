@@ -191,8 +191,12 @@ def test_main_suite_every_figure(tmp_path):
     kit = make_project(tmp_path, "main", table_of(MAIN), minimum_lift=0.2)
     code, out, err = kit.run()
     assert code == 1, out + err  # with-skill checks failed → 1, though the minimum lift is met
-    assert ("alpha [default]: with 66.7%, without 42.9%, lift +23.8 pp over 7 cases, p=0.500 "
-            "(indeterminate: fewer than 6 cases moved) -> fail") in out
+    # The failed checks decide it, said as such: never "-> fail" beside a lift that was met.
+    assert ("  alpha [default]: check failed (required checks: 7 of 21 with-skill runs failed a required "
+            "check; the lift alone: pass by the minimum lift)\n"
+            "    with 66.7%, without 42.9%, lift +23.8 pp over 7 cases, p=0.500 "
+            "(indeterminate: fewer than 6 cases moved)\n") in out
+    assert "-> fail" not in out
     assert "Traceback" not in out + err
     validate_results(kit)
     bench = json.loads(kit.bench(SKILL).read_text())
@@ -265,7 +269,7 @@ def test_main_suite_every_figure(tmp_path):
     row = next(line for line in summary.splitlines() if line.startswith("| alpha "))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["alpha", "default", "7", "66.7%", "42.9%", "+23.8 pp (n=7)", "0.500 (indeterminate)",
-                     "n/a", "fail"]
+                     "n/a", "check failed (required checks)"]
     assert "regressed with the skill: c3-regressed" in summary
     junit = ET.parse(kit.results / "junit.xml").getroot()
     cases = junit.findall(".//testcase")
@@ -287,7 +291,10 @@ def test_main_suite_every_figure(tmp_path):
         "c2-improved-flaky", "c3-regressed", "c5-floor", "c6-no-lift"]
     assert all(line.startswith("::error file=skills/alpha/evals/evals.json,line=") for line in group[1:5])
     # ('%' is escaped as %25 in a workflow command)
-    assert annotations == ["::warning ::alpha (default): case c3-regressed regressed with the skill: "
+    assert annotations == ["::error ::alpha (default): verdict: check failed (required checks: 7 of 21 "
+                           "with-skill runs failed a required check; the lift alone: pass by the "
+                           "minimum lift)",
+                           "::warning ::alpha (default): case c3-regressed regressed with the skill: "
                            "33.3%25 vs 100.0%25 without"]
     assert calls(kit) == 42  # reports call nothing
 
@@ -340,10 +347,10 @@ def test_all_with_skill_pass_minimum_lift(tmp_path, minimum, code, verdict):
     assert code_r == 0 and "Traceback" not in out + err  # the report was written; the verdict is run's
     errors = [line for line in out.splitlines() if line.startswith("::error")]
     if code == 0:
-        assert errors == [] and "::warning" not in out
+        assert errors == [] and "::warning" not in out and ": verdict: pass (minimum lift: " in out
     else:
         assert len(errors) == 1
-        assert "below the minimum" in errors[0] and "n=7" in errors[0]
+        assert ": verdict: fail (minimum lift: lift " in errors[0] and "over 7 cases is below" in errors[0]
 
 
 # ---- isolation: contaminated and not-loaded --------------------------------------------------------
@@ -376,8 +383,10 @@ def test_isolation_flags(tmp_path):
     code, out, err = kit.cli("report", "suite.yaml", "--format", "github")
     assert code == 0 and "Traceback" not in out + err
     notes = [line for line in out.splitlines() if line.startswith("::")]
-    assert len(notes) == 1 and notes[0].startswith("::warning ") and "leaky" in notes[0]
-    assert "loaded the skill" in notes[0]
+    assert len(notes) == 2 and notes[1].startswith("::warning ") and "leaky" in notes[1]
+    assert "loaded the skill" in notes[1]
+    assert notes[0] == ("::notice ::alpha (default): verdict: pass (required checks: every required "
+                        "with-skill check passed; no minimum_lift is set)")
 
 
 # ---- an errored run: excluded from graded, the case rate over what was graded ----------------------
@@ -419,6 +428,7 @@ def test_errored_run_figures(tmp_path):
     assert "# skill-eval summary" in (kit.results / "github-summary.md").read_text()
     assert notes[0] == "::group::1 failed required check" and notes[2] == "::endgroup::"
     assert "case x2: check" in notes[1]
-    assert notes[3:] == ["::error ::alpha (default): 1 run errored",
+    assert notes[3:] == ["::error ::alpha (default): verdict: error (runs errored: 1 run could not run; "
+                     "see the errors in benchmark.md)",
                      "::warning ::alpha (default): case x2 regressed with the skill: "
                      "0.0%25 vs 33.3%25 without"]

@@ -41,7 +41,7 @@ def test_init_validate_run_work_offline_first_try_in_an_empty_folder(tmp_path):
     assert "1 eval set, 3 cases" in validate.stdout or "3 cases" in validate.stdout
     run = _cli(empty, "run", "skill-eval.yaml")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "0 errors" in run.stdout and "-> pass" in run.stdout
+    assert "0 errors" in run.stdout and "[default]: pass (" in run.stdout
 
 
 def test_a_second_init_changes_nothing(tmp_path, capsys):

@@ -8,7 +8,11 @@ from skill_eval.review.multiplicity import adjust
 
 
 def _bench(p, mean=0.5, minimum=0.1, passed=3, graded=3, verdict="pass"):
+    # The verdict is decided from the table's own counts: an errored or a not-run run says so.
+    arm = {"passed": passed, "graded": graded, "errors": int(verdict == "error"),
+           "not_run": int(verdict == "undecided")}
     return {"lift": {"p_value": p, "pass_rate": mean, "minimum_lift": minimum, "met": True},
+            "variants": {"with_skill": arm, "without_skill": {**arm, "passed": 0}},
             "cases": [{"with_skill": {"passed": passed, "graded": graded}}], "verdict": verdict}
 
 
@@ -33,9 +37,10 @@ def test_gate_holm_fails_a_big_lift_that_is_not_significant_after_adjustment():
     assert adjust(benches, "holm") == []  # applying it again changes nothing
 
 
-def test_gate_holm_keeps_an_incomplete_table_incomplete():
+def test_gate_holm_keeps_a_table_with_runs_not_run_undecided():
     # One rule for the verdict: runs outside this --shard are unknown, whatever the adjusted p.
-    benches = [_bench(0.03, verdict="incomplete"), _bench(0.03, verdict="incomplete"), _bench(0.001)]
+    benches = [_bench(0.03, verdict="undecided"), _bench(0.03, verdict="undecided"), _bench(0.001)]
     adjust(benches, "holm")
     assert [b["lift"]["met"] for b in benches] == [False, False, True]
-    assert [b["verdict"] for b in benches] == ["incomplete", "incomplete", "pass"]
+    assert [b["verdict"] for b in benches] == ["undecided", "undecided", "pass"]
+    assert [b["decided_by"] for b in benches] == ["not_run", "not_run", "minimum_lift_holm"]

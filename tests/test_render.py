@@ -81,7 +81,10 @@ def test_github_annotations(bench, errored):
     md, notes = github_summary([bench, errored])
     assert md.startswith("# skill-eval summary")
     assert any(n.startswith("::warning ::") and "c2 regressed" in n for n in notes)
-    assert any(n.startswith("::error ::") and "below the minimum" in n for n in notes)
+    # One verdict: the failed checks decide it; the missed minimum is said beside, not as it.
+    assert any(n.startswith("::error ::") and ": verdict: check failed (required checks: 5 of 12 "
+               "with-skill runs failed a required check; the lift alone: fail by the minimum lift)" in n
+               for n in notes)
     assert any(n.startswith("::error ::") and "other" in n and "errored" in n for n in notes)
     assert all("\n" not in n for n in notes)
 

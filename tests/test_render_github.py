@@ -18,7 +18,8 @@ def _bench(n_cases: int, failing: list[str]) -> dict:
                              "failed_checks": [{"iteration": it, "id": cid, "evidence": f"{cid} not found"}
                                                for it in (1, 2) for cid in failing]},
               "without_skill": {"graded": 3, "pass_rate": 0.0}} for i in range(n_cases)]
-    return {"skill": "s", "model": "m", "cases": cases, "lift": {"met": None},
+    return {"skill": "s", "model": "m", "cases": cases, "lift": {"met": None}, "verdict": "pass",
+            "decided_by": "checks_only",
             "variants": {"with_skill": {"errors": 0}, "without_skill": {"errors": 0}}}
 
 
@@ -43,8 +44,10 @@ def test_a_500_case_suite_is_capped_and_counted():
     assert lines[0] == "::group::500 failed required checks"
 
 
-def test_nothing_failed_prints_no_group():
-    assert annotations([_bench(3, [])]) == []
+def test_nothing_failed_prints_no_group_only_the_verdict():
+    assert annotations([_bench(3, [])]) == [
+        "::notice ::s (m): verdict: pass (required checks: every required with-skill check passed; "
+        "no minimum_lift is set)"]
 
 
 @pytest.mark.slow
@@ -62,5 +65,7 @@ def test_report_prints_the_error_for_a_failed_check(tmp_path, monkeypatch, capsy
     assert main(["report", "skill-eval.yaml", "--format", "github"]) == 0
     out = capsys.readouterr().out.splitlines()
     rel = evals.relative_to(tmp_path).as_posix()
-    [error] = [line for line in out if line.startswith("::error")]
+    [error] = [line for line in out if line.startswith("::error file=")]
+    [verdict] = [line for line in out if line.startswith("::error ::") and ": verdict: " in line]
+    assert ": verdict: check failed (required checks: 1 of 3 with-skill runs failed a required" in verdict
     assert error.startswith(f"::error file={rel},line=5,title=") and "check never failed in 1 of 1" in error

@@ -117,13 +117,19 @@ def _as_tuple(rounds: Rounds) -> tuple[tuple[str, str, int], ...]:
 
 
 def _outcome(benches: list[dict[str, Any]], code: int) -> int:
-    """Exit 0 when every comparison passed, 1 when one failed or stayed undecided, 2 on errors."""
+    """Exit 0 when every comparison passed, 1 when one failed or stayed undecided, 2 on errors;
+    each comparison's verdict and why it stopped where it did, one line each."""
+    from skill_eval.review.verdict import exit_code, stop_text, verdict_cell
+
     decisions = [b["adaptive"]["decision"] for b in benches]
     runs = sum(b["adaptive"]["runs"] for b in benches)
     saved = sum(b["adaptive"]["runs_saved"] for b in benches)
     counts = ", ".join(f"{decisions.count(d)} {d}" for d in ("pass", "fail", "undecided") if d in decisions)
     print(f"until-decided: {counts or 'no comparison'}; {runs} runs, {saved} saved against max_iterations "
           "everywhere", flush=True)
+    for b in benches:
+        print(f"until-decided: {b['skill']} [{b['model']}]: {verdict_cell(b)}; stopped: "
+              f"{stop_text(b, code == 2)}", flush=True)
     if "undecided" in decisions:
         print("skill-eval: undecided: the interval still straddles minimum_lift; raise --max-iterations "
               "(or adaptive.max_iterations) or add cases ('skill-eval plan' sizes them)", file=sys.stderr)
@@ -131,4 +137,5 @@ def _outcome(benches: list[dict[str, Any]], code: int) -> int:
         print("skill-eval: until-decided stopped early: a run errored, the budget was spent or the "
               "store failed (see above); comparisons not decided by then stay undecided", file=sys.stderr)
         return 2
-    return 0 if decisions and all(d == "pass" for d in decisions) else 1
+    # The verdict, not the decision alone: a failed required check fails a sequential pass.
+    return exit_code(benches) if decisions else 1

@@ -80,6 +80,14 @@ def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, 
         for r in reasons:
             print(f"skill-eval: regression: {r}", file=sys.stderr)
         return 1
+    if fail_on_regression:
+        # A gate that holds says why, so an exit 0 after regressed cases is not a mystery.
+        from skill_eval.review.compare import gate_held
+
+        held = gate_held(found, alpha)
+        if fmt == "github":
+            print(f"::notice title=regression gate::{held}")
+        print(f"skill-eval: regression gate: {held}", file=sys.stderr)
     return 0
 
 

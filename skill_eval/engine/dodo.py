@@ -71,9 +71,10 @@ class SuiteTasks:
 
     def _verdict(self) -> TaskFailed | None:
         from skill_eval.review.tables import load_benches, verdict_exit_code
+        from skill_eval.review.verdict import complete, verdict_text
 
         benches = load_benches(self.engine())
-        if benches and all(b.get("verdict") in ("pass", "fail") for b in benches):
+        if benches and all(complete(b) for b in benches):
             from skill_eval.review.history import record_run
 
             # Every table complete, as after a complete `skill-eval run`: what compare and the
@@ -81,7 +82,7 @@ class SuiteTasks:
             record_run(self.engine(), benches)
         if verdict_exit_code(benches) == 0 and benches:
             return None
-        shown = ", ".join(f"{b['skill']} [{b['model']}]: {b['verdict']}" for b in benches) or "no results"
+        shown = "; ".join(f"{b['skill']} [{b['model']}]: {verdict_text(b)}" for b in benches) or "no results"
         return TaskFailed(f"verdict: {shown} (see {self.engine().suite.results / 'summary.md'})")
 
     def creators(self) -> dict[str, Callable[..., Any]]:

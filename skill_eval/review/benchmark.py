@@ -12,6 +12,7 @@ from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult, unscorable_reason
 from skill_eval.review.costs import _cost_lift, _cost_totals, _num, _round, usage_tokens  # noqa: F401 (re-exported)
 from skill_eval.review.ranunder import comparability
+from skill_eval.review.verdict import settle
 from skill_eval.stats import measures as stats
 from skill_eval.stats.credit import arm_credit, variant_credit
 from skill_eval.stats.intervals import arm_interval, lift_interval
@@ -197,20 +198,6 @@ def _trajectory_means(records: Sequence[RunRecord]) -> dict[str, float | None]:
             "mean_turns": sum(known) / len(known) if known else None}
 
 
-def decide(errored: bool, with_failed: bool, incomplete: bool, met: bool | None) -> str:
-    """A table's verdict, the one rule (``gate: holm`` re-decides with its own ``met``): an
-    error outranks a failed with-skill check, which outranks runs not run (outside this
-    --shard/--only, or never started: what ran passed, the rest is unknown), which outranks the
-    minimum lift."""
-    if errored:
-        return "error"
-    if with_failed:
-        return "fail"
-    if incomplete:
-        return "incomplete"
-    return "fail" if met is False else "pass"
-
-
 # ---- cost: from the usage each run reported when it ran (the store keeps it; nothing here
 # prices tokens, so a result bought earlier keeps the cost it had) ---------------------------
 
@@ -255,16 +242,15 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
         variants[v].update(variant_credit([r for r in runs if r.variant == v]))
     lift = _lift(deltas, minimum_lift)
     lift.update(_cost_lift(lift["pass_rate"], variants))
-    verdict = decide(errored=any(r.errored for r in runs),
-                     with_failed=any(r.graded and not r.passed for r in runs if r.variant == "with_skill"),
-                     incomplete=any(r.not_run for r in runs), met=lift["met"])
-    return {
+    bench = {
         "schema_version": SCHEMA_VERSION, "suite": suite_name, "skill": skill, "model": model,
         "variants": variants, "lift": lift, "cases": case_rows,
-        "checks": _check_rates(cases, by_case), "verdict": verdict,
+        "checks": _check_rates(cases, by_case),
         "include_unscorable": include_unscorable,
         **comparability(runs),
     }
+    settle(bench)
+    return bench
 
 
 def _part_rates(records: Sequence[RunRecord]) -> dict[str, float | None]:

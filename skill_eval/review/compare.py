@@ -161,6 +161,15 @@ def gate_failures(comparisons: Sequence[Comparison], alpha: float = ALPHA) -> li
     return [reason for c in comparisons for reason in c.failures(alpha)]
 
 
+def gate_held(comparisons: Sequence[Comparison], alpha: float = ALPHA) -> str:
+    """Why the regression gate did not fire, in a line (only meaningful when it did not)."""
+    regressed = sum(len(c.with_status("regressed")) for c in comparisons)
+    if not regressed:
+        return "no case regressed: not failing"
+    cases = "1 case" if regressed == 1 else f"{regressed:,} cases"
+    return f"{cases} regressed, none significant at alpha {alpha:g} and none critical: not failing"
+
+
 def previous_of(records: Sequence[HistoryRecord], current_hash: str) -> HistoryRecord | None:
     """The last recorded version that differs from the current one."""
     return next((r for r in reversed(records) if r.skill_hash != current_hash), None)

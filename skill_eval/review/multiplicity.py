@@ -7,14 +7,11 @@ from __future__ import annotations
 from collections.abc import MutableMapping, Sequence
 from typing import Any
 
-from skill_eval.review.benchmark import SIGNIFICANCE, decide
+from skill_eval.review.benchmark import SIGNIFICANCE
+from skill_eval.review.verdict import settle
 from skill_eval.stats.intervals import holm
 
 _EPS = 1e-12
-
-
-def _with_failed(bench: MutableMapping[str, Any]) -> bool:
-    return any(c["with_skill"]["passed"] < c["with_skill"]["graded"] for c in bench["cases"])
 
 
 def adjust(benches: Sequence[MutableMapping[str, Any]], gate: str) -> list[int]:
@@ -26,7 +23,7 @@ def adjust(benches: Sequence[MutableMapping[str, Any]], gate: str) -> list[int]:
     changed = []
     for i, (b, p_holm) in enumerate(zip(benches, adjusted, strict=True)):
         lift = b["lift"]
-        before = (lift.get("p_holm"), lift.get("met"), b["verdict"])
+        before = (lift.get("p_holm"), lift.get("met"), b["verdict"], b.get("decided_by"))
         if p_holm is None:
             lift.pop("p_holm", None)
         else:
@@ -35,9 +32,7 @@ def adjust(benches: Sequence[MutableMapping[str, Any]], gate: str) -> list[int]:
             mean = lift.get("pass_rate")
             lift["met"] = (mean is not None and mean >= lift["minimum_lift"] - _EPS
                            and p_holm is not None and p_holm <= SIGNIFICANCE)
-            # What the table knew beyond its cases stays: an error, or runs not run.
-            b["verdict"] = decide(b["verdict"] == "error", _with_failed(b), b["verdict"] == "incomplete",
-                                  lift["met"])
-        if (lift.get("p_holm"), lift.get("met"), b["verdict"]) != before:
+            settle(b, gate)
+        if (lift.get("p_holm"), lift.get("met"), b["verdict"], b.get("decided_by")) != before:
             changed.append(i)
     return changed

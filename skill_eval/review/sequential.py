@@ -31,7 +31,8 @@ def paired_rounds(cases: Sequence[Case], runs: Sequence[RunRecord]) -> tuple[lis
 
 
 def adaptive_block(cases: Sequence[Case], runs: Sequence[RunRecord], minimum_lift: float | None,
-                   settings: AdaptiveConfig, start: int) -> dict[str, Any]:
+                   settings: AdaptiveConfig, start: int, decides: bool = False) -> dict[str, Any]:
+    """``decides``: `run --until-decided` ran, so this decision is the table's verdict."""
     paired = [r for r in runs if r.variant in VARIANTS]
     rows, gap = paired_rounds(cases, paired) if cases else ([], None)
     minimum = 0.0 if minimum_lift is None else float(minimum_lift)
@@ -52,4 +53,5 @@ def adaptive_block(cases: Sequence[Case], runs: Sequence[RunRecord], minimum_lif
         "runs": len(paired), "runs_saved": max(0, full - len(paired)),
         "max_iterations": settings.max_iterations, "alpha": settings.alpha, "minimum_lift": minimum,
         "interval": None if last is None else [last.lower, last.upper], "method": METHOD,
+        "decides": decides,
     }

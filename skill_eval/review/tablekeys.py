@@ -48,6 +48,8 @@ def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if engine.adaptive is not None:
         out["adaptive"] = [engine.adaptive.max_iterations, engine.adaptive.alpha, engine.suite.iterations]
+    if engine.sequential_verdict:
+        out["sequential_verdict"] = True  # the same tables, another verdict
     if engine.suite.gate != "mean":
         out["gate"] = engine.suite.gate
     return out

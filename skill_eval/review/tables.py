@@ -150,9 +150,11 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         _audit_flags(bench, task_cases, se.skill.names)
         if engine.adaptive is not None:
             from skill_eval.review.sequential import adaptive_block
+            from skill_eval.review.verdict import settle
 
             bench["adaptive"] = adaptive_block(task_cases, runs, engine.suite.minimum_lift, engine.adaptive,
-                                               engine.suite.iterations)
+                                               engine.suite.iterations, engine.sequential_verdict)
+            settle(bench)  # under --until-decided the sequential decision is now the verdict
         if se.ablations:
             bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
@@ -314,9 +316,6 @@ def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def verdict_exit_code(benches: list[dict[str, Any]]) -> int:
-    verdicts = {b.get("verdict") for b in benches}
-    if "error" in verdicts or "incomplete" in verdicts:
-        return 2
-    if "fail" in verdicts:
-        return 1
-    return 0
+    from skill_eval.review.verdict import exit_code
+
+    return exit_code(benches)

@@ -1,5 +1,5 @@
-"""What `run` prints per skill: the figures with the same formatting as the Markdown, then the
-first failing checks and trigger queries by name."""
+"""What `run` prints per skill: its verdict with the rule that decided it, the figures with the
+same formatting as the Markdown, then the first failing checks and trigger queries by name."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from skill_eval.review.render.markdown import loads, pct, plural, pvalue, signed, ungraded_note
 from skill_eval.review.render.statslines import decision_line, holm_note
+from skill_eval.review.verdict import p_aside, p_detail, verdict_text
 
 _SHOWN_FAILURES = 3
 
@@ -18,10 +19,11 @@ def skill_lines(b: dict[str, Any]) -> list[str]:
     w, wo = b["variants"]["with_skill"], b["variants"]["without_skill"]
     note = (" (indeterminate: fewer than 6 cases moved)"
             if lift.get("indeterminate") and lift.get("pass_rate") is not None else "")
-    lines = [f"  {b['skill']} [{b['model']}]: with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
+    lines = [f"  {b['skill']} [{b['model']}]: {verdict_text(b)}",
+             f"    with {pct(w['pass_rate'])}, without {pct(wo['pass_rate'])}, "
              f"lift {signed(lift['pass_rate'])} over {plural(lift['cases'], 'case')}, "
-             f"p={pvalue(lift['p_value'])}{holm_note(lift)}{note} -> {b['verdict']}"]
-    decided = decision_line(b)
+             f"{p_detail(b)}={pvalue(lift['p_value'])}{holm_note(lift)}{note}{p_aside(b)}"]
+    decided = decision_line(b, brief=True)
     if decided:
         lines.append(f"    {decided}")
     ungraded = ungraded_note(b)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.render.markdown import pct, plural, pvalue, signed, summary_md
+from skill_eval.review.render.markdown import pct, plural, summary_md
+from skill_eval.review.verdict import verdict_text
+
+_VERDICT_KIND = {"fail": "error", "error": "error", "undecided": "warning", "pass": "notice"}
 
 
 def _escape(message: str) -> str:
@@ -63,13 +66,8 @@ def annotations(benches: Sequence[Mapping[str, Any]],
 
     for b in benches:
         who = f"{b['skill']} ({b['model']})"
-        lift = b["lift"]
-        if lift["met"] is False:
-            add("error", f"{who}: lift {signed(lift['pass_rate'])} is below the minimum "
-                         f"{signed(lift['minimum_lift'])} (n={lift['cases']}, p={pvalue(lift['p_value'])})")
-        errored = b["variants"]["with_skill"]["errors"] + b["variants"]["without_skill"]["errors"]
-        if errored:
-            add("error", f"{who}: {plural(errored, 'run')} errored")
+        # The verdict in the words of every other report: an error where it fails the job.
+        add(_VERDICT_KIND.get(str(b["verdict"]), "notice"), f"{who}: verdict: {verdict_text(b)}")
         for case in b["cases"]:
             with_rate, without_rate = case["with_skill"]["pass_rate"], case["without_skill"]["pass_rate"]
             if "regressed" in case["flags"]:

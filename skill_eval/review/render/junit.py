@@ -1,4 +1,5 @@
-"""junit.xml: one testcase per case of the with_skill variant, plus one for each minimum lift."""
+"""junit.xml: one testcase per case of the with_skill variant, plus one for each minimum lift (and
+one for each sequential decision, which then is the verdict); the verdict's words as properties."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.render.markdown import pvalue, signed
+from skill_eval.review.verdict import rule, sequential, verdict_text
 
 
 def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()) -> str:
@@ -19,7 +21,8 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
         for name, value in (("suite", bench["suite"]), ("lift", lift["pass_rate"]),
                             ("p_value", lift["p_value"]), ("ci95", lift["ci95"]),
                             ("lift_cases", lift["cases"]), ("minimum_lift", lift["minimum_lift"]),
-                            ("indeterminate", lift["indeterminate"]), ("verdict", bench["verdict"])):
+                            ("indeterminate", lift["indeterminate"]), ("verdict", bench["verdict"]),
+                            ("decided_by", rule(bench)), ("verdict_text", verdict_text(bench))):
             ET.SubElement(props, "property", name=name, value="" if value is None else str(value))
         counts = {"tests": 0, "failures": 0, "errors": 0}
         classname = f"{bench['skill']}.{bench['model']}"
@@ -41,14 +44,23 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
                                       for f in arm.get("failed_checks", []))
             if case["flags"]:
                 ET.SubElement(tc, "system-out").text = "flags: " + ", ".join(case["flags"])
+        adaptive = bench.get("adaptive") if sequential(bench) else None
         if lift["minimum_lift"] is not None:
             tc = ET.SubElement(suite, "testcase", name="minimum_lift", classname=classname)
             counts["tests"] += 1
-            if not lift["met"]:
+            if adaptive:
+                ET.SubElement(tc, "skipped", message="not the verdict: the sequential decision is")
+            elif not lift["met"]:
                 counts["failures"] += 1
                 ET.SubElement(tc, "failure", message=f"lift {signed(lift['pass_rate'])} below minimum "
                               f"{signed(lift['minimum_lift'])} (n={lift['cases']}, "
-                              f"p={pvalue(lift['p_value'])})")
+                              f"p={pvalue(lift['p_value'])}): {verdict_text(bench)}")
+        if adaptive:
+            tc = ET.SubElement(suite, "testcase", name="sequential_decision", classname=classname)
+            counts["tests"] += 1
+            if adaptive["decision"] != "pass":
+                counts["failures"] += 1
+                ET.SubElement(tc, "failure", message=f"sequential decision: {verdict_text(bench)}")
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

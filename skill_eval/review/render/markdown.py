@@ -22,6 +22,7 @@ from skill_eval.review.render.mdcells import (
 )
 from skill_eval.review.render.sections_md import ablation_md, ablation_summary_md, decision_summary_md
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
+from skill_eval.review.verdict import label, rule_text, sequential, verdict_cell
 
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")
@@ -151,7 +152,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     v, lift = bench["variants"], bench["lift"]
     w, wo = v["with_skill"], v["without_skill"]
     lines = [f"# {md_text(bench['skill'])} · {md_text(bench['model'])} · suite {md_text(bench['suite'])}", "",
-             f"Verdict: **{bench['verdict']}**", ""]
+             f"Verdict: **{label(bench)}** {md_text(rule_text(bench))}", ""]
     lines.append(_table([[pct(w["pass_rate"]), pct(wo["pass_rate"]),
                           f"{signed(lift['pass_rate'])} (n={lift['cases']})",
                           pvalue(lift["p_value"]) + _ind(lift),
@@ -161,7 +162,9 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
                          *_unscorable_head([bench])]))
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
-        lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift['met'] else 'NOT met'}.")
+        aside = " (not the verdict: the sequential decision is)" if sequential(bench) else ""
+        met = "met" if lift["met"] else "NOT met"
+        lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {met}{aside}.")
     lines += [x for x in (interval_line(bench), decision_line(bench)) if x]
     parts = parts_line(bench)
     if parts:
@@ -244,9 +247,11 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
              pct(b["variants"]["without_skill"]["pass_rate"]),
              f"{signed(b['lift']['pass_rate'])} (n={b['lift']['cases']})",
              pvalue(b["lift"]["p_value"]) + holm_note(b["lift"]) + _ind(b["lift"]),
-             _cost_pair(b), *_unscorable_cell(benches, b), b["verdict"]] for b in benches]
+             _cost_pair(b), *_unscorable_cell(benches, b), verdict_cell(b)] for b in benches]
     lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
                                "cost (with / without)", *_unscorable_head(benches), "verdict"]))
+    lines += ["", *(f"- {md_text(b['skill'])} ({md_text(b['model'])}): **{label(b)}** {md_text(rule_text(b))}"
+                    for b in benches), ""]
     for b in benches:
         who = f"{md_text(b['skill'])} ({md_text(b['model'])})"
         for warning in [ungraded_note(b)] + warnings(b):

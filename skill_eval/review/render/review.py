@@ -30,6 +30,7 @@ from skill_eval.review.render.markdown import (
 )
 from skill_eval.review.render.sections_md import ABLATION_VERDICTS
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
+from skill_eval.review.verdict import RULE_NAMES, label, p_detail, rule, rule_text, sequential
 
 _TEMPLATES = "templates"
 
@@ -80,10 +81,13 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
     trig = bench.get("triggers") or {}
     return {
         "skill": bench["skill"], "model": bench["model"], "verdict": bench["verdict"],
+        "verdict_label": label(bench), "verdict_rule": RULE_NAMES.get(rule(bench), rule(bench)),
+        "verdict_why": rule_text(bench),
         "cases": len(bench["cases"]),
         "with": pct(v["with_skill"]["pass_rate"]), "without": pct(v["without_skill"]["pass_rate"]),
         "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})",
         "p": pvalue(lift["p_value"]) + holm_note(lift),
+        "p_name": p_detail(bench),  # "fixed-sample p" where the sequential decision is the verdict
         "ci": ci(lift["ci95"]), "note": lift_note(bench),
         "indeterminate": bool(lift.get("indeterminate")) and lift.get("pass_rate") is not None,
         "arms": [_arm_row("with skill", v["with_skill"]), _arm_row("without skill", v["without_skill"])],
@@ -92,7 +96,8 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "ungraded": ungraded_note(bench), "parts": parts_line(bench), "warnings": warnings(bench),
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
-        f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}.",
+        f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}"
+        + (" (not the verdict: the sequential decision is)." if sequential(bench) else "."),
         "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "triggers": None if not trig else

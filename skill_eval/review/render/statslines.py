@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skill_eval.review.verdict import RULE_NAMES
+
 ARMS = (("with_skill", "with"), ("without_skill", "without"))
 
 
@@ -40,18 +42,27 @@ def interval_line(bench: Mapping[str, Any]) -> str | None:
     return text + "."
 
 
-def decision_line(bench: Mapping[str, Any]) -> str | None:
-    """The sequential decision in plain words (None when the suite does not ask for one)."""
+def decision_line(bench: Mapping[str, Any], brief: bool = False) -> str | None:
+    """The sequential decision in plain words (None when the suite does not ask for one), and
+    whether it is the verdict (it is, unless an error, a failed check or runs not run decided).
+    ``brief``: only what the verdict line does not say, where it is the verdict."""
     a = bench.get("adaptive")
     if not a:
         return None
+    if brief and bench.get("decided_by") == "sequential":
+        text = (f"Sequential decision: {_n(a['looks'], 'look')}, {_n(a['runs'], 'run')}; "
+                f"{_n(a['runs_saved'], 'run')} saved against {a['max_iterations']} iterations everywhere")
+        return text + (f"; {a['reason']}." if a.get("reason") else ".")
     where = f"confidence sequence {_pp(a['interval'])}" if a.get("interval") else "no look yet"
     minimum = f"{a['minimum_lift'] * 100:+.1f} pp"
     # About these cases (their true rates), not cases in general: that is the p-value's question.
-    head = {"pass": f"PASS: the lift on these cases is above {minimum}",
-            "fail": f"FAIL: the lift on these cases is below {minimum}",
-            "undecided": f"UNDECIDED against {minimum}"}[a["decision"]]
-    text = (f"Sequential decision: {head} ({where}, alpha {a['alpha']:g}) after "
+    head = {"pass": f"pass: the lift on these cases is above {minimum}",
+            "fail": f"fail: the lift on these cases is below {minimum}",
+            "undecided": f"undecided against {minimum}"}[a["decision"]]
+    rule = bench.get("decided_by")
+    role = ("" if rule in (None, "sequential") else
+            f" [not the verdict: {RULE_NAMES.get(str(rule), rule)} decided it]")
+    text = (f"Sequential decision{role}: {head} ({where}, alpha {a['alpha']:g}) after "
             f"{_n(a['iterations'], 'iteration')} per case, {_n(a['looks'], 'look')}, "
             f"{_n(a['runs'], 'run')}; {_n(a['runs_saved'], 'run')} saved against "
             f"{a['max_iterations']} iterations everywhere")
