@@ -109,8 +109,11 @@ def test_no_indeterminate_line_when_every_run_errored(tmp_path: Path):
     kit.control(fail="Task")
     code, out, err = kit.run()
     assert code == 2
-    line = next(line for line in out.splitlines() if line.startswith("  alpha"))
-    assert "indeterminate" not in line and "lift n/a" in line
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  alpha"))
+    verdict, figures = lines[at], lines[at + 1]  # the verdict with its rule, then the figures
+    assert verdict.startswith("  alpha [default]: error (runs errored")
+    assert "indeterminate" not in verdict + figures and "lift n/a" in figures
     assert "indeterminate" not in (kit.results / "summary.md").read_text()
     bench = json.loads(kit.bench("alpha").read_text())
     assert bench["lift"]["indeterminate"] is False
