@@ -105,7 +105,9 @@ def test_graders_map_to_checks_and_rubric_and_the_rest_is_named(tmp_path):
                            "skill-eval has no such check",)
     problems = [p.format() for p in es.problems]
     assert any("like-ref" in p and "not graded" in p for p in problems)
-    assert any("runs (1 case)" in p for p in problems)  # run settings are named, not silently dropped
+    assert beta.settings is not None and beta.settings.runs == 2  # the case's own run settings
+    assert plain.settings is None
+    assert not any("not used" in p for p in problems)
 
 
 def test_an_unknown_prompt_md_key_is_an_error_naming_the_file(tmp_path):

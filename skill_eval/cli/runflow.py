@@ -40,7 +40,19 @@ def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
                                 [list(r) for r in options.rounds]]
     if options.sandbox:
         out["sandbox"] = options.sandbox
+    if options.scaffold:
+        out["scaffold"] = True
+    if options.allow_tools:
+        out["allow_tools"] = list(options.allow_tools)
     return out
+
+
+def with_run_options(suite: Suite, options: RunOptions) -> Suite:
+    """The suite with ``run --scaffold`` / ``--allow-tools`` applied (what the plan keys see)."""
+    if not options.scaffold and not options.allow_tools:
+        return suite
+    grants = tuple(dict.fromkeys((*suite.allow_tools, *options.allow_tools)))
+    return dataclasses.replace(suite, scaffold=suite.scaffold or options.scaffold, allow_tools=grants)
 
 
 def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,
@@ -60,6 +72,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
         return int(check.data.get("outcome", {}).get("exit_code", 0))
 
     from skill_eval.model.project import load_project
+    from skill_eval.model.settingscheck import settings_problems
 
     # Only some skill folders changed since the last complete run: plan just those skills (the
     # others' runs, grades and tables were just re-checked by stat). Keys still decide.
@@ -69,12 +82,17 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
         boxed = dataclasses.replace(suite.adapter, sandbox=options.sandbox)
         suite = dataclasses.replace(suite, adapter=boxed)
         project = dataclasses.replace(project, suite=suite)
+    suite = with_run_options(suite, options)
+    project = dataclasses.replace(project, suite=suite)
     if project.errors:
         raise InvalidInput(project.problems)
     ungradable = project.gradability_problems(warn=False)
     if ungradable:
         raise InvalidInput(ungradable)
-    for w in project.warnings:
+    settings = settings_problems(project)
+    if any(p.is_error for p in settings):
+        raise InvalidInput([p for p in settings if p.is_error])
+    for w in (*project.warnings, *settings):
         print(w.format(), file=sys.stderr)
 
     with store.lock(wait=wait):

@@ -96,6 +96,8 @@ class Suite:
     executor: ExecutorConfig = ExecutorConfig()
     adaptive: AdaptiveConfig | None = None
     gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
+    allow_tools: tuple[str, ...] = ()  # tools granted to every case with run settings (plugin eval)
+    scaffold: bool = False  # run cases' context.scaffold_script (plugin eval's --scaffold)
 
     @property
     def root(self) -> Path:
@@ -387,6 +389,8 @@ def load_suite(path: str | Path) -> Suite:
         executor=_executor(raw.get("executor")),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"),
+        allow_tools=tuple(raw.get("allow_tools", ())),
+        scaffold=bool(raw.get("scaffold", False)),
     )
 
 

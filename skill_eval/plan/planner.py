@@ -60,7 +60,23 @@ def run_material(case: Case, variant: str, model: str, iteration: int, adapter: 
         "adapter": adapter.identity,
         "model": model,
         "iteration": iteration,
+        **_settings_material(case, adapter),
     }
+
+
+def _settings_material(case: Case, adapter: ResolvedAdapter) -> dict[str, Any]:
+    """A case's own run settings (plugin eval suites): only when it has some, so every other
+    run keeps its key. The suite's tool grants and --scaffold reach it through the adapter."""
+    if case.settings is None:
+        return {}
+    material = case.settings.key_material(adapter.allow_tools, adapter.scaffold)
+    return {"settings": material} if material else {}
+
+
+def case_iterations(case: Case, n_iter: int, overridden: bool) -> int:
+    """The case's own ``runs`` unless --iterations (or --until-decided) says otherwise."""
+    runs = case.settings.runs if case.settings is not None else None
+    return n_iter if overridden or runs is None else runs
 
 
 def variants_for(case: Case, variants: tuple[str, ...]) -> tuple[str, ...]:
@@ -85,7 +101,8 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
             fixtures = fixture_material(case, cache)
             for variant in variants_for(case, suite.variants):
                 for model in suite.models:
-                    n = rounds.get((skill.name, model), n_iter) if case.kind == "task" else n_iter
+                    n = rounds.get((skill.name, model), case_iterations(case, n_iter, bool(iterations))) \
+                        if case.kind == "task" else n_iter
                     for it in range(1, n + 1):
                         material = run_material(case, variant, model, it, adapter, fixtures, digest)
                         key = key_of(material)
