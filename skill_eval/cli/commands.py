@@ -161,11 +161,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from skill_eval.cli.status_cmd import status
-
     import dataclasses
 
     from skill_eval.cli.runflow import with_run_options
+    from skill_eval.cli.status_cmd import status
 
     options = _options(args)
     project = _load(args)

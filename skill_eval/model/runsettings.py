@@ -16,12 +16,24 @@ from typing import Any
 # The read-only tools a case may grant itself (plugin eval's own list).
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep", "NotebookRead", "Skill", "AskUserQuestion", "TaskCreate",
                    "TaskGet", "TaskList", "TaskUpdate", "TaskStop", "Agent", "TodoWrite")
-# Builtin tools that change files, run commands or reach the network: removed from the session
-# unless granted (what plugin eval's child session is started without, as Claude Code names them).
-GATED_TOOLS = ("Bash", "PowerShell", "Monitor", "Edit", "Write", "NotebookEdit", "WebFetch",
-               "WebSearch", "EnterWorktree", "ExitWorktree", "ExitPlanMode", "EnterPlanMode",
+# Builtin tools that change files, run commands, reach the network or act outside the session:
+# removed unless granted. The list plugin eval's child sessions are started without (Claude Code
+# 2.1.332's --disallowed-tools, path rules aside); a name an older CLI lacks is ignored by it.
+GATED_TOOLS = ("Bash", "PowerShell", "Monitor", "EnterWorktree", "ExitWorktree", "ExitPlanMode",
+               "Edit", "Write", "NotebookEdit", "memory_list", "memory_read", "memory_write",
+               "WebFetch", "ReportFindings", "WebSearch", "SendFeedback", "SendToProject",
+               "SendToProjectContext", "EnterPlanMode", "DesignSync", "Projects", "Artifact",
+               "ArtifactComments", "ArtifactData", "ArtifactCheck", "AppifactRepl", "SendMessage",
+               "SendFile", "ListAgents", "ShareOnboardingGuide", "Poll", "Yield", "Workflow",
                "CronCreate", "CronDelete", "CronList", "ScheduleWakeup", "RemoteTrigger",
-               "SendMessage", "PushNotification", "ListMcpResourcesTool", "ReadMcpResourceTool")
+               "SearchMcpRegistry", "SuggestConnectors", "ShowOnboardingRolePicker",
+               "OfferChromeSetup", "WrapUp", "ReadNotifications", "ReadWidgetContext",
+               "McpTaskCheck", "McpTaskResumePolling", "McpTaskShowQuestion", "request_computer",
+               "ListConnectors", "SearchPlugins", "SearchSkills", "SuggestPluginInstall",
+               "SuggestSkills", "ListPlugins", "ListSkills", "SendUserMessage", "SendUserFile",
+               "propose_skills", "SetGoal", "PauseGoal", "GetGoal", "PublishPlugin",
+               "PushNotification", "FetchInboxMessage", "ListMcpResourcesTool",
+               "ReadMcpResourceTool", "ReadMcpResourceDirTool", "GetTask")
 SHELL_TOOLS = ("Bash", "PowerShell")
 ENV_KEY = re.compile(r"EVAL_[A-Z0-9_]*\Z")
 SCAFFOLD_SECONDS = 120.0

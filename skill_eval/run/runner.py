@@ -85,7 +85,8 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             try:
                 run_scaffold(settings.scaffold, workspace.path)
             except (ScaffoldFailed, AdapterError) as exc:
-                return record_error(store, RunError(spec.key, "scaffold", str(exc), time.perf_counter() - start))
+                return record_error(store, RunError(spec.key, "scaffold", str(exc),
+                                                    time.perf_counter() - start))
             pre_existing = listing(workspace.path, NOT_KEPT)
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
         try:

@@ -21,8 +21,8 @@ from typing import Any
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.yamlpos import Located, loads_yaml
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
-from skill_eval.model.evalsets.plugin_settings import read_settings
 from skill_eval.model.evalsets.plugin_graders import GRADER_KEYS, map_grader, skill_fired, skill_named
+from skill_eval.model.evalsets.plugin_settings import read_settings
 
 FORMAT = "plugin_eval"
 # Keys of prompt.md's frontmatter and case.yaml's top level / execution: section (plugin eval's docs).
