@@ -130,7 +130,7 @@ def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
     """What the run ran under, kept with it: two benchmarks compare on equal terms only when
     these match (the summary warns when the arms of a comparison differ)."""
     box = spec.adapter.sandbox
-    return {"timeout_seconds": suite.timeout_seconds, "max_output_bytes": suite.max_output_bytes,
+    return {"timeout_seconds": run_timeout(spec, suite), "max_output_bytes": suite.max_output_bytes,
             "jobs": suite.jobs,
             "sandbox": None if box is None else {**sandbox.identity(box, spec.adapter.network),
                                                  "hidden": list(sandbox.HIDDEN),
