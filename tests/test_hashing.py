@@ -176,7 +176,8 @@ def _settings_keys(root: Path, scaffold: bool = False) -> dict[str, str]:
 
     project = load_project(root / "suite.yaml", use_cache=False)
     if scaffold:
-        project = dataclasses.replace(project, suite=dataclasses.replace(project.suite, scaffold=True))
+        on = dataclasses.replace(project.suite.case_runs, scaffold=True)
+        project = dataclasses.replace(project, suite=dataclasses.replace(project.suite, case_runs=on))
     plan = make_plan(project, resolve_adapter(project.suite), HashCache(None))
     return {r.case.id: r.key for r in plan.runs}
 

@@ -51,8 +51,10 @@ def with_run_options(suite: Suite, options: RunOptions) -> Suite:
     """The suite with ``run --scaffold`` / ``--allow-tools`` applied (what the plan keys see)."""
     if not options.scaffold and not options.allow_tools:
         return suite
-    grants = tuple(dict.fromkeys((*suite.allow_tools, *options.allow_tools)))
-    return dataclasses.replace(suite, scaffold=suite.scaffold or options.scaffold, allow_tools=grants)
+    own = suite.case_runs
+    grants = tuple(dict.fromkeys((*own.allow_tools, *options.allow_tools)))
+    return dataclasses.replace(suite, case_runs=dataclasses.replace(
+        own, scaffold=own.scaffold or options.scaffold, allow_tools=grants))
 
 
 def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,

@@ -45,6 +45,19 @@ def tool_name(grant: str) -> str:
 
 
 @dataclass(frozen=True)
+class CaseRunOptions:
+    """The suite's keys for cases with their own settings: ``allow_tools`` (plugin eval's
+    ``--allow-tools``) and ``scaffold`` (its ``--scaffold``); ``run`` can add to both."""
+
+    allow_tools: tuple[str, ...] = ()
+    scaffold: bool = False
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any]) -> CaseRunOptions:
+        return cls(tuple(raw.get("allow_tools", ())), bool(raw.get("scaffold", False)))
+
+
+@dataclass(frozen=True)
 class Scaffold:
     """``context.scaffold_script``: its case-relative path (for messages) and its text (None:
     the file does not exist; a run that would execute it fails, as in plugin eval)."""

@@ -44,9 +44,9 @@ def settings_problems(project: Any) -> list[Problem]:
                     out.append(Problem(where, f"case '{case.id}' sets {', '.join(names)}, which adapter "
                                        f"{builtin} cannot apply; use adapter: {{builtin: claude-code}}",
                                        case.line))
-            if s.scaffold is not None and not suite.scaffold:
+            if s.scaffold is not None and not suite.case_runs.scaffold:
                 unstaged.append(case.id)
-            for tool in s.not_granted(suite.allow_tools):
+            for tool in s.not_granted(suite.case_runs.allow_tools):
                 refused[tool] = refused.get(tool, 0) + 1
     if unstaged:
         listed = ", ".join(f'"{c}"' for c in unstaged)

@@ -75,11 +75,12 @@ def depends_identity(suite: Suite) -> dict[str, str]:
 def resolve_adapter(suite: Suite) -> ResolvedAdapter:
     """The suite's adapter as argv + identity (its part of every run key). ``adapter.depends``
     adds the content of the files it names; without it the identity is what it always was."""
-    if suite.adapter.sandbox is None and any(tool_name(t) in SHELL_TOOLS for t in suite.allow_tools):
+    grants = suite.case_runs.allow_tools
+    if suite.adapter.sandbox is None and any(tool_name(t) in SHELL_TOOLS for t in grants):
         # A shell grant runs the agent sandboxed, as plugin eval does (FORMAT.md §7.3).
         suite = replace(suite, adapter=replace(suite.adapter, sandbox="bwrap"))
-    resolved = replace(_sandboxed(suite, _resolve_adapter(suite)), allow_tools=suite.allow_tools,
-                       scaffold=suite.scaffold)
+    resolved = replace(_sandboxed(suite, _resolve_adapter(suite)), allow_tools=grants,
+                       scaffold=suite.case_runs.scaffold)
     if not suite.adapter.depends:
         return resolved
     try:
