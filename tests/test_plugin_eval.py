@@ -40,6 +40,8 @@ def test_every_shared_suite_is_read_with_its_cases_and_graders(repo, rel, cases,
     [found] = json.loads(capsys.readouterr().out)
     assert found["format"] == "plugin_eval" and found["path"].endswith(rel)
     assert (found["cases"], found["graders"]) == (cases, graders)
+    # Run settings, scaffolds and history files are the cases' own settings now, not "not used".
+    assert not [p for p in found["problems"] if "not used" in p or "is not run" in p]
     # Every grader is a check, a rubric item, or named as not graded: none is dropped.
     assert found["checks"] + found["rubric"] + len(found["unmapped"]) == graders
     assert all(" is not graded by skill-eval: " in p for u in found["unmapped"]

@@ -69,12 +69,9 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
     run/janitor.py; whoever passes it drains the janitor before its command ends)."""
     start = time.perf_counter()
     settings = spec.case.settings
-    if settings is not None and settings.bad_env_keys():
-        # As plugin eval does: that run fails, naming the key; the case's other settings stand.
-        key = settings.bad_env_keys()[0]
-        return record_error(store, RunError(
-            spec.key, "settings", f'case "{spec.case.id}" env key "{key}" is not allowed: only EVAL_* '
-            "keys can be set by a case; anything else must come from the suite's adapter.env", 0.0))
+    refused = env_refusal(spec)
+    if refused is not None:
+        return record_error(store, RunError(spec.key, "settings", refused, 0.0))
     try:
         workspace = prepare_workspace(spec)
     except AdapterError as exc:
@@ -108,6 +105,16 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             janitor.later(workspace.remove)
         else:
             workspace.remove()
+
+
+def env_refusal(spec: RunSpec) -> str | None:
+    """Why the case's ``env`` fails this run (a name outside EVAL_*), as plugin eval checks it:
+    when the run starts, that run only."""
+    bad = spec.case.settings.bad_env_keys() if spec.case.settings is not None else []
+    if not bad:
+        return None
+    return (f'case "{spec.case.id}" env key "{bad[0]}" is not allowed: only EVAL_* keys can be set by '
+            "a case; anything else must come from the suite's adapter.env")
 
 
 def run_timeout(spec: RunSpec, suite: Suite) -> float:
