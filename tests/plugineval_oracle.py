@@ -12,6 +12,7 @@ claude-code adapter. For conformance tests (settings, graders, mocks):
 
 A ``Capture`` holds the fake server's request log (``requests``), one ``RunRecord`` per run
 (``runs``: case, arm, error text or None) and, for plugin eval, its whole JSON document.
+``transcript(claude, work, prompt, script)`` makes a real session transcript for history cases.
 ``cause(text)`` reduces an error text of either tool to a comparable cause (``max_turns``,
 ``env:<KEY>``, ``scaffold``, ``timeout``, or ``other: <text>``).
 """
@@ -98,6 +99,19 @@ def _clean_env(url: str, home: Path) -> dict[str, str]:
     env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-fake", HOME=str(home),
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
     return env
+
+
+def transcript(claude: Path, work: Path, prompt: str, script: Script) -> str:
+    """A real Claude Code session transcript (.jsonl text) of one ``claude -p`` turn, for
+    ``context.history_file`` cases."""
+    home, ws = work / "t-home", work / "t-ws"
+    ws.mkdir(parents=True, exist_ok=True)
+    with FakeModel(script) as fm:
+        env = {**_clean_env(fm.url, home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+        subprocess.run([str(claude), "-p", "--output-format", "json", "--", prompt], cwd=ws, env=env,
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=True)
+    [found] = (home / ".claude" / "projects").glob("*/*.jsonl")
+    return found.read_text()
 
 
 def plugin_eval(claude: Path, plugin: Path, script: Script, *args: str, timeout: float = 300) -> Capture:

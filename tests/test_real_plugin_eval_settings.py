@@ -8,7 +8,7 @@ import json
 
 import pytest
 from fakemodel import Script
-from plugineval_oracle import plugin_eval, skill_eval, write_plugin
+from plugineval_oracle import plugin_eval, skill_eval, transcript, write_plugin
 from realcli import PLUGIN_EVAL_SETS, cli
 
 pytestmark = pytest.mark.slow
@@ -88,3 +88,20 @@ def test_an_env_key_outside_eval_fails_that_run_naming_it(both):
     assert bad.error is not None and '"FOO"' in bad.error and "EVAL_" in bad.error
     ran = {r.case for r in ours.runs if r.error is None or r.error.startswith("max_turns")}
     assert ran == {"turns", "read-only", "staged"}  # the other cases' runs are results
+
+
+@pytest.mark.parametrize("which", PLUGIN_EVAL_SETS)
+def test_a_history_case_resumes_the_transcript_in_the_with_arm_only_as_plugin_eval_does(which, tmp_path):
+    claude = cli("claude", which)
+    script = Script(answer_with_skill="done", answer_without_skill="done")
+    history = transcript(claude, tmp_path, "Remember the word PINEAPPLE.", script)
+    plugin = write_plugin(tmp_path / "plug", {"resumed": {
+        "case.yaml": 'schema_version: "1.1"\nname: resumed\nruns: 1\ncontext:\n  history_file: t.jsonl\n',
+        "prompt.md": "Which word did I ask you to remember?\n", "t.jsonl": history, "graders/g.md": GRADER}})
+    theirs = plugin_eval(claude, plugin, script)  # a path target: plugin eval decides the arms
+    ours = skill_eval(claude, plugin, script, tmp_path / "se", variants=("with_skill", "without_skill"))
+    assert ours.causes() == theirs.causes() == [("resumed", "with", None)]
+    for capture in (ours, theirs):
+        asked = [r for r in capture.model_requests() if "Which word" in json.dumps(r["body"]["messages"])]
+        # Every call of the run carries the earlier turn, before the prompt: a resumed session.
+        assert asked and all("PINEAPPLE" in json.dumps(r["body"]["messages"]) for r in asked)

@@ -99,12 +99,32 @@ def test_an_adapter_that_cannot_apply_a_setting_refuses_the_case_at_validate(kit
     assert code == 2 and "adapter demo cannot apply" in err
 
 
-def test_a_history_file_is_an_error_not_a_silent_fresh_start(tmp_path):
-    kit = PluginKit.create(tmp_path, {"h": {"case.yaml": 'schema_version: "1.1"\nname: h\ncontext:\n'
-                                                         "  history_file: t.jsonl\n",
-                                            "prompt.md": "Next.\n", "t.jsonl": "{}\n"}})
+H = {"case.yaml": 'schema_version: "1.1"\nname: h\ncontext:\n  history_file: t.jsonl\n',
+     "prompt.md": "Next.\n", "t.jsonl": '{"type": "user"}\n'}
+
+
+def test_a_history_case_resumes_its_transcript_in_the_with_skill_arm_only(tmp_path):
+    kit = PluginKit.create(tmp_path, {"h": H})
+    kit.write_suite(variants="[with_skill, without_skill]")
+    code, _, err = kit.run()
+    assert code == 0 and "1 case run single-arm (no lift)" in err and ": h (both_arms" in err
+    [req] = kit.requests()
+    assert req["mode"] == "with_skill" and req["history"] == "tmp/skill-eval-history.jsonl"
+    kit.reset()
+    kit.write_suite(variants="[with_skill, without_skill]", extra="both_arms: true\n")
+    kit.run()
+    assert [r["mode"] for r in kit.requests()] == ["without_skill"]  # the with-skill run is stored
+    kit.reset()
+    kit.write({"evals/h/t.jsonl": '{"type": "assistant"}\n'})  # the transcript is in the key
+    kit.run()
+    assert sorted(r["mode"] for r in kit.requests()) == ["with_skill", "without_skill"]
+
+
+def test_an_adapter_that_cannot_resume_refuses_a_history_case(tmp_path):
+    kit = PluginKit.create(tmp_path, {"h": H})
+    kit.write_suite(adapter="{builtin: demo}")
     code, _, err = kit.cli("validate", str(kit.suite))
-    assert code == 2 and "history_file 't.jsonl' cannot be resumed by skill-eval yet" in err
+    assert code == 2 and "case 'h' sets history, which adapter demo cannot apply" in err
 
 
 def test_grants_follow_plugin_eval():

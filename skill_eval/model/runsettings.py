@@ -51,19 +51,25 @@ class CaseRunOptions:
 
     allow_tools: tuple[str, ...] = ()
     scaffold: bool = False
+    both_arms: bool = False  # history_file cases run both arms too (plugin eval: --ablation with-without)
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any]) -> CaseRunOptions:
-        return cls(tuple(raw.get("allow_tools", ())), bool(raw.get("scaffold", False)))
+        return cls(tuple(raw.get("allow_tools", ())), bool(raw.get("scaffold", False)),
+                   bool(raw.get("both_arms", False)))
 
 
 @dataclass(frozen=True)
-class Scaffold:
-    """``context.scaffold_script``: its case-relative path (for messages) and its text (None:
-    the file does not exist; a run that would execute it fails, as in plugin eval)."""
+class CaseFile:
+    """A file of the case folder a run uses (``context.scaffold_script``, ``context.history_file``):
+    its case-relative path (for messages) and its text (None: the file does not exist; a run
+    that would use it fails, as in plugin eval)."""
 
     rel: str
     text: str | None
+
+
+Scaffold = CaseFile
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,7 @@ class RunSettings:
     env: tuple[tuple[str, str], ...] = ()
     allowed_tools: tuple[str, ...] | None = None  # as the case lists them (None: not listed)
     scaffold: Scaffold | None = None
-    history: str | None = None  # context.history_file, case-relative
+    history: CaseFile | None = None  # context.history_file: a transcript the run resumes
 
     def bad_env_keys(self) -> list[str]:
         """``env`` keys outside ``EVAL_*``: each fails the run (as in plugin eval)."""
@@ -105,10 +111,12 @@ class RunSettings:
         """This case's part of its runs' key: only what is set, so a case without settings keeps
         the key it had. The scaffold's text counts only where it runs (``--scaffold``)."""
         out: dict[str, Any] = {}
-        for name in ("model", "max_turns", "timeout_seconds", "append_system_prompt", "history"):
+        for name in ("model", "max_turns", "timeout_seconds", "append_system_prompt"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
+        if self.history is not None:
+            out["history"] = self.history.text
         if self.env:
             out["env"] = dict(self.env)
         if self.allowed_tools is not None or suite_grants:

@@ -11,7 +11,7 @@ from skill_eval.errors import Problem
 
 # Settings only the adapter can apply (runs, model, timeout_seconds and the scaffold are applied
 # by skill-eval itself, for every adapter).
-_AGENT_SETTINGS = ("max_turns", "append_system_prompt", "env", "allowed_tools")
+_AGENT_SETTINGS = ("max_turns", "append_system_prompt", "env", "allowed_tools", "history")
 # Builtins that apply them all (a command adapter gets them in the request and answers for itself).
 HONOURS_SETTINGS = ("claude-code", "claude_code")
 
@@ -27,6 +27,7 @@ def settings_problems(project: Any) -> list[Problem]:
     builtin = suite.adapter.builtin if not suite.adapter.command else None
     out: list[Problem] = []
     unstaged: list[str] = []
+    single: list[str] = []
     refused: dict[str, int] = {}
     for se in project.skills:
         for case in se.cases:
@@ -34,10 +35,11 @@ def settings_problems(project: Any) -> list[Problem]:
             if s is None:
                 continue
             where = case.source or str(se.skill.path)
-            if s.history is not None:
-                out.append(Problem(where, f"case '{case.id}': context.history_file {s.history!r} cannot be "
-                                   "resumed by skill-eval yet; remove it or run this case with claude "
-                                   "plugin eval", case.line))
+            if s.history is not None and s.history.text is None:
+                out.append(Problem(where, f"case '{case.id}': context.history_file {s.history.rel!r} does "
+                                   "not exist in the case folder; fix the path", case.line))
+            if s.history is not None and not suite.case_runs.both_arms:
+                single.append(case.id)
             if builtin is not None and builtin not in HONOURS_SETTINGS:
                 names = [n for n in _AGENT_SETTINGS if _set(s, n)]
                 if names:
@@ -54,6 +56,11 @@ def settings_problems(project: Any) -> list[Problem]:
                            "--scaffold (author-supplied bash that runs as you: pass it, or set "
                            "'scaffold: true', only for suites you trust); they run against an "
                            "unstaged workspace", severity="warning"))
+    if single:
+        out.append(Problem(str(suite.path), f"{len(single)} case{'s' * (len(single) != 1)} run single-arm "
+                           "(no lift): a resumed history carries the skill into both arms: "
+                           f"{', '.join(single)} (both_arms: true runs the without-skill arm too)",
+                           severity="warning"))
     if refused:
         listed = ", ".join(f"{t} ({n} case{'s' * (n != 1)})" for t, n in sorted(refused.items()))
         out.append(Problem(str(suite.path), f"not granted: {listed}; cases may grant only read-only "

@@ -79,8 +79,12 @@ def case_iterations(case: Case, n_iter: int, overridden: bool) -> int:
     return n_iter if overridden or runs is None else runs
 
 
-def variants_for(case: Case, variants: tuple[str, ...]) -> tuple[str, ...]:
+def variants_for(case: Case, variants: tuple[str, ...], both_arms: bool = False) -> tuple[str, ...]:
     # A trigger query asks whether an installed skill gets picked: only the with-skill arm applies.
+    # A resumed transcript carries the skill into both arms (plugin eval runs it with-arm only).
+    resumed = case.settings is not None and case.settings.history is not None and not both_arms
+    if resumed:
+        return tuple(v for v in variants if v == "with_skill")
     return ("with_skill",) if case.kind == "trigger" else variants
 
 
@@ -99,7 +103,7 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
         plan.skills[skill.name] = SkillDigest(digest, dict(items))
         for case in se.cases:
             fixtures = fixture_material(case, cache)
-            for variant in variants_for(case, suite.variants):
+            for variant in variants_for(case, suite.variants, suite.case_runs.both_arms):
                 for model in suite.models:
                     n = rounds.get((skill.name, model), case_iterations(case, n_iter, bool(iterations))) \
                         if case.kind == "task" else n_iter

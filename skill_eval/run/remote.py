@@ -35,7 +35,7 @@ from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT
 from skill_eval.run.runner import conclude, env_refusal, record_error
-from skill_eval.run.scaffold import ScaffoldFailed, run_scaffold
+from skill_eval.run.scaffold import ScaffoldFailed, place_history, run_scaffold
 from skill_eval.run.shipment import RemoteJob
 from skill_eval.run.workspace import JOB_PREFIX, Workspace, ablate_copy, remove_stale
 from skill_eval.store.redact import redact
@@ -156,12 +156,14 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
         if refused is not None:
             return RemoteOutcome(key, None, (), (), "settings", refused, time.perf_counter() - start, host)
         settings = job.spec.case.settings
-        if settings is not None and settings.scaffold is not None and job.spec.adapter.scaffold:
-            try:  # as a local run does (its pre_existing listing stays with local runs for now)
+        try:  # as a local run does (its pre_existing listing stays with local runs for now)
+            if settings is not None and settings.scaffold is not None and job.spec.adapter.scaffold:
                 run_scaffold(settings.scaffold, ws.path)
-            except (ScaffoldFailed, AdapterError) as exc:
-                return RemoteOutcome(key, None, (), (), "scaffold", f"{exc} (on {host})",
-                                     time.perf_counter() - start, host)
+            if settings is not None and settings.history is not None:
+                place_history(settings.history, ws.path)
+        except (ScaffoldFailed, AdapterError) as exc:
+            return RemoteOutcome(key, None, (), (), "scaffold", f"{exc} (on {host})",
+                                 time.perf_counter() - start, host)
         request = build_request(job.spec, ws.path, list(ws.files), ws.skill_rel)
         try:
             argv = _sandboxed(_argv(root, job), ws.path, job)

@@ -21,7 +21,7 @@ from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, parse_response, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable
-from skill_eval.run.scaffold import ScaffoldFailed, listing, run_scaffold
+from skill_eval.run.scaffold import ScaffoldFailed, listing, place_history, run_scaffold
 from skill_eval.run.workspace import NOT_KEPT, prepare_workspace
 from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
@@ -85,6 +85,11 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
                 return record_error(store, RunError(spec.key, "scaffold", str(exc),
                                                     time.perf_counter() - start))
             pre_existing = listing(workspace.path, NOT_KEPT)
+        if settings is not None and settings.history is not None:
+            try:
+                place_history(settings.history, workspace.path)
+            except ScaffoldFailed as exc:
+                return record_error(store, RunError(spec.key, "settings", str(exc), 0.0))
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
         try:
             argv = sandboxed_argv(spec, suite, workspace.path)

@@ -4,6 +4,9 @@ in the run's empty workspace before the agent starts, with a small fixed environ
 runs outside the agent's sandbox but under skill-eval's own process limits (run/process.py: its
 whole process tree is killed at the limit).
 
+A ``context.history_file`` is placed at HISTORY (workspace-relative, in the run's own TMPDIR,
+never kept as a file the agent made) for the adapter to resume (the request's ``history``).
+
 What the workspace holds once it is done is listed (path -> sha256), so graders can tell the
 files the agent created from those the scaffold made (``pre_existing`` in the run's meta.json).
 """
@@ -14,11 +17,12 @@ import hashlib
 import os
 from pathlib import Path
 
-from skill_eval.model.runsettings import SCAFFOLD_SECONDS, Scaffold
+from skill_eval.model.runsettings import SCAFFOLD_SECONDS, CaseFile, Scaffold
 from skill_eval.run.process import run_process
 from skill_eval.store.redact import redact
 
 _TAIL = 600
+HISTORY = "tmp/skill-eval-history.jsonl"
 _OUTPUT_CAP = 1_048_576
 
 
@@ -46,6 +50,16 @@ def run_scaffold(script: Scaffold, workspace: Path, timeout: float = SCAFFOLD_SE
     why = (f"ran past {timeout:g}s" if proc.timed_out else "printed more than 1 MiB" if proc.capped
            else f"exited with status {proc.returncode}")
     raise ScaffoldFailed(f"scaffold failed: {script.rel} {why}" + (f" | stderr: {tail}" if tail else ""))
+
+
+def place_history(history: CaseFile, workspace: Path) -> str:
+    """Write the transcript where the request says it is; its workspace-relative path."""
+    if history.text is None:
+        raise ScaffoldFailed(f'history_file "{history.rel}" does not exist in the case folder')
+    target = workspace / HISTORY
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(history.text, encoding="utf-8")
+    return HISTORY
 
 
 def listing(workspace: Path, skip: tuple[str, ...]) -> dict[str, str]:

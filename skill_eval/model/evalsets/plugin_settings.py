@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skill_eval.model.runsettings import RunSettings, Scaffold
+from skill_eval.model.runsettings import CaseFile, RunSettings
 
 Report = Callable[[str], None]  # one problem (an error) about the case file
 _BOUNDS = {"runs": (1, 50), "max_turns": (1, 200), "timeout_seconds": (1, 3600)}
@@ -35,15 +35,17 @@ def _text(spec: dict[str, Any], key: str, report: Report) -> str | None:
     return None
 
 
-def _file(folder: Path, rel: Any, key: str, report: Report) -> Path | None:
-    if not isinstance(rel, str) or not rel.strip():
-        report(f"context.{key}: must be a file name inside the case folder")
+def _case_file(folder: Path, spec: dict[str, Any], key: str, report: Report) -> CaseFile | None:
+    """``context.<key>``: a file of the case folder. A missing one is no load error in plugin eval
+    either: only a run that would use it fails."""
+    rel = spec.get(key)
+    if not rel:
         return None
-    path = (folder / rel).resolve()
-    if not path.is_file() or folder.resolve() not in path.parents:
-        report(f"context.{key}: {rel!r} is not a file inside the case folder; fix the path")
+    path = (folder / str(rel)).resolve()
+    if not isinstance(rel, str) or folder.resolve() not in path.parents:
+        report(f"context.{key}: {rel!r} must name a file inside the case folder")
         return None
-    return path
+    return CaseFile(rel, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
 
 
 def read_settings(folder: Path, spec: dict[str, Any], report: Report) -> RunSettings | None:
@@ -56,19 +58,6 @@ def read_settings(folder: Path, spec: dict[str, Any], report: Report) -> RunSett
     if tools is not None and not (isinstance(tools, list) and all(isinstance(t, str) for t in tools)):
         report("allowed_tools: must be a list of tool names")
         tools = None
-    scaffold = None
-    rel = spec.get("scaffold_script")
-    if rel:
-        path = (folder / str(rel)).resolve()
-        if not isinstance(rel, str) or folder.resolve() not in path.parents:
-            report(f"context.scaffold_script: {rel!r} must name a file inside the case folder")
-        else:
-            # A missing script is no load error there either: only a run that executes it fails.
-            text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-            scaffold = Scaffold(rel, text)
-    history = None
-    if spec.get("history_file") and _file(folder, spec["history_file"], "history_file", report):
-        history = str(spec["history_file"])
     model = spec.get("model")
     settings = RunSettings(
         runs=_number(spec, "runs", report),  # type: ignore[arg-type]
@@ -78,7 +67,7 @@ def read_settings(folder: Path, spec: dict[str, Any], report: Report) -> RunSett
         append_system_prompt=_text(spec, "append_system_prompt", report),
         env=tuple(sorted((str(k), "" if v is None else str(v)) for k, v in env.items())),
         allowed_tools=tuple(tools) if tools is not None else None,
-        scaffold=scaffold,
-        history=history,
+        scaffold=_case_file(folder, spec, "scaffold_script", report),
+        history=_case_file(folder, spec, "history_file", report),
     )
     return None if settings.empty else settings

@@ -235,6 +235,8 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     if getattr(args, "disable_bundled_skills", False):
         argv += bundled.claude_args(getattr(args, "tested_skill", None))
     argv += settings_args(getattr(args, "settings", None) or {}, bool(args.permission_mode))
+    if getattr(args, "history", None):  # the transcript to resume; the prompt is the next turn
+        argv += ["--resume", args.history]
     argv += list(args.extra_arg or [])
     # "--" ends the options, so neither a prompt starting with "-" nor a variadic extra flag
     # (e.g. --allowedTools A B) can swallow or misread the prompt.
@@ -378,6 +380,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args.settings = request.get("settings") if isinstance(request.get("settings"), dict) else {}
     env.update({str(k): str(v) for k, v in (args.settings.get("env") or {}).items()
                 if str(k).startswith("EVAL_")})
+    history = request.get("history")
+    args.history = str(workspace / history) if isinstance(history, str) and history else None
     own = args.settings.get("timeout_seconds")
     if own is not None and (args.timeout is None or float(own) < args.timeout):
         args.timeout = float(own)
