@@ -134,3 +134,16 @@ def test_grants_follow_plugin_eval():
     assert s.granted(("Bash(npm test *)",)) == ("Read", "Grep", "Bash(npm test *)")
     assert s.needs_sandbox(("Bash(npm test *)",)) and not s.needs_sandbox()
     assert "Bash" not in s.removed(("Bash(npm test *)",)) and "Write" in s.removed()
+
+
+def test_a_bash_grant_runs_the_agent_sandboxed_and_is_refused_without_a_sandbox(kit, monkeypatch):
+    from skill_eval.run import sandbox
+
+    if sandbox._bwrap() is None or sandbox._probe(sandbox._bwrap()) is not None:
+        pytest.skip("bwrap cannot create namespaces on this machine")
+    code, _, err = kit.run("--allow-tools", "Bash(npm test *)")
+    assert code == 0, err
+    assert {m["limits"]["sandbox"]["kind"] for ms in kit.metas().values() for m in ms} == {"bwrap"}
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
+    code, _, err = kit.run("--allow-tools", "Bash")
+    assert code == 2 and "bwrap is not installed" in err
