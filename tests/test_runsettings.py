@@ -147,3 +147,13 @@ def test_a_bash_grant_runs_the_agent_sandboxed_and_is_refused_without_a_sandbox(
     monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
     code, _, err = kit.run("--allow-tools", "Bash")
     assert code == 2 and "bwrap is not installed" in err
+
+
+def test_a_cases_model_applies_where_the_suite_names_none(tmp_path):
+    kit = PluginKit.create(tmp_path, {"m": {"prompt.md": "---\nmodel: haiku\n---\nGo.\n"}})
+    kit.run()
+    assert [r["model"] for r in kit.requests()] == ["haiku"]
+    kit.reset()
+    kit.write_suite(extra="models: [opus]\n")  # a suite's model overrides it, as --model does
+    kit.run()
+    assert [r["model"] for r in kit.requests()] == ["opus"]

@@ -60,16 +60,19 @@ def run_material(case: Case, variant: str, model: str, iteration: int, adapter: 
         "adapter": adapter.identity,
         "model": model,
         "iteration": iteration,
-        **_settings_material(case, adapter),
+        **_settings_material(case, adapter, model),
     }
 
 
-def _settings_material(case: Case, adapter: ResolvedAdapter) -> dict[str, Any]:
+def _settings_material(case: Case, adapter: ResolvedAdapter, model: str) -> dict[str, Any]:
     """A case's own run settings (plugin eval suites): only when it has some, so every other
-    run keeps its key. The suite's tool grants and --scaffold reach it through the adapter."""
+    run keeps its key. The suite's tool grants and --scaffold reach it through the adapter; a
+    model the suite names overrides the case's (RunSpec.asked_model), which then is no input."""
     if case.settings is None:
         return {}
     material = case.settings.key_material(adapter.allow_tools, adapter.scaffold)
+    if model != "default":
+        material.pop("model", None)
     return {"settings": material} if material else {}
 
 

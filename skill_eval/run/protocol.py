@@ -49,8 +49,7 @@ def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
         request["ablation"] = spec.ablation.name
     settings = spec.case.settings
     if settings is not None:  # the case's own run settings (a plugin eval suite's case)
-        if settings.model:
-            request["model"] = settings.model
+        request["model"] = spec.asked_model
         carried = settings.request(spec.adapter.allow_tools)
         if carried:
             request["settings"] = carried

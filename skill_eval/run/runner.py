@@ -166,8 +166,7 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     settings = spec.case.settings
     max_turns = settings.max_turns if settings is not None else None
     # A case that sets max_turns is graded on what it produced when it reaches it (plugin eval).
-    response = unscorable.mark(response, (settings.model if settings and settings.model else spec.model),
-                               graded_at_turn_limit=max_turns is not None)
+    response = unscorable.mark(response, spec.asked_model, graded_at_turn_limit=max_turns is not None)
     meta = {
         "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
         "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,
