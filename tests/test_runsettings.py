@@ -146,7 +146,7 @@ def test_a_bash_grant_runs_the_agent_sandboxed_and_is_refused_without_a_sandbox(
     assert {m["limits"]["sandbox"]["kind"] for ms in kit.metas().values() for m in ms} == {"bwrap"}
     monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
     code, _, err = kit.run("--allow-tools", "Bash")
-    assert code == 2 and "bwrap is not installed" in err
+    assert code == 2 and "allow_tools grants Bash, which runs the agent sandboxed" in err
 
 
 def test_a_cases_model_applies_where_the_suite_names_none(tmp_path):

@@ -124,9 +124,15 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     # its stat after this point, so the next run looks closer instead of trusting the fast path.
     adapter = resolve_adapter(suite)
     if adapter.sandbox is not None:
-        from skill_eval.run.sandbox import require
+        from skill_eval.run.sandbox import SandboxUnavailable, require
 
-        require()  # refused in one line, before anything runs, when bwrap cannot work here
+        try:
+            require()  # refused in one line, before anything runs, when bwrap cannot work here
+        except SandboxUnavailable as exc:
+            if suite.adapter.sandbox is not None:
+                raise
+            raise SandboxUnavailable(f"allow_tools grants Bash, which runs the agent sandboxed: {exc}; "
+                                     "or drop the Bash grant") from None
     outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
                if not f.source.is_relative_to(suite.skills_dir)]
     # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
