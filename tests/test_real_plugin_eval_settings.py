@@ -105,3 +105,15 @@ def test_a_history_case_resumes_the_transcript_in_the_with_arm_only_as_plugin_ev
         asked = [r for r in capture.model_requests() if "Which word" in json.dumps(r["body"]["messages"])]
         # Every call of the run carries the earlier turn, before the prompt: a resumed session.
         assert asked and all("PINEAPPLE" in json.dumps(r["body"]["messages"]) for r in asked)
+
+
+@pytest.mark.parametrize("which", PLUGIN_EVAL_SETS)
+def test_both_arms_end_and_are_offered_tools_as_under_plugin_eval(which, tmp_path):
+    claude = cli("claude", which)
+    script = Script(loop_tool="Glob", answer_with_skill="done", answer_without_skill="done")
+    plugin = write_plugin(tmp_path / "plug", {"turns": CASES["turns"], "bad-env": CASES["bad-env"]})
+    theirs = plugin_eval(claude, plugin, script)  # a plugin resolves: with-without by default
+    ours = skill_eval(claude, plugin, script, tmp_path / "se", variants=("with_skill", "without_skill"))
+    assert ours.causes() == theirs.causes()
+    assert {arm for _, arm, _ in ours.causes()} == {"with", "without"}
+    assert sorted(ours.tool_lists()) == sorted(theirs.tool_lists())
