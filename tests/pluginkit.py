@@ -25,6 +25,9 @@ req["listing"] = sorted(os.path.relpath(os.path.join(d, f), ".") for d, _, fs in
                         if not f.startswith("requests"))
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "requests.jsonl"), "a") as f:
     f.write(json.dumps(req) + "\n")
+if req.get("settings", {}).get("timeout_seconds") == 1:  # a case's own 1 s limit: outlive it
+    import time
+    time.sleep(10)
 print(json.dumps({"output": "ok", "events": [], "usage": {}}))
 '''
 

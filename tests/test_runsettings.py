@@ -157,3 +157,9 @@ def test_a_cases_model_applies_where_the_suite_names_none(tmp_path):
     kit.write_suite(extra="models: [opus]\n")  # a suite's model overrides it, as --model does
     kit.run()
     assert [r["model"] for r in kit.requests()] == ["opus"]
+
+
+def test_a_cases_timeout_replaces_the_suites(tmp_path):
+    kit = PluginKit.create(tmp_path, {"slow": {"prompt.md": "---\ntimeout_seconds: 1\n---\nGo.\n"}})
+    code, _, err = kit.run()
+    assert code == 2 and "timed out after 1s (raise timeout_seconds in the case" in err

@@ -47,8 +47,9 @@ def _first_line(stderr: bytes) -> str:
 def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | None:
     who = spec.adapter.name
     if proc.timed_out:
+        where = "the case" if spec.case.settings and spec.case.settings.timeout_seconds else "the suite"
         return RunError(spec.key, "timeout", f"adapter {who} timed out after {run_timeout(spec, suite):g}s "
-                        "(raise timeout_seconds in the suite if it needs longer)" + _tail(proc.stderr),
+                        f"(raise timeout_seconds in {where} if it needs longer)" + _tail(proc.stderr),
                         proc.duration_s)
     if proc.capped:  # the answer never arrived whole: nothing to grade, and not the skill's fault
         return RunError(spec.key, UNSCORABLE, f"truncated: adapter {who} wrote more than "
