@@ -4,6 +4,8 @@ the scaffold, and what an adapter that cannot apply them does."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pluginkit import PluginKit
 
@@ -163,3 +165,12 @@ def test_a_cases_timeout_replaces_the_suites(tmp_path):
     kit = PluginKit.create(tmp_path, {"slow": {"prompt.md": "---\ntimeout_seconds: 1\n---\nGo.\n"}})
     code, _, err = kit.run()
     assert code == 2 and "timed out after 1s (raise timeout_seconds in the case" in err
+
+
+def test_inspect_counts_the_settings_cases_carry(kit):
+    code, out, _ = kit.cli("inspect", str(kit.root / "evals"), "--json")
+    [found] = json.loads(out)
+    assert found["settings"] == {"runs": 1, "max_turns": 1, "timeout_seconds": 1, "append_system_prompt": 1,
+                                 "env": 1, "allowed_tools": 1, "scaffold": 1}
+    code, out, _ = kit.cli("inspect", str(kit.root / "evals"))
+    assert "case settings applied: runs (1 case), max_turns (1 case)" in out
