@@ -72,6 +72,9 @@ class Script:
     shell_first: str = ""  # a command the model runs through the shell tool before answering
     subagent: bool = False  # Claude: delegate to a subagent before answering
     bundled_skill: str = ""  # a skill of the CLI's own that a without-skill run loads
+    # A tool the model calls again on every turn while the request offers it (``Glob``): a run
+    # that never ends by itself, for turn limits.
+    loop_tool: str = ""
 
 
 SUBAGENT_MARKER = "[scripted subagent task]"
@@ -278,7 +281,11 @@ class FakeModel:
                    for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
                    for b in (m.get("content") if isinstance(m.get("content"), list) else [])
                    if isinstance(b, dict) and b.get("type") == "tool_use")
-        if judging is None and s.shell_first and "Bash" in tools and "Bash" not in used and (
+        if judging is None and s.loop_tool and s.loop_tool in tools:
+            blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": s.loop_tool,
+                       "input": {"pattern": "**/*"} if s.loop_tool == "Glob" else {}}]
+            stop = "tool_use"
+        elif judging is None and s.shell_first and "Bash" in tools and "Bash" not in used and (
                 ours or not ("Skill" in tools and self.offers_skill(body))):
             blocks = [{"type": "text", "text": "Looking at the input first."},
                       {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Bash",

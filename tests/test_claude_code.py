@@ -39,6 +39,7 @@ if log:
             "installed_skill_md": os.path.isfile(os.path.join(skills, "csv-summary", "SKILL.md")),
             "staged_left": os.path.exists("skills"),
             "stdin_is_empty": sys.stdin.read() == "",
+            "eval_env": {{k: v for k, v in os.environ.items() if k.startswith("EVAL_")}},
         }}, f)
 if os.environ.get("FAKE_PIDFILE"):
     with open(os.environ["FAKE_PIDFILE"], "w") as f:
@@ -421,3 +422,29 @@ def test_for_any_model_usage_the_totals_are_the_sums_of_the_split(per_model):
                        ("cache_creation_input_tokens", "cacheCreationInputTokens")):
         assert usage.get(key, 0) == sum(e[field] for e in per_model.values())
         assert usage.get(key, 0) == sum(usage[f"model/{m}/{key}"] for m in per_model)
+
+
+def test_a_cases_settings_become_claude_flags_env_and_a_resume(workspace, fake_bin, tmp_path):
+    """A plugin eval case's settings (docs/protocol.md): its own flags, its EVAL_* variables."""
+    log = tmp_path / "log.json"
+    (workspace / "tmp").mkdir()
+    (workspace / "tmp" / "skill-eval-history.jsonl").write_text("{}\n")
+    settings = {"max_turns": 2, "append_system_prompt": "be brief", "env": {"EVAL_X": "1"},
+                "allowed_tools": ["Read", "Glob"], "disallowed_tools": ["Bash", "Write"]}
+    ok(run(workspace, request(workspace, settings=settings, history="tmp/skill-eval-history.jsonl"),
+           path=str(fake_bin), FAKE_TRANSCRIPT=str(DATA / "normal.jsonl"), FAKE_LOG=str(log)))
+    seen = json.loads(log.read_text())
+    assert seen["eval_env"] == {"EVAL_X": "1"}
+    argv = seen["argv"]
+    flags = argv[: argv.index("--")]
+    for part in (["--max-turns", "2"], ["--permission-mode", "dontAsk"], ["--allowedTools=Read,Glob"],
+                 ["--disallowedTools=Bash,Write"], ["--append-system-prompt=be brief"],
+                 ["--resume", str(workspace / "tmp" / "skill-eval-history.jsonl")]):
+        assert any(flags[i:i + len(part)] == part for i in range(len(flags))), part
+
+
+def test_claude_exiting_1_at_its_turn_cap_is_still_an_answer(workspace, fake_bin):
+    """Claude Code exits 1 when --max-turns stops it: the run happened, and is graded."""
+    resp = ok(run(workspace, request(workspace, settings={"max_turns": 2}), path=str(fake_bin),
+                  FAKE_TRANSCRIPT=str(DATA / "max_turns.jsonl"), FAKE_EXIT="1"))
+    assert resp["events"][-1] == {"type": "stop", "name": "max_turns"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -12,6 +13,7 @@ from suitekit import Kit
 from skill_eval.engine.engine import Engine
 from skill_eval.fs.hashing import HashCache, canonical_json, key_of, sha256_bytes, tree_digest
 from skill_eval.model.project import load_project
+from skill_eval.plan.planner import make_plan
 from skill_eval.store.store import Store
 
 SLOT = "alpha/a1/with_skill/default/1"
@@ -160,3 +162,65 @@ def test_tree_digest_excludes_evals(tmp_path):
     (root / "evals" / "e.json").write_text("{}")
     assert tree_digest(root, cache)[0] == d1
     assert [i[0] for i in items] == ["SKILL.md"]
+
+
+# A plugin eval case's own settings (model/runsettings.py) are in its runs' keys; a case without
+# settings keeps the key it always had (GOLDEN above). Bump only on purpose.
+SETTINGS_GOLDEN = "546e9cc730bc5bfa7cb3b58b819cd85c9498436cc9f172df297f3921bdbc50cf"
+_SETTINGS_CASE = ("---\nruns: 1\nmax_turns: 3\nallowed_tools: [Read, Bash]\nenv: {EVAL_X: '1'}\n"
+                  "append_system_prompt: be brief\ntimeout_seconds: 30\nmodel: sonnet\n---\nGo a.\n")
+
+
+def _settings_keys(root: Path, scaffold: bool = False) -> dict[str, str]:
+    from skill_eval.run.resolve import resolve_adapter
+
+    project = load_project(root / "suite.yaml", use_cache=False)
+    if scaffold:
+        on = dataclasses.replace(project.suite.case_runs, scaffold=True)
+        project = dataclasses.replace(project, suite=dataclasses.replace(project.suite, case_runs=on))
+    plan = make_plan(project, resolve_adapter(project.suite), HashCache(None))
+    return {r.case.id: r.key for r in plan.runs}
+
+
+@pytest.fixture
+def plugin(tmp_path):
+    from pluginkit import PluginKit
+
+    kit = PluginKit.create(tmp_path, {
+        "a": {"prompt.md": _SETTINGS_CASE},
+        "b": {"case.yaml": 'schema_version: "1.1"\nname: b\ncontext:\n  scaffold_script: s.sh\n',
+              "prompt.md": "Go b.\n", "s.sh": "echo hi > staged.txt\n"}})
+    kit.write({"adapter.py": "print('{\"output\": \"\"}')\n"})  # fixed bytes: the key hashes the script
+    kit.write_suite(adapter="{command: [python3, adapter.py]}")  # no machine's own path in the key
+    return kit
+
+
+def test_golden_key_of_a_case_with_settings(plugin):
+    assert _settings_keys(plugin.root)["a"] == SETTINGS_GOLDEN
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("max_turns: 3", "max_turns: 4"), ("timeout_seconds: 30", "timeout_seconds: 31"),
+    ("model: sonnet", "model: opus"), ("be brief", "be terse"), ("EVAL_X: '1'", "EVAL_X: '2'"),
+    ("[Read, Bash]", "[Read, Grep, Bash]")])
+def test_each_setting_changes_that_cases_key_only(plugin, old, new):
+    before = _settings_keys(plugin.root)
+    prompt = plugin.root / "evals" / "a" / "prompt.md"
+    prompt.write_text(prompt.read_text().replace(old, new))
+    after = _settings_keys(plugin.root)
+    assert after["a"] != before["a"] and after["b"] == before["b"]
+
+
+def test_what_a_case_lists_but_cannot_grant_itself_leaves_the_key(plugin):
+    before = _settings_keys(plugin.root)
+    prompt = plugin.root / "evals" / "a" / "prompt.md"
+    prompt.write_text(prompt.read_text().replace("[Read, Bash]", "[Read, Bash, Write]"))
+    assert _settings_keys(plugin.root) == before  # Write is not granted: the run is the same
+
+
+def test_a_scaffold_is_in_the_key_only_where_it_runs(plugin):
+    off, on = _settings_keys(plugin.root), _settings_keys(plugin.root, scaffold=True)
+    assert on["b"] != off["b"] and on["a"] == off["a"]
+    (plugin.root / "evals" / "b" / "s.sh").write_text("echo other > staged.txt\n")
+    assert _settings_keys(plugin.root) == off
+    assert _settings_keys(plugin.root, scaffold=True)["b"] != on["b"]

@@ -40,6 +40,8 @@ def test_every_shared_suite_is_read_with_its_cases_and_graders(repo, rel, cases,
     [found] = json.loads(capsys.readouterr().out)
     assert found["format"] == "plugin_eval" and found["path"].endswith(rel)
     assert (found["cases"], found["graders"]) == (cases, graders)
+    # Run settings, scaffolds and history files are the cases' own settings now, not "not used".
+    assert not [p for p in found["problems"] if "not used" in p or "is not run" in p]
     # Every grader is a check, a rubric item, or named as not graded: none is dropped.
     assert found["checks"] + found["rubric"] + len(found["unmapped"]) == graders
     assert all(" is not graded by skill-eval: " in p for u in found["unmapped"]
@@ -105,7 +107,9 @@ def test_graders_map_to_checks_and_rubric_and_the_rest_is_named(tmp_path):
                            "skill-eval has no such check",)
     problems = [p.format() for p in es.problems]
     assert any("like-ref" in p and "not graded" in p for p in problems)
-    assert any("runs (1 case)" in p for p in problems)  # run settings are named, not silently dropped
+    assert beta.settings is not None and beta.settings.runs == 2  # the case's own run settings
+    assert plain.settings is None
+    assert not any("not used" in p for p in problems)
 
 
 def test_an_unknown_prompt_md_key_is_an_error_naming_the_file(tmp_path):

@@ -37,6 +37,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from skill_eval.model.project import load_project
+    from skill_eval.model.settingscheck import settings_problems
 
     all_problems: list[Problem] = []
     totals = [0, 0, 0]
@@ -52,6 +53,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         # Errors, as `run` refuses them with the same message: validate passing means run starts.
         all_problems.extend(project.gradability_problems(warn=False))
         all_problems.extend(adapter_problems(project))
+        all_problems.extend(settings_problems(project))
         all_problems.extend(script_problems(project))
         all_problems.extend(grader_audits(project))
     for p in all_problems:
@@ -142,7 +144,9 @@ def _options(args: argparse.Namespace):  # noqa: ANN202
             raise SkillEvalError(f"--shard {args.shard}: expected K/N with 1 <= K <= N, e.g. 1/4") from None
     return RunOptions(force=getattr(args, "force", False), iterations=args.iterations, only=args.only,
                       shard=shard, jobs=getattr(args, "jobs", None), max_cost=getattr(args, "max_cost", None),
-                      executor=getattr(args, "executor", None), sandbox=getattr(args, "sandbox", None))
+                      executor=getattr(args, "executor", None), sandbox=getattr(args, "sandbox", None),
+                      scaffold=bool(getattr(args, "scaffold", False)),
+                      allow_tools=tuple(getattr(args, "allow_tools", None) or ()))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -157,9 +161,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from skill_eval.cli.runflow import with_run_options
     from skill_eval.cli.status_cmd import status
 
-    return status(_load(args), _options(args), as_json=args.json, explain_task=args.explain)
+    options = _options(args)
+    project = _load(args)
+    # status plans with the same --scaffold / --allow-tools as the run it predicts
+    project = dataclasses.replace(project, suite=with_run_options(project.suite, options))
+    return status(project, options, as_json=args.json, explain_task=args.explain)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

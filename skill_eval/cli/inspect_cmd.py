@@ -32,9 +32,25 @@ def inspect_file(path: Path, format: str | None = None, display: str | None = No
         # What the source format's graders became: checks, rubric items, and the ones not graded.
         "graders": checks + rubric + len(evalset.unmapped),
         "unmapped": list(evalset.unmapped),
+        "settings": _settings(evalset.cases),
         "problems": [p.format() for p in evalset.problems],
         "readable": not any(p.is_error for p in evalset.problems),
     }
+
+
+_SETTINGS = ("runs", "model", "max_turns", "timeout_seconds", "append_system_prompt", "env",
+             "allowed_tools", "scaffold", "history")
+
+
+def _settings(cases: Any) -> dict[str, int]:
+    """How many cases set each run setting of their own (plugin eval suites): all are applied."""
+    out: dict[str, int] = {}
+    for case in cases:
+        for name in _SETTINGS if case.settings is not None else ():
+            value = getattr(case.settings, name)
+            if value or (value is not None and name != "env"):
+                out[name] = out.get(name, 0) + 1
+    return {name: out[name] for name in _SETTINGS if name in out}
 
 
 def inspect_path(path: Path, format: str | None = None) -> dict[str, Any] | list[dict[str, Any]]:
@@ -71,4 +87,7 @@ def format_inspect(obj: dict[str, Any] | list[dict[str, Any]], where: str = "") 
             f"{n('rubric', 'rubric item')}"
             f" — {state}")
     unmapped = [f"  not graded: {u}" for u in obj.get("unmapped", [])]
-    return "\n".join([head, *unmapped, *(f"  {p}" for p in obj["problems"])])
+    own = obj.get("settings") or {}
+    listed = ", ".join(f"{k} ({v} case{'s' * (v != 1)})" for k, v in own.items())
+    settings = [f"  case settings applied: {listed}"] if own else []
+    return "\n".join([head, *settings, *unmapped, *(f"  {p}" for p in obj["problems"])])

@@ -99,6 +99,12 @@ def _run_opts(x: argparse.ArgumentParser) -> None:
                    help="override the suite's iterations")
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
     x.add_argument("--shard", metavar="K/N", help="this job's share of the pending runs, e.g. 2/4")
+    x.add_argument("--scaffold", action="store_true",
+                   help="run cases' context.scaffold_script before the agent (plugin eval suites; "
+                        "only for suites you trust)")
+    x.add_argument("--allow-tools", nargs="+", metavar="TOOL",
+                   help="grant these tools to every case with run settings, beyond the suite's "
+                        "allow_tools (e.g. Write Edit 'Bash(npm test *)'; Bash runs sandboxed)")
 
 
 def _args_run(x: argparse.ArgumentParser) -> None:

@@ -40,7 +40,21 @@ def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
                                 [list(r) for r in options.rounds]]
     if options.sandbox:
         out["sandbox"] = options.sandbox
+    if options.scaffold:
+        out["scaffold"] = True
+    if options.allow_tools:
+        out["allow_tools"] = list(options.allow_tools)
     return out
+
+
+def with_run_options(suite: Suite, options: RunOptions) -> Suite:
+    """The suite with ``run --scaffold`` / ``--allow-tools`` applied (what the plan keys see)."""
+    if not options.scaffold and not options.allow_tools:
+        return suite
+    own = suite.case_runs
+    grants = tuple(dict.fromkeys((*own.allow_tools, *options.allow_tools)))
+    return dataclasses.replace(suite, case_runs=dataclasses.replace(
+        own, scaffold=own.scaffold or options.scaffold, allow_tools=grants))
 
 
 def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,
@@ -60,6 +74,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
         return int(check.data.get("outcome", {}).get("exit_code", 0))
 
     from skill_eval.model.project import load_project
+    from skill_eval.model.settingscheck import settings_problems
 
     # Only some skill folders changed since the last complete run: plan just those skills (the
     # others' runs, grades and tables were just re-checked by stat). Keys still decide.
@@ -69,12 +84,17 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
         boxed = dataclasses.replace(suite.adapter, sandbox=options.sandbox)
         suite = dataclasses.replace(suite, adapter=boxed)
         project = dataclasses.replace(project, suite=suite)
+    suite = with_run_options(suite, options)
+    project = dataclasses.replace(project, suite=suite)
     if project.errors:
         raise InvalidInput(project.problems)
     ungradable = project.gradability_problems(warn=False)
     if ungradable:
         raise InvalidInput(ungradable)
-    for w in project.warnings:
+    settings = settings_problems(project)
+    if any(p.is_error for p in settings):
+        raise InvalidInput([p for p in settings if p.is_error])
+    for w in (*project.warnings, *settings):
         print(w.format(), file=sys.stderr)
 
     with store.lock(wait=wait):
@@ -104,15 +124,27 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     # its stat after this point, so the next run looks closer instead of trusting the fast path.
     adapter = resolve_adapter(suite)
     if adapter.sandbox is not None:
-        from skill_eval.run.sandbox import require
+        from skill_eval.run.sandbox import SandboxUnavailable, require
 
-        require()  # refused in one line, before anything runs, when bwrap cannot work here
+        try:
+            require()  # refused in one line, before anything runs, when bwrap cannot work here
+        except SandboxUnavailable as exc:
+            if suite.adapter.sandbox is not None:
+                raise
+            raise SandboxUnavailable(f"allow_tools grants Bash, which runs the agent sandboxed: {exc}; "
+                                     "or drop the Bash grant") from None
     outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
                if not f.source.is_relative_to(suite.skills_dir)]
     # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
     # A folder eval set (a plugin's evals/) is watched as itself, not the plugin around it.
     outside += [str(es.path if es.path.is_dir() else es.path.parent) for se in project.skills
                 for es in se.evalsets if not es.path.is_relative_to(suite.skills_dir)]
+    # A folder eval set's own files (case prompts, graders, scaffold scripts): the folder's stat
+    # does not move when a file inside a case folder is edited.
+    outside += [str(p) for se in project.skills for es in se.evalsets
+                if es.path.is_dir() and not es.path.is_relative_to(suite.skills_dir)
+                for p in sorted(es.path.rglob("*"))
+                if p.is_file() and "results" not in p.relative_to(es.path).parts]
     watch = watch_files(adapter.argv, outside)
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))

@@ -21,6 +21,8 @@ class RunOptions:
     until_decided: AdaptiveConfig | None = None
     rounds: tuple[tuple[str, str, int], ...] = ()
     sandbox: str | None = None  # --sandbox bwrap: overrides the suite's adapter.sandbox
+    scaffold: bool = False  # --scaffold: run cases' scaffold scripts (as the suite's scaffold: true)
+    allow_tools: tuple[str, ...] = ()  # --allow-tools: grants added to the suite's allow_tools
 
 
 ONLY_SHAPE = "skill/case/variant/model/iteration"

@@ -60,7 +60,25 @@ def run_reason(spec: RunSpec, plan: Plan, state: SuiteState, store: Store, force
             reasons.append(f"adapter input {rel} changed")
     if old.get("model") != new["model"]:
         reasons.append("model changed")
+    reasons += _settings_changed(old.get("settings") or {}, new.get("settings") or {})
     return "; ".join(reasons) or "key scheme or protocol changed"
+
+
+_SETTING_NAMES = {"scaffold": "scaffold script", "tools": "tool grants"}
+
+
+def _settings_changed(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """The case's own run settings (plugin eval suites) that differ: "case setting max_turns changed"."""
+    out = []
+    for name in sorted(set(old) | set(new)):
+        shown = _SETTING_NAMES.get(name, f"case setting {name}")
+        if name not in old:
+            out.append(f"{shown} added")
+        elif name not in new:
+            out.append(f"{shown} removed")
+        elif old[name] != new[name]:
+            out.append(f"{shown} changed")
+    return out
 
 
 def skill_change(skill: str, plan: Plan, state: SuiteState) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from skill_eval.errors import Problem
 from skill_eval.model.ablations import Ablation
+from skill_eval.model.runsettings import RunSettings
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Case:
     source: str = ""  # the eval-set file, repo-relative, for messages
     line: int | None = None
     critical: bool = False  # a regression of this case fails `compare --fail-on-regression`
+    settings: RunSettings | None = None  # the case's own run settings (plugin eval suites)
 
     @property
     def gates(self) -> bool:

@@ -14,6 +14,7 @@ from skill_eval.intake.yamlpos import load_yaml
 from skill_eval.model.ablations import Ablation, default_name
 from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
+from skill_eval.model.runsettings import CaseRunOptions
 
 DEFAULT_ADAPTER = "demo"
 
@@ -26,8 +27,7 @@ class AdapterConfig:
     version: str | None = None
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     responses: Path | None = None  # replay: recorded responses (folder or another store)
-    # Globs (relative to the suite file) of files the adapter reads: their content joins its identity.
-    depends: tuple[str, ...] = ()
+    depends: tuple[str, ...] = ()  # globs (from the suite's folder) of files the adapter reads: its identity
     sandbox: str | None = None  # "bwrap": run the adapter in a bubblewrap sandbox (run/sandbox.py)
     network: str = "host"  # in the sandbox: "host" or "none" (a network namespace of its own)
 
@@ -96,6 +96,7 @@ class Suite:
     executor: ExecutorConfig = ExecutorConfig()
     adaptive: AdaptiveConfig | None = None
     gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
+    case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
 
     @property
     def root(self) -> Path:
@@ -386,7 +387,7 @@ def load_suite(path: str | Path) -> Suite:
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
         executor=_executor(raw.get("executor")),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
-        gate=raw.get("gate", "mean"),
+        gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
     )
 
 

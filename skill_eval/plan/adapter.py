@@ -25,3 +25,7 @@ class ResolvedAdapter:
     sandbox: str | None = None
     network: str = "host"
     readable: tuple[str, ...] = ()  # host paths the sandboxed adapter may read (never in the key)
+    # The suite's tool grants (``allow_tools``, plugin eval's --allow-tools) and whether case
+    # scaffold scripts run (``scaffold``): they reach a run's key only through a case's settings.
+    allow_tools: tuple[str, ...] = ()
+    scaffold: bool = False

@@ -60,11 +60,34 @@ def run_material(case: Case, variant: str, model: str, iteration: int, adapter: 
         "adapter": adapter.identity,
         "model": model,
         "iteration": iteration,
+        **_settings_material(case, adapter, model),
     }
 
 
-def variants_for(case: Case, variants: tuple[str, ...]) -> tuple[str, ...]:
+def _settings_material(case: Case, adapter: ResolvedAdapter, model: str) -> dict[str, Any]:
+    """A case's own run settings (plugin eval suites): only when it has some, so every other
+    run keeps its key. The suite's tool grants and --scaffold reach it through the adapter; a
+    model the suite names overrides the case's (RunSpec.asked_model), which then is no input."""
+    if case.settings is None:
+        return {}
+    material = case.settings.key_material(adapter.allow_tools, adapter.scaffold)
+    if model != "default":
+        material.pop("model", None)
+    return {"settings": material} if material else {}
+
+
+def case_iterations(case: Case, n_iter: int, overridden: bool) -> int:
+    """The case's own ``runs`` unless --iterations (or --until-decided) says otherwise."""
+    runs = case.settings.runs if case.settings is not None else None
+    return n_iter if overridden or runs is None else runs
+
+
+def variants_for(case: Case, variants: tuple[str, ...], both_arms: bool = False) -> tuple[str, ...]:
     # A trigger query asks whether an installed skill gets picked: only the with-skill arm applies.
+    # A resumed transcript carries the skill into both arms (plugin eval runs it with-arm only).
+    resumed = case.settings is not None and case.settings.history is not None and not both_arms
+    if resumed:
+        return tuple(v for v in variants if v == "with_skill")
     return ("with_skill",) if case.kind == "trigger" else variants
 
 
@@ -83,9 +106,10 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
         plan.skills[skill.name] = SkillDigest(digest, dict(items))
         for case in se.cases:
             fixtures = fixture_material(case, cache)
-            for variant in variants_for(case, suite.variants):
+            for variant in variants_for(case, suite.variants, suite.case_runs.both_arms):
                 for model in suite.models:
-                    n = rounds.get((skill.name, model), n_iter) if case.kind == "task" else n_iter
+                    n = rounds.get((skill.name, model), case_iterations(case, n_iter, bool(iterations))) \
+                        if case.kind == "task" else n_iter
                     for it in range(1, n + 1):
                         material = run_material(case, variant, model, it, adapter, fixtures, digest)
                         key = key_of(material)

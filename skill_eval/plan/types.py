@@ -30,6 +30,13 @@ class RunSpec:
         return f"agent:{self.skill_name}/{self.case.id}/{self.variant}/{self.model}/{self.iteration}"
 
     @property
+    def asked_model(self) -> str:
+        """The model this run asks for: a case's own ``model`` where the suite leaves the choice
+        to the adapter (``default``); a model the suite names overrides it (plugin eval's --model)."""
+        own = self.case.settings.model if self.case.settings is not None else None
+        return own if own and self.model == "default" else self.model
+
+    @property
     def with_skill(self) -> bool:
         return self.variant == "with_skill"
 

@@ -17,6 +17,7 @@ from skill_eval.errors import AdapterError
 from skill_eval.intake.textcheck import clean
 from skill_eval.model.results import AdapterResponse, Event
 from skill_eval.plan.types import RunSpec
+from skill_eval.run.scaffold import HISTORY
 from skill_eval.store.redact import redact
 
 PROTOCOL_VERSION = 1
@@ -46,6 +47,14 @@ def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
         request["trigger"] = True
     if spec.ablation is not None:
         request["ablation"] = spec.ablation.name
+    settings = spec.case.settings
+    if settings is not None:  # the case's own run settings (a plugin eval suite's case)
+        request["model"] = spec.asked_model
+        carried = settings.request(spec.adapter.allow_tools)
+        if carried:
+            request["settings"] = carried
+        if settings.history is not None:  # placed there by the runner before the adapter starts
+            request["history"] = HISTORY
     return request
 
 

@@ -34,7 +34,8 @@ from skill_eval.run import owner, sandbox
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT
-from skill_eval.run.runner import conclude, record_error
+from skill_eval.run.runner import conclude, env_refusal, record_error
+from skill_eval.run.scaffold import ScaffoldFailed, place_history, run_scaffold
 from skill_eval.run.shipment import RemoteJob
 from skill_eval.run.workspace import JOB_PREFIX, Workspace, ablate_copy, remove_stale
 from skill_eval.store.redact import redact
@@ -133,6 +134,11 @@ def _sweep_once() -> None:
         pass
 
 
+def _timeout(job: RemoteJob) -> float:
+    own = job.spec.case.settings.timeout_seconds if job.spec.case.settings is not None else None
+    return float(own) if own is not None else job.timeout_seconds
+
+
 def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
     """The worker's part of a run; never raises for the adapter's faults (they are data)."""
     start = time.perf_counter()
@@ -146,6 +152,18 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
             ws = _materialize(root, job, blobs)
         except (AdapterError, OSError) as exc:
             return RemoteOutcome(key, None, (), (), "workspace", str(exc), time.perf_counter() - start, host)
+        refused = env_refusal(job.spec)
+        if refused is not None:
+            return RemoteOutcome(key, None, (), (), "settings", refused, time.perf_counter() - start, host)
+        settings = job.spec.case.settings
+        try:  # as a local run does (its pre_existing listing stays with local runs for now)
+            if settings is not None and settings.scaffold is not None and job.spec.adapter.scaffold:
+                run_scaffold(settings.scaffold, ws.path)
+            if settings is not None and settings.history is not None:
+                place_history(settings.history, ws.path)
+        except (ScaffoldFailed, AdapterError) as exc:
+            return RemoteOutcome(key, None, (), (), "scaffold", f"{exc} (on {host})",
+                                 time.perf_counter() - start, host)
         request = build_request(job.spec, ws.path, list(ws.files), ws.skill_rel)
         try:
             argv = _sandboxed(_argv(root, job), ws.path, job)
@@ -154,7 +172,7 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
                                  time.perf_counter() - start, host)
         try:
             proc = run_process(argv, json.dumps(request).encode("utf-8"), ws.path,
-                               _env(ws, job), job.timeout_seconds, job.max_output_bytes,
+                               _env(ws, job), _timeout(job), job.max_output_bytes,
                                die_with_parent=True)
         except AdapterError as exc:
             return RemoteOutcome(key, None, (), (), "not_found", f"{exc} (on {host})",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.builtins import adapter_module, adapter_names
 from skill_eval.model.config import depends_files
+from skill_eval.model.runsettings import SHELL_TOOLS, tool_name
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
 
@@ -74,7 +75,12 @@ def depends_identity(suite: Suite) -> dict[str, str]:
 def resolve_adapter(suite: Suite) -> ResolvedAdapter:
     """The suite's adapter as argv + identity (its part of every run key). ``adapter.depends``
     adds the content of the files it names; without it the identity is what it always was."""
-    resolved = _sandboxed(suite, _resolve_adapter(suite))
+    grants = suite.case_runs.allow_tools
+    if suite.adapter.sandbox is None and any(tool_name(t) in SHELL_TOOLS for t in grants):
+        # A shell grant runs the agent sandboxed, as plugin eval does (FORMAT.md §7.3).
+        suite = replace(suite, adapter=replace(suite.adapter, sandbox="bwrap"))
+    resolved = replace(_sandboxed(suite, _resolve_adapter(suite)), allow_tools=grants,
+                       scaffold=suite.case_runs.scaffold)
     if not suite.adapter.depends:
         return resolved
     try:

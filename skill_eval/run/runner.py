@@ -21,7 +21,8 @@ from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, parse_response, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable
-from skill_eval.run.workspace import prepare_workspace
+from skill_eval.run.scaffold import ScaffoldFailed, listing, place_history, run_scaffold
+from skill_eval.run.workspace import NOT_KEPT, prepare_workspace
 from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 
@@ -46,8 +47,9 @@ def _first_line(stderr: bytes) -> str:
 def _failure(spec: RunSpec, suite: Suite, proc: ProcessResult) -> RunError | None:
     who = spec.adapter.name
     if proc.timed_out:
-        return RunError(spec.key, "timeout", f"adapter {who} timed out after {suite.timeout_seconds:g}s "
-                        "(raise timeout_seconds in the suite if it needs longer)" + _tail(proc.stderr),
+        where = "the case" if spec.case.settings and spec.case.settings.timeout_seconds else "the suite"
+        return RunError(spec.key, "timeout", f"adapter {who} timed out after {run_timeout(spec, suite):g}s "
+                        f"(raise timeout_seconds in {where} if it needs longer)" + _tail(proc.stderr),
                         proc.duration_s)
     if proc.capped:  # the answer never arrived whole: nothing to grade, and not the skill's fault
         return RunError(spec.key, UNSCORABLE, f"truncated: adapter {who} wrote more than "
@@ -67,11 +69,28 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
     result or the error. ``tidy_later``: the workspace is removed in the background (see
     run/janitor.py; whoever passes it drains the janitor before its command ends)."""
     start = time.perf_counter()
+    settings = spec.case.settings
+    refused = env_refusal(spec)
+    if refused is not None:
+        return record_error(store, RunError(spec.key, "settings", refused, 0.0))
     try:
         workspace = prepare_workspace(spec)
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "workspace", str(exc), time.perf_counter() - start))
     try:
+        pre_existing: dict[str, str] | None = None
+        if settings is not None and settings.scaffold is not None and spec.adapter.scaffold:
+            try:
+                run_scaffold(settings.scaffold, workspace.path)
+            except (ScaffoldFailed, AdapterError) as exc:
+                return record_error(store, RunError(spec.key, "scaffold", str(exc),
+                                                    time.perf_counter() - start))
+            pre_existing = listing(workspace.path, NOT_KEPT)
+        if settings is not None and settings.history is not None:
+            try:
+                place_history(settings.history, workspace.path)
+            except ScaffoldFailed as exc:
+                return record_error(store, RunError(spec.key, "settings", str(exc), 0.0))
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
         try:
             argv = sandboxed_argv(spec, suite, workspace.path)
@@ -79,12 +98,12 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             return record_error(store, RunError(spec.key, "sandbox", str(exc), time.perf_counter() - start))
         try:
             proc = run_process(argv, json.dumps(request).encode("utf-8"), workspace.path,
-                               workspace.env(spec.adapter), suite.timeout_seconds, suite.max_output_bytes)
+                               workspace.env(spec.adapter), run_timeout(spec, suite), suite.max_output_bytes)
         except AdapterError as exc:
             return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
         kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
-        return conclude(spec, suite, store, proc, replay_key(request), kept, dropped)
+        return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing)
     finally:
         if tidy_later:
             # Its processes are dead and its files read: nothing waits for the folder to go
@@ -92,6 +111,22 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             janitor.later(workspace.remove)
         else:
             workspace.remove()
+
+
+def env_refusal(spec: RunSpec) -> str | None:
+    """Why the case's ``env`` fails this run (a name outside EVAL_*), as plugin eval checks it:
+    when the run starts, that run only."""
+    bad = spec.case.settings.bad_env_keys() if spec.case.settings is not None else []
+    if not bad:
+        return None
+    return (f'case "{spec.case.id}" env key "{bad[0]}" is not allowed: only EVAL_* keys can be set by '
+            "a case; anything else must come from the suite's adapter.env")
+
+
+def run_timeout(spec: RunSpec, suite: Suite) -> float:
+    """The case's own ``timeout_seconds`` where it sets one, else the suite's."""
+    own = spec.case.settings.timeout_seconds if spec.case.settings is not None else None
+    return float(own) if own is not None else suite.timeout_seconds
 
 
 def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path) -> tuple[str, ...]:
@@ -108,7 +143,7 @@ def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
     """What the run ran under, kept with it: two benchmarks compare on equal terms only when
     these match (the summary warns when the arms of a comparison differ)."""
     box = spec.adapter.sandbox
-    return {"timeout_seconds": suite.timeout_seconds, "max_output_bytes": suite.max_output_bytes,
+    return {"timeout_seconds": run_timeout(spec, suite), "max_output_bytes": suite.max_output_bytes,
             "jobs": suite.jobs,
             "sandbox": None if box is None else {**sandbox.identity(box, spec.adapter.network),
                                                  "hidden": list(sandbox.HIDDEN),
@@ -116,8 +151,8 @@ def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
 
 
 def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
-             kept: Sequence[tuple[str, bytes]] = (), dropped: Mapping[str, str] | None = None
-             ) -> RunResult | RunError:
+             kept: Sequence[tuple[str, bytes]] = (), dropped: Mapping[str, str] | None = None,
+             pre_existing: Mapping[str, str] | None = None) -> RunResult | RunError:
     """What the adapter process did -> the store: an error, or the run with the files it left
     (``kept``: workspace-relative path and bytes; ``dropped``: path -> why it was not kept).
     Shared by local runs and runs that executed on another machine. The store redacts all of
@@ -129,12 +164,20 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
         response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
-    response = unscorable.mark(response, spec.model)
+    settings = spec.case.settings
+    max_turns = settings.max_turns if settings is not None else None
+    # A case that sets max_turns is graded on what it produced when it reaches it (plugin eval).
+    response = unscorable.mark(response, spec.asked_model, graded_at_turn_limit=max_turns is not None)
     meta = {
         "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
         "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,
     }
     meta["limits"] = run_limits(spec, suite)
+    if max_turns is not None and unscorable.at_turn_limit(response):
+        meta["run_error"] = f"max_turns: reached the case's max_turns ({max_turns})"
+    if pre_existing is not None:
+        # The workspace after the scaffold, before the agent: files here were not created by it.
+        meta["pre_existing"] = dict(pre_existing)
     if dropped:
         meta["files_not_kept"] = dict(dropped)  # the run stays: a paid run is never thrown away
     stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,

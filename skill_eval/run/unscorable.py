@@ -18,13 +18,17 @@ def _served(response: AdapterResponse) -> str | None:
     return next((e.name for e in response.events if e.type == "model" and e.name), None)
 
 
-def reason(response: AdapterResponse, asked_model: str) -> str | None:
+def at_turn_limit(response: AdapterResponse) -> bool:
+    return any(e.type == "stop" and (e.name or "").lower() in TURN_LIMIT_STOPS for e in response.events)
+
+
+def reason(response: AdapterResponse, asked_model: str, graded_at_turn_limit: bool = False) -> str | None:
     """Why this response cannot be scored, or None. A model counts as the one asked when the
     asked name is part of the served one (``sonnet`` -> ``claude-sonnet-4-5-20250929``), so an
     alias or a dated snapshot is not a mismatch."""
     if any(e.type == UNSCORABLE for e in response.events):
         return None  # the adapter said so itself
-    if any(e.type == "stop" and (e.name or "").lower() in TURN_LIMIT_STOPS for e in response.events):
+    if not graded_at_turn_limit and at_turn_limit(response):
         return "turn_limit: the agent stopped at its turn limit"
     served = _served(response)
     asked = asked_model.strip()
@@ -33,9 +37,10 @@ def reason(response: AdapterResponse, asked_model: str) -> str | None:
     return None
 
 
-def mark(response: AdapterResponse, asked_model: str) -> AdapterResponse:
-    """The response with an ``unscorable`` event added when it cannot be scored."""
-    why = reason(response, asked_model)
+def mark(response: AdapterResponse, asked_model: str, graded_at_turn_limit: bool = False) -> AdapterResponse:
+    """The response with an ``unscorable`` event added when it cannot be scored
+    (``graded_at_turn_limit``: a turn limit the case set itself is no reason)."""
+    why = reason(response, asked_model, graded_at_turn_limit)
     if why is None:
         return response
     return dataclasses.replace(response, events=(*response.events, Event(UNSCORABLE, why)))

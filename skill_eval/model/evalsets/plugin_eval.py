@@ -5,8 +5,9 @@ inside a case belong to it). The prompt is ``prompt.md``'s body or ``execution.p
 graders are ``case.yaml``'s ``graders:`` list, then ``graders/<name>.md`` (frontmatter: type and
 options; body: the rubric of an ``llm`` grader). ``plugin_graders`` maps each grader to one check
 or rubric item, or names it as not graded here. ``context.add_dirs`` become the case's input
-files; a scaffold script, a history file and the run settings (runs, model, max_turns, ...)
-are named in one warning each, since the suite's own settings apply. The plugin's skills
+files; the run settings (runs, model, max_turns, ..., the scaffold script and history file)
+become the case's RunSettings (plugin_settings.py); ``plugins`` may name the enclosing plugin
+only (the one whose skills are under test). The plugin's skills
 (``<plugin>/skills/*/SKILL.md``) are the skills under test: with several, a case belongs to the
 skill its "skill fired" grader names, and a case naming none to the first skill.
 """
@@ -21,6 +22,7 @@ from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.yamlpos import Located, loads_yaml
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.evalsets.plugin_graders import GRADER_KEYS, map_grader, skill_fired, skill_named
+from skill_eval.model.evalsets.plugin_settings import read_settings
 from skill_eval.model.evalsets.validate import check_path_problem
 
 FORMAT = "plugin_eval"
@@ -30,8 +32,9 @@ EXECUTION_KEYS = ("model", "max_turns", "timeout_seconds", "allowed_tools", "app
 PROMPT_KEYS = (*TOP_KEYS, *EXECUTION_KEYS)
 CASE_KEYS = (*TOP_KEYS, "execution", "context", "graders")
 CONTEXT_KEYS = ("scaffold_script", "history_file", "add_dirs")
-# Settings of a claude plugin eval run that the suite's own settings replace here.
-RUN_SETTINGS = ("runs", *EXECUTION_KEYS, "plugins")
+# Settings of a claude plugin eval run that skill-eval does not apply (all are the case's
+# RunSettings now: plugin_settings.py; kept for the one warning that names any added later).
+RUN_SETTINGS: tuple[str, ...] = ()
 _SKIP = ("results", "mocks", "node_modules")
 
 
@@ -217,13 +220,8 @@ def read_case(
                 f"grader '{gname}' ({mapped.type}) is not graded by skill-eval: {mapped.unmapped}",
                 line,
             )
-    for key in ("scaffold_script", "history_file"):
-        if spec.get(key):
-            c.problem(
-                yaml_file,
-                f"context.{key} {spec[key]!r} is not run: each run starts with the case's "
-                "add_dirs files only",
-            )
+    settings = read_settings(folder, spec, lambda m: c.problem(source, m, 1, "error"))
+    _check_plugins(c, folder, spec.get("plugins"), source)
     fixtures = _fixtures(c, folder, spec.get("add_dirs"), base, yaml_file)
     case = Case(
         id=str(name),
@@ -233,8 +231,17 @@ def read_case(
         rubric=tuple(rubric),
         source=_display(source, eval_dir, display),
         line=1,
+        settings=settings,
     )
     return case, unmapped, c.problems, [k for k in RUN_SETTINGS if k in spec]
+
+
+def _check_plugins(c: _Case, folder: Path, plugins: Any, file: Path) -> None:
+    root = plugin_root(c.eval_dir).resolve()
+    for rel in plugins if isinstance(plugins, list) else ([plugins] if plugins else []):
+        if (folder / str(rel)).resolve() != root:
+            c.problem(file, f"plugins: {rel!r} is not the plugin enclosing the eval folder ({root.name}); "
+                      "skill-eval tests that plugin's skills only: remove the entry", 1, "error")
 
 
 def _fixtures(c: _Case, folder: Path, dirs: Any, base: Path, file: Path) -> tuple[Fixture, ...]:

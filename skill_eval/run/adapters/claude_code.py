@@ -234,6 +234,9 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
         argv += ["--permission-mode", args.permission_mode]
     if getattr(args, "disable_bundled_skills", False):
         argv += bundled.claude_args(getattr(args, "tested_skill", None))
+    argv += settings_args(getattr(args, "settings", None) or {}, bool(args.permission_mode))
+    if getattr(args, "history", None):  # the transcript to resume; the prompt is the next turn
+        argv += ["--resume", args.history]
     argv += list(args.extra_arg or [])
     # "--" ends the options, so neither a prompt starting with "-" nor a variadic extra flag
     # (e.g. --allowedTools A B) can swallow or misread the prompt.
@@ -242,7 +245,7 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
         watch = claude_watch(env, "judge" if args.judge else "adapter")
         done = run_cli(argv, workspace, env, args.timeout, Path(tmp), watch)
         explain("claude", done, args.timeout)
-        if done.returncode != 0:
+        if done.returncode != 0 and not _stopped_at_turn_limit(done.stdout_path):
             detail = done.cause.message if done.cause is not None else last_line(done.stderr)
             try:
                 _, result = parse_claude_stream(done.stdout_path)
@@ -270,6 +273,34 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     if served:
         got.model = served
     return got
+
+
+def settings_args(settings: dict[str, Any], ask_set: bool = False) -> list[str]:
+    """A request's ``settings`` (docs/protocol.md) as Claude Code's own flags. Tool lists are one
+    ``=``-joined argument each, so a variadic flag cannot swallow what follows."""
+    out: list[str] = []
+    if settings.get("max_turns") is not None:
+        out += ["--max-turns", str(int(settings["max_turns"]))]
+    if "allowed_tools" in settings:
+        # Never ask: a tool outside the grants is refused, as in plugin eval's child sessions.
+        if not ask_set:
+            out += ["--permission-mode", "dontAsk"]
+        if settings["allowed_tools"]:
+            out.append("--allowedTools=" + ",".join(settings["allowed_tools"]))
+    if settings.get("disallowed_tools"):
+        out.append("--disallowedTools=" + ",".join(settings["disallowed_tools"]))
+    if settings.get("append_system_prompt"):
+        out.append("--append-system-prompt=" + str(settings["append_system_prompt"]))
+    return out
+
+
+def _stopped_at_turn_limit(stream: Path) -> bool:
+    """Claude Code exits 1 at --max-turns; its result event says why, and the run still counts."""
+    try:
+        _, result = parse_claude_stream(stream)
+    except Exception:
+        return False
+    return result is not None and claude_stop(result) == "max_turns"
 
 
 def _record_stop(got: Collected, stop: str | None) -> None:
@@ -346,6 +377,14 @@ def _main(argv: Sequence[str] | None) -> int:
     env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
     if args.base_url:
         env["ANTHROPIC_BASE_URL"] = args.base_url
+    args.settings = request.get("settings") if isinstance(request.get("settings"), dict) else {}
+    env.update({str(k): str(v) for k, v in (args.settings.get("env") or {}).items()
+                if str(k).startswith("EVAL_")})
+    history = request.get("history")
+    args.history = str(workspace / history) if isinstance(history, str) and history else None
+    own = args.settings.get("timeout_seconds")
+    if own is not None and (args.timeout is None or float(own) < args.timeout):
+        args.timeout = float(own)
     got = run_claude(args, prompt, workspace, env)
     write_json(got.response())
     return 0

@@ -1,0 +1,69 @@
+"""Whether the suite's adapter can honour each case's own run settings (a ``claude plugin eval``
+suite): what it cannot is an error at ``validate`` and ``run``, never a setting silently dropped.
+Also the notices plugin eval itself prints: scaffolds that do not run without ``--scaffold``, and
+tools a case lists that are not granted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skill_eval.errors import Problem
+
+# Settings only the adapter can apply (runs, model, timeout_seconds and the scaffold are applied
+# by skill-eval itself, for every adapter).
+_AGENT_SETTINGS = ("max_turns", "append_system_prompt", "env", "allowed_tools", "history")
+# Builtins that apply them all (a command adapter gets them in the request and answers for itself).
+HONOURS_SETTINGS = ("claude-code", "claude_code")
+
+
+def _set(settings: Any, name: str) -> bool:
+    value = getattr(settings, name)
+    return bool(value) if name == "env" else value is not None
+
+
+def settings_problems(project: Any) -> list[Problem]:
+    """Errors for settings the adapter cannot apply, then one notice per kind for the rest."""
+    suite = project.suite
+    builtin = suite.adapter.builtin if not suite.adapter.command else None
+    out: list[Problem] = []
+    unstaged: list[str] = []
+    single: list[str] = []
+    refused: dict[str, int] = {}
+    for se in project.skills:
+        for case in se.cases:
+            s = case.settings
+            if s is None:
+                continue
+            where = case.source or str(se.skill.path)
+            if s.history is not None and s.history.text is None:
+                out.append(Problem(where, f"case '{case.id}': context.history_file {s.history.rel!r} does "
+                                   "not exist in the case folder; fix the path", case.line))
+            if s.history is not None and not suite.case_runs.both_arms:
+                single.append(case.id)
+            if builtin is not None and builtin not in HONOURS_SETTINGS:
+                names = [n for n in _AGENT_SETTINGS if _set(s, n)]
+                if names:
+                    out.append(Problem(where, f"case '{case.id}' sets {', '.join(names)}, which adapter "
+                                       f"{builtin} cannot apply; use adapter: {{builtin: claude-code}}",
+                                       case.line))
+            if s.scaffold is not None and not suite.case_runs.scaffold:
+                unstaged.append(case.id)
+            for tool in s.not_granted(suite.case_runs.allow_tools):
+                refused[tool] = refused.get(tool, 0) + 1
+    if unstaged:
+        listed = ", ".join(f'"{c}"' for c in unstaged)
+        out.append(Problem(str(suite.path), f"cases {listed}: their scaffold_script is not run without "
+                           "--scaffold (author-supplied bash that runs as you: pass it, or set "
+                           "'scaffold: true', only for suites you trust); they run against an "
+                           "unstaged workspace", severity="warning"))
+    if single:
+        out.append(Problem(str(suite.path), f"{len(single)} case{'s' * (len(single) != 1)} run single-arm "
+                           "(no lift): a resumed history carries the skill into both arms: "
+                           f"{', '.join(single)} (both_arms: true runs the without-skill arm too)",
+                           severity="warning"))
+    if refused:
+        listed = ", ".join(f"{t} ({n} case{'s' * (n != 1)})" for t, n in sorted(refused.items()))
+        out.append(Problem(str(suite.path), f"not granted: {listed}; cases may grant only read-only "
+                           "tools, grant more with the suite's allow_tools or run --allow-tools",
+                           severity="warning"))
+    return out

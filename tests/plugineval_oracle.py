@@ -1,0 +1,170 @@
+"""Run one plugin-eval suite both ways against tests/fakemodel.py and compare what happened: by
+the real ``claude plugin eval --json`` (the oracle) and by ``skill-eval run`` with the
+claude-code adapter. For conformance tests (settings, graders, mocks):
+
+    case = {"prompt.md": "---\\nmax_turns: 2\\n---\\nGo.\\n",
+            "graders/any.md": "---\\ntype: regex\\npattern: x\\n---\\n"}
+    plugin = write_plugin(tmp_path / "plug", {"turns": case})
+    theirs = plugin_eval(claude, plugin, Script(loop_tool="Glob"), "--ablation", "none")
+    ours = skill_eval(claude, plugin, Script(loop_tool="Glob"), tmp_path / "se", variants=("with_skill",))
+    assert ours.causes() == theirs.causes()          # per-run error records, as causes
+    assert ours.tool_lists() == theirs.tool_lists()  # tool names offered to the model, per request
+
+A ``Capture`` holds the fake server's request log (``requests``), one ``RunRecord`` per run
+(``runs``: case, arm, error text or None) and, for plugin eval, its whole JSON document.
+``transcript(claude, work, prompt, script)`` makes a real session transcript for history cases.
+``cause(text)`` reduces an error text of either tool to a comparable cause (``max_turns``,
+``env:<KEY>``, ``scaffold``, ``timeout``, or ``other: <text>``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fakemodel import FakeModel, Script
+
+from skill_eval.cli.main import main
+
+SKILL = "csv-summary"
+SKILL_MD = f"---\nname: {SKILL}\ndescription: Summarise CSV files, with totals per column.\n---\nSum it.\n"
+# Tools the CLI offers in every session whatever the grants (its own plumbing, not the agent's).
+PLUMBING = frozenset({"ToolSearch", "DeferredToolPlaceholder"})
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    case: str
+    arm: str  # "with" | "without"
+    error: str | None
+
+
+@dataclass
+class Capture:
+    requests: list[dict[str, Any]]
+    runs: list[RunRecord]
+    document: dict[str, Any] = field(default_factory=dict)
+
+    def model_requests(self) -> list[dict[str, Any]]:
+        """The agent's own model calls (those offering tools), in the order they came."""
+        return [r for r in self.requests if r["method"] == "POST" and isinstance(r["body"], dict)
+                and r["path"].split("?")[0].endswith("/messages") and r["body"].get("tools")]
+
+    def tool_lists(self) -> list[tuple[str, ...]]:
+        """Sorted tool names of each agent request, the CLI's own plumbing left out."""
+        return [tuple(sorted({t["name"] for t in r["body"]["tools"]} - PLUMBING))
+                for r in self.model_requests()]
+
+    def causes(self) -> list[tuple[str, str, str | None]]:
+        """(case, arm, cause) of every run, sorted."""
+        return sorted((r.case, r.arm, cause(r.error)) for r in self.runs)
+
+    def system_text(self) -> list[str]:
+        return [json.dumps(r["body"].get("system")) for r in self.model_requests()]
+
+
+def cause(text: str | None) -> str | None:
+    if not text:
+        return None
+    if m := re.search(r'env key "([^"]+)" is not allowed', text):
+        return f"env:{m.group(1)}"
+    if re.search(r"maximum number of turns|max_turns", text):
+        return "max_turns"
+    if "scaffold failed" in text or re.search(r'path "[^"]+" does not exist', text):
+        return "scaffold"
+    if "timed out" in text:
+        return "timeout"
+    return f"other: {text}"
+
+
+def write_plugin(root: Path, cases: dict[str, dict[str, str]], name: str = "csvp") -> Path:
+    """A plugin with skill csv-summary and ``cases`` (case folder -> {relative file: text})."""
+    files = {".claude-plugin/plugin.json": json.dumps({"name": name, "version": "0.1.0"}),
+             f"skills/{SKILL}/SKILL.md": SKILL_MD}
+    files.update({f"evals/{case}/{rel}": text for case, spec in cases.items() for rel, text in spec.items()})
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _clean_env(url: str, home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "CLAUDE", "EVAL_"))}
+    home.mkdir(parents=True, exist_ok=True)
+    env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-fake", HOME=str(home),
+               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    return env
+
+
+def transcript(claude: Path, work: Path, prompt: str, script: Script) -> str:
+    """A real Claude Code session transcript (.jsonl text) of one ``claude -p`` turn, for
+    ``context.history_file`` cases."""
+    home, ws = work / "t-home", work / "t-ws"
+    ws.mkdir(parents=True, exist_ok=True)
+    with FakeModel(script) as fm:
+        env = {**_clean_env(fm.url, home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+        subprocess.run([str(claude), "-p", "--output-format", "json", "--", prompt], cwd=ws, env=env,
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=True)
+    [found] = (home / ".claude" / "projects").glob("*/*.jsonl")
+    return found.read_text()
+
+
+def plugin_eval(claude: Path, plugin: Path, script: Script, *args: str, timeout: float = 300) -> Capture:
+    """``claude plugin eval <plugin> --json --trust-plugin <args>`` against a fresh fake server."""
+    with FakeModel(script) as fm:
+        done = subprocess.run([str(claude), "plugin", "eval", str(plugin), "--trust-plugin", *args, "--json"],
+                              env=_clean_env(fm.url, plugin.parent / "pe-home"), capture_output=True,
+                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        requests = list(fm.requests)
+    try:
+        document = json.loads(done.stdout)
+    except ValueError:
+        raise AssertionError(f"plugin eval printed no JSON (exit {done.returncode}): "
+                             f"{done.stderr[-2000:]}") from None
+    runs = [RunRecord(c["name"], arm, r.get("error")) for c in document["cases"]
+            for arm in ("with", "without") for r in c["arms"].get(arm) or []]
+    return Capture(requests, runs, document)
+
+
+def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args: str,
+               variants: tuple[str, ...] = ("with_skill",), suite_extra: str = "") -> Capture:
+    """``skill-eval run`` of a suite over ``plugin`` (claude-code adapter) against a fresh fake server."""
+    work.mkdir(parents=True, exist_ok=True)
+    suite = work / "suite.yaml"
+    with FakeModel(script) as fm:
+        suite.write_text(
+            f"suite: oracle\nskills_dir: {json.dumps(str(plugin / 'skills'))}\n"
+            "skills: ['*']\n"
+            f"adapter:\n  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(claude))}, "
+            f"base_url: {json.dumps(fm.url)}}}\n  env: [ANTHROPIC_API_KEY]\n"
+            f"variants: {json.dumps(list(variants))}\niterations: 1\njobs: 1\ntimeout_seconds: 120\n"
+            f"store: .store\nresults: results\n{suite_extra}")
+        old = os.environ.get("ANTHROPIC_API_KEY")
+        os.environ["ANTHROPIC_API_KEY"] = "sk-fake"
+        try:
+            main(["run", str(suite), *run_args])
+        finally:
+            if old is None:
+                os.environ.pop("ANTHROPIC_API_KEY", None)
+            else:
+                os.environ["ANTHROPIC_API_KEY"] = old
+        requests = list(fm.requests)
+    return Capture(requests, stored_runs(work / ".store", work / "results"))
+
+
+def stored_runs(store: Path, results: Path) -> list[RunRecord]:
+    """One record per run skill-eval made: results (with their ``run_error``) and errors."""
+    arm = {"with_skill": "with", "without_skill": "without"}
+    out = [RunRecord(m["case"], arm.get(m["variant"], m["variant"]), m.get("run_error"))
+           for m in (json.loads(p.read_text()) for p in sorted(store.glob("runs/*/*/meta.json")))]
+    for err in sorted(results.glob("*/iteration-*/eval-*/*/error.json")):
+        case = json.loads((err.parent.parent / "case.json").read_text()).get("id") \
+            if (err.parent.parent / "case.json").is_file() else err.parent.parent.name[len("eval-"):]
+        out.append(RunRecord(str(case), arm.get(err.parent.name, err.parent.name),
+                             json.loads(err.read_text())["message"]))
+    return out
