@@ -75,6 +75,9 @@ class Script:
     # A tool the model calls again on every turn while the request offers it (``Glob``): a run
     # that never ends by itself, for turn limits.
     loop_tool: str = ""
+    # With ``loop_tool``: loop only in conversations whose text holds this marker ("" = all), so
+    # one case of a suite can hit its turn limit while the others answer.
+    loop_if: str = ""
 
 
 SUBAGENT_MARKER = "[scripted subagent task]"
@@ -281,7 +284,8 @@ class FakeModel:
                    for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
                    for b in (m.get("content") if isinstance(m.get("content"), list) else [])
                    if isinstance(b, dict) and b.get("type") == "tool_use")
-        if judging is None and s.loop_tool and s.loop_tool in tools:
+        if judging is None and s.loop_tool and s.loop_tool in tools and (
+                not s.loop_if or s.loop_if in json.dumps(messages)):
             blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": s.loop_tool,
                        "input": {"pattern": "**/*"} if s.loop_tool == "Glob" else {}}]
             stop = "tool_use"

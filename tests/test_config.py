@@ -18,7 +18,7 @@ SUITE_KEYS = ("ablations, adapter, adaptive, allow_scripts, allow_tools, both_ar
               "include_unscorable, iterations, jobs, judge, "
               "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, results, "
               "scaffold, skill_name_check, skills, "
-              "skills_dir, split, store, strict_skills, suite, timeout_seconds, variants")
+              "skills_dir, split, store, strict_skills, suite, threshold, timeout_seconds, variants")
 
 
 @pytest.fixture(autouse=True)

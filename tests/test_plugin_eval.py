@@ -178,3 +178,48 @@ def test_a_grader_reading_a_file_outside_the_workspace_is_refused_at_validate(tm
     [line] = [ln for ln in err.splitlines() if "leak" in ln]
     assert "evals/c1/graders/leak.md:1: " in line and "leaves the run's workspace" in line
     assert "REDACTED" not in err and target.split("path: ")[1].rstrip("}") in line
+
+
+def _graders(tmp_path: Path, graders: dict[str, str]) -> dict[str, object]:
+    files = {".claude-plugin/plugin.json": '{"name": "p"}',
+             "skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\n",
+             "evals/c/prompt.md": "Go.\n"}
+    files.update({f"evals/c/graders/{name}.md": f"---\n{front}\n---\n" for name, front in graders.items()})
+    _write(tmp_path, files)
+    es = read_evalset(tmp_path / "evals")
+    [case] = es.cases
+    return {c.id: c for c in case.checks}
+
+
+def test_weights_and_the_plugin_fired_indicators_of_section_8_are_carried_on_the_checks(tmp_path):
+    checks = _graders(tmp_path, {
+        "heavy": "type: regex\npattern: x\nweight: 3",
+        "fired": "type: tool_used\ntool: Skill\nweight: 10",
+        "wo": "type: regex\npattern: y\narm: with-only",
+        "forced": "type: tool_used\ntool: Skill\nmin: 0\nmax: 0\narm: both"})
+    assert checks["heavy"].weight == 3.0 and not checks["heavy"].indicator and checks["heavy"].arms is None
+    for name in ("fired", "wo"):  # graded in the with-arm only, reported with scored: false
+        assert checks[name].indicator and checks[name].arms == ("with_skill",) and not checks[name].required
+    assert checks["fired"].weight == 10.0
+    assert not checks["forced"].indicator and checks["forced"].arms is None and checks["forced"].required
+    assert checks["heavy"].to_json()["weight"] == 3.0 and checks["wo"].to_json()["indicator"] is True
+
+
+def test_when_every_grader_is_an_indicator_all_are_scored_in_both_arms(tmp_path):
+    # The real command grades the with-only grader in the without-arm too, then (tests/data/plugin_scores).
+    checks = _graders(tmp_path, {"fired": "type: tool_used\ntool: Skill",
+                                 "wo": "type: regex\npattern: y\narm: with-only"})
+    assert all(not c.indicator and c.arms is None and c.required for c in checks.values())
+
+
+@pytest.mark.parametrize("weight", ["0", "-1", "heavy", "true"])
+def test_a_weight_that_is_not_a_number_above_0_is_an_error_naming_the_grader(tmp_path, weight):
+    _graders(tmp_path, {"g": f"type: regex\npattern: x\nweight: {weight}"})
+    es = read_evalset(tmp_path / "evals")
+    [err] = [p for p in es.problems if p.is_error]
+    assert err.file.endswith("c/graders/g.md") and "weight" in err.message and "above 0" in err.message
+
+
+def test_a_checks_grade_key_material_is_unchanged_without_weight_or_indicator(tmp_path):
+    checks = _graders(tmp_path, {"plain": "type: regex\npattern: x"})
+    assert set(checks["plain"].to_json()) == {"id", "type", "required", "case_sensitive", "params"}

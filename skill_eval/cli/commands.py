@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from skill_eval.errors import InvalidInput, Problem
+from skill_eval.errors import InvalidInput, Problem, SkillEvalError
 
 
 def count(n: int, word: str) -> str:
@@ -131,7 +131,6 @@ def _load(args: argparse.Namespace):  # noqa: ANN202
 
 def _options(args: argparse.Namespace):  # noqa: ANN202
     from skill_eval.engine.options import RunOptions
-    from skill_eval.errors import SkillEvalError
 
     shard = None
     if getattr(args, "shard", None):
@@ -146,7 +145,8 @@ def _options(args: argparse.Namespace):  # noqa: ANN202
                       shard=shard, jobs=getattr(args, "jobs", None), max_cost=getattr(args, "max_cost", None),
                       executor=getattr(args, "executor", None), sandbox=getattr(args, "sandbox", None),
                       scaffold=bool(getattr(args, "scaffold", False)),
-                      allow_tools=tuple(getattr(args, "allow_tools", None) or ()))
+                      allow_tools=tuple(getattr(args, "allow_tools", None) or ()),
+                      threshold=getattr(args, "threshold", None))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -174,9 +174,19 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from skill_eval.cli.runflow import report
 
-    return report(_load(args), args.format, Path(args.out) if args.out else None)
+    project = _load(args)
+    if args.format == "plugin-eval-json" and not any(
+            es.format == "plugin_eval" for se in project.skills for es in se.evalsets):
+        raise SkillEvalError("report --format plugin-eval-json: no skill of this suite is tested by a "
+                             "claude plugin eval suite (a plugin's evals/ folder); use --format json")
+    if args.threshold is not None:
+        suite = dataclasses.replace(project.suite, threshold=args.threshold)
+        project = dataclasses.replace(project, suite=suite)
+    return report(project, args.format, Path(args.out) if args.out else None)
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -80,6 +80,17 @@ def positive_number(text: str) -> float:
     return value
 
 
+def _unit_fraction(text: str) -> float:
+    """An argparse type: a number from 0 to 1 (plugin eval's --threshold)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be from 0 to 1")
+    return value
+
+
 def _args_init(x: argparse.ArgumentParser) -> None:
     x.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
     x.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
@@ -102,6 +113,9 @@ def _run_opts(x: argparse.ArgumentParser) -> None:
     x.add_argument("--scaffold", action="store_true",
                    help="run cases' context.scaffold_script before the agent (plugin eval suites; "
                         "only for suites you trust)")
+    x.add_argument("--threshold", type=_unit_fraction, metavar="T",
+                   help="claude plugin eval suites: the pass mark on a case's with-arm score for the "
+                        "first-party numbers (default: the suite's threshold, else 1.0)")
     x.add_argument("--allow-tools", nargs="+", metavar="TOOL",
                    help="grant these tools to every case with run settings, beyond the suite's "
                         "allow_tools (e.g. Write Edit 'Bash(npm test *)'; Bash runs sandboxed)")
@@ -136,9 +150,14 @@ def _args_status(x: argparse.ArgumentParser) -> None:
 
 def _args_report(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
-    x.add_argument("--format", default="md", choices=["md", "github", "junit", "json", "html"])
+    x.add_argument("--format", default="md",
+                   choices=["md", "github", "junit", "json", "html", "plugin-eval-json"],
+                   help="plugin-eval-json: claude plugin eval's aggregate-result.json (plugin eval suites)")
     x.add_argument("--out", metavar="PATH", help="write there instead of the results folder / stdout")
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
+    x.add_argument("--threshold", type=_unit_fraction, metavar="T",
+                   help="claude plugin eval suites: the pass mark on a case's with-arm score "
+                        "(default: the suite's threshold, else 1.0)")
 
 
 def _args_inspect(x: argparse.ArgumentParser) -> None:

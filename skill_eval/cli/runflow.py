@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skill_eval.cli.damaged import say_damaged
+from skill_eval.cli.suiteoptions import with_run_options
 from skill_eval.cli.terminal import shown
 from skill_eval.engine.options import RunOptions
 from skill_eval.errors import InvalidInput, SkillEvalError
@@ -44,17 +45,9 @@ def fast_options(options: RunOptions, split: str | None) -> dict[str, Any]:
         out["scaffold"] = True
     if options.allow_tools:
         out["allow_tools"] = list(options.allow_tools)
+    if options.threshold is not None:
+        out["threshold"] = options.threshold
     return out
-
-
-def with_run_options(suite: Suite, options: RunOptions) -> Suite:
-    """The suite with ``run --scaffold`` / ``--allow-tools`` applied (what the plan keys see)."""
-    if not options.scaffold and not options.allow_tools:
-        return suite
-    own = suite.case_runs
-    grants = tuple(dict.fromkeys((*own.allow_tools, *options.allow_tools)))
-    return dataclasses.replace(suite, case_runs=dataclasses.replace(
-        own, scaffold=own.scaffold or options.scaffold, allow_tools=grants))
 
 
 def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = None,
@@ -377,8 +370,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     if out is None and fmt == "github":
         # stdout is for the runner's workflow commands; the step summary goes to a file.
         out = project.suite.results / FORMATS[fmt].filename
-    elif out is None and fmt == "html":
-        out = project.suite.results / FORMATS[fmt].filename  # a page is opened, not read in a terminal
+    elif out is None and fmt in ("html", "plugin-eval-json"):
+        out = project.suite.results / FORMATS[fmt].filename  # opened or read as a file, not in a terminal
     if out is not None:
         with writing(out):
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ class RunOptions:
     sandbox: str | None = None  # --sandbox bwrap: overrides the suite's adapter.sandbox
     scaffold: bool = False  # --scaffold: run cases' scaffold scripts (as the suite's scaffold: true)
     allow_tools: tuple[str, ...] = ()  # --allow-tools: grants added to the suite's allow_tools
+    threshold: float | None = None  # --threshold: overrides the suite's threshold (plugin eval numbers)
 
 
 ONLY_SHAPE = "skill/case/variant/model/iteration"

@@ -54,7 +54,8 @@ def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], all
         "checks": [r.to_json() for r in results],
         "deterministic_passed": all(r.passed for r in required) if results else None,
         "rubric": [{"id": r.id, "text": r.text, "required": r.required, "weight": r.weight,
-                    "status": "ungraded", **({"critical": True} if r.critical else {})} for r in case.rubric],
+                    "status": "ungraded", **({"critical": True} if r.critical else {}),
+                    **({"indicator": True} if r.indicator else {})} for r in case.rubric],
         "judged_passed": None,
         "summary": {"required": len(required), "required_passed": sum(r.passed for r in required),
                     "optional": len(optional), "optional_passed": sum(r.passed for r in optional),
@@ -64,6 +65,12 @@ def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], all
         for entry in grade["checks"]:
             if entry["id"] in critical:
                 entry["critical"] = True
+    for c, entry in zip(checks, grade["checks"], strict=True):
+        # claude plugin eval's scoring inputs, only where set (review/plugin_scores.py reads them).
+        if c.weight != 1.0:
+            entry["weight"] = c.weight
+        if c.indicator:
+            entry["indicator"] = True
     return apply_verdicts(grade, verdicts) if verdicts is not None else _decide(grade)
 
 

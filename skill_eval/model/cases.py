@@ -27,6 +27,11 @@ class Check:
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     critical: bool = False  # a failure vetoes the run and is reported on its own
     arms: tuple[str, ...] | None = None  # the variants it applies to (None: every arm)
+    # claude plugin eval's scoring (its §8/§9): the grader's weight in the run's score, and
+    # whether it is a plugin-fired indicator, graded in the with-arm only and left out of the
+    # score of a two-arm case (review/plugin_scores.py).
+    weight: float = 1.0
+    indicator: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out = {"id": self.id, "type": self.type, "required": self.required,
@@ -36,6 +41,10 @@ class Check:
             out["critical"] = True
         if self.arms is not None:
             out["arms"] = list(self.arms)
+        if self.weight != 1.0:
+            out["weight"] = self.weight
+        if self.indicator:
+            out["indicator"] = True
         return out
 
     def applies_to(self, variant: str | None) -> bool:
@@ -57,6 +66,7 @@ class RubricItem:
     weight: float = 1.0
     required: bool = True
     critical: bool = False
+    indicator: bool = False  # a plugin-fired indicator (see Check.indicator)
 
 
 @dataclass(frozen=True)
@@ -96,7 +106,8 @@ class Case:
 
     def rubric_json(self) -> list[dict[str, Any]]:
         return [{"id": r.id, "text": r.text, "weight": r.weight, "required": r.required,
-                 **({"critical": True} if r.critical else {})} for r in self.rubric]
+                 **({"critical": True} if r.critical else {}),
+                 **({"indicator": True} if r.indicator else {})} for r in self.rubric]
 
     def grading_material(self) -> str:
         """Canonical text of everything the grader sees besides the run (checks, rubric, expected)."""

@@ -97,6 +97,7 @@ class Suite:
     adaptive: AdaptiveConfig | None = None
     gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
+    threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (review/plugin_scores)
 
     @property
     def root(self) -> Path:
@@ -291,8 +292,7 @@ _SCHEMA_RULES = 2
 
 
 def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
-    """Where the store remembers that exactly this config passed the schema: checking it again
-    would cost importing jsonschema on every no-op run."""
+    """Where the store remembers this exact config passed the schema (a no-op run skips jsonschema)."""
     from skill_eval import __version__
     from skill_eval.fs.hashing import key_of
 
@@ -385,7 +385,7 @@ def load_suite(path: str | Path) -> Suite:
         include_unscorable=bool(raw.get("include_unscorable", False)),
         split=raw.get("split", "all"),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
-        executor=_executor(raw.get("executor")),
+        executor=_executor(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
     )

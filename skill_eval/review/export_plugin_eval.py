@@ -83,7 +83,7 @@ def grader_for(check: Check, skill: str) -> dict[str, Any] | None:
         found = {"type": "file_exists", "path": p["path"]}
     else:
         return None
-    return {**found, **_arm(check)}
+    return {**found, **_arm(check), **({"weight": check.weight} if check.weight != 1.0 else {})}
 
 
 def _markdown(front: dict[str, Any], body: str = "") -> str:

@@ -52,6 +52,8 @@ def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
         out["sequential_verdict"] = True  # the same tables, another verdict
     if engine.suite.gate != "mean":
         out["gate"] = engine.suite.gate
+    if engine.suite.threshold != 1.0:
+        out["threshold"] = engine.suite.threshold  # plugin eval's pass mark (benchmark plugin_eval)
     return out
 
 

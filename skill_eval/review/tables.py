@@ -160,6 +160,15 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]
         if triggers:
             bench["triggers"] = trigger_block(triggers)
+        plugin_cases = [c.id for es in se.evalsets if es.format == "plugin_eval" for c in es.cases
+                        if c.kind == "task"]
+        if plugin_cases:
+            from skill_eval.review.plugin_scores import arm_runs, plugin_eval_block
+
+            paired = {s.case.id for s in specs if s.variant == "without_skill"}
+            two_arm = {c: c in paired for c in plugin_cases}
+            bench["plugin_eval"] = plugin_eval_block(plugin_cases, arm_runs(records), two_arm,
+                                                     engine.suite.threshold)
         if engine.suite.judge is not None:
             bench["judge"] = {"name": describe_judge(engine.suite), "identity": engine.judge_identity()}
         bench[INPUTS_FIELD] = bench_inputs_key(engine, skill, model)

@@ -21,7 +21,13 @@ from typing import Any
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.yamlpos import Located, loads_yaml
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
-from skill_eval.model.evalsets.plugin_graders import GRADER_KEYS, map_grader, skill_fired, skill_named
+from skill_eval.model.evalsets.plugin_graders import (
+    GRADER_KEYS,
+    indicator_candidate,
+    map_grader,
+    skill_named,
+    weight_of,
+)
 from skill_eval.model.evalsets.plugin_settings import read_settings
 from skill_eval.model.evalsets.validate import check_path_problem
 
@@ -188,7 +194,8 @@ def read_case(
         return None, [], c.problems, []
     if not graders:
         c.problem(source, "no graders: add graders/<name>.md or a graders: list", 1, "error")
-    only_fired = all(skill_fired(g) or g.get("arm") in ("with-only", "with_only") for _, g, _, _ in graders)
+    # §8: when every grader is a plugin-fired indicator, all are scored normally in both arms.
+    only_fired = all(indicator_candidate(g) for _, g, _, _ in graders)
     checks: list[Check] = []
     rubric: list[RubricItem] = []
     unmapped: list[str] = []
@@ -200,7 +207,10 @@ def read_case(
                     f"grader '{gname}': key '{key}' is not a documented grader key and is ignored",
                     line,
                 )
-        mapped = map_grader(gname, g, default_with_only=skill_fired(g) and not only_fired)
+        if weight_of(g) is None:
+            c.problem(gfile, f"grader '{gname}': weight {g.get('weight')!r} must be a number above 0 "
+                      "(claude plugin eval refuses to load the case)", line, "error")
+        mapped = map_grader(gname, g, indicator=indicator_candidate(g) and not only_fired)
         for w in mapped.warnings:
             c.problem(gfile, f"grader '{gname}': {w}", line)
         if mapped.check is not None and check_path_problem(mapped.check) is not None:

@@ -69,13 +69,25 @@ def skill_named(grader: dict[str, Any]) -> str | None:
     return found.group(1) if found else None
 
 
-def _arms(grader: dict[str, Any], default_with_only: bool) -> tuple[str, ...] | None:
+def indicator_candidate(grader: dict[str, Any], mocks_all_declared: bool = False) -> bool:
+    """Is this grader in §8's set of plugin-fired indicators (left out of a two-arm case's
+    score, graded in the with-arm only): a ``tool_used`` on Skill, an ``arm: with-only`` grader,
+    or a regex/llm grader on ``mock_calls`` when every mocked server is the plugin's own;
+    ``arm: both`` takes any grader out of the set."""
     arm = grader.get("arm")
-    if arm in ("with-only", "with_only"):
-        return ("with_skill",)
     if arm == "both":
+        return False
+    on_mocks = grader.get("target" if grader.get("type") == "regex" else "focus") == "mock_calls"
+    return skill_fired(grader) or arm in ("with-only", "with_only") or (on_mocks and mocks_all_declared)
+
+
+def weight_of(grader: dict[str, Any]) -> float | None:
+    """The grader's ``weight`` (default 1), or None when it is not a number above 0 (the real
+    command refuses to load such a case: "Number must be greater than 0")."""
+    raw = grader.get("weight", 1)
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw > 0 or raw != raw:
         return None
-    return ("with_skill",) if default_with_only else None
+    return float(raw)
 
 
 def _flags(pattern: str, flags: Any) -> tuple[str, bool]:
@@ -89,11 +101,14 @@ def _count(raw: Any, default: int | None) -> int | None:
     return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else default
 
 
-def map_grader(name: str, grader: dict[str, Any], default_with_only: bool) -> Mapped:
-    """One grader (its frontmatter or case.yaml entry, with the body as ``criteria``)."""
+def map_grader(name: str, grader: dict[str, Any], indicator: bool) -> Mapped:
+    """One grader (its frontmatter or case.yaml entry, with the body as ``criteria``).
+    ``indicator``: the case runs it as a plugin-fired indicator (§8, decided per case by
+    ``indicator_candidate``): graded in the with-arm only, not required, not in the score."""
     kind = grader.get("type")
     kind_text = str(kind)
-    arms = _arms(grader, default_with_only)
+    arms = ("with_skill",) if indicator else None
+    weight = weight_of(grader) or 1.0
 
     def check(
         type_: str, params: dict[str, Any], case_sensitive: bool = False, warnings: tuple[str, ...] = ()
@@ -101,7 +116,8 @@ def map_grader(name: str, grader: dict[str, Any], default_with_only: bool) -> Ma
         return Mapped(
             name,
             kind_text,
-            Check(id=name, type=type_, case_sensitive=case_sensitive, params=params, arms=arms),
+            Check(id=name, type=type_, case_sensitive=case_sensitive, params=params, arms=arms,
+                  required=not indicator, weight=weight, indicator=indicator),
             warnings=warnings,
         )
 
@@ -158,8 +174,6 @@ def map_grader(name: str, grader: dict[str, Any], default_with_only: bool) -> Ma
         criteria = grader.get("criteria")
         if not isinstance(criteria, str) or not criteria.strip():
             return unmapped("an llm grader needs criteria (the file's body, or 'criteria')")
-        weight = grader.get("weight", 1)
-        weight = float(weight) if isinstance(weight, int | float) and not isinstance(weight, bool) else 1.0
         warns = []
         if kind == "llm_rubric":
             warns.append("type llm_rubric is not a claude plugin eval type; read as llm")
@@ -168,7 +182,8 @@ def map_grader(name: str, grader: dict[str, Any], default_with_only: bool) -> Ma
         return Mapped(
             name,
             kind_text,
-            rubric=RubricItem(id=name, text=criteria.strip(), weight=weight),
+            rubric=RubricItem(id=name, text=criteria.strip(), weight=weight, required=not indicator,
+                              indicator=indicator),
             warnings=tuple(warns),
         )
     if kind == "baseline":

@@ -11,6 +11,7 @@ from skill_eval.review.render.github import github_summary
 from skill_eval.review.render.jsonout import summary_json
 from skill_eval.review.render.junit import junit_xml
 from skill_eval.review.render.markdown import benchmark_md, summary_md
+from skill_eval.review.render.plugin_eval_json import plugin_eval_json
 
 Benches = Sequence[Mapping[str, Any]]
 Moved = Sequence[Mapping[str, Any]]
@@ -46,6 +47,8 @@ FORMATS: dict[str, Format] = {
     "junit": Format("junit", "junit.xml", junit_xml),
     "json": Format("json", "summary.json", _json),
     "html": Format("html", "index.html", _html),
+    # claude plugin eval's own result document (plugin eval suites only; docs/commands.md)
+    "plugin-eval-json": Format("plugin-eval-json", "aggregate-result.json", plugin_eval_json),
 }
 
 __all__ = ["FORMATS", "Format", "benchmark_md", "github_summary", "junit_xml", "summary_json", "summary_md"]

@@ -20,6 +20,7 @@ from skill_eval.review.render.mdcells import (
     tokens,
     usd,
 )
+from skill_eval.review.render.plugin_eval_md import plugin_eval_md, plugin_eval_summary_md
 from skill_eval.review.render.sections_md import ablation_md, ablation_summary_md, decision_summary_md
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 from skill_eval.review.verdict import label, rule_text, sequential, verdict_cell
@@ -186,6 +187,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
         lines += ["", "Non-discriminating checks (pass in every run of both variants): "
                   + ", ".join(md_text(w) for w in weak)]
     lines += trigger_md(bench)
+    lines += plugin_eval_md(bench)
     lines += ablation_md(bench)
     lines += ["", "## Cost and time", ""]
     # The usage counters not already a column (cost_usd is the cost column).
@@ -281,6 +283,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
         rows = [[md_text(b["skill"]), md_text(b["model"]), str(len(b["triggers"]["queries"])),
                  *(_ratio(b["triggers"][k]) for k in ("precision", "recall", "accuracy"))] for b in triggered]
         lines.append(_table(rows, ["skill", "model", "queries", "precision", "recall", "accuracy"]))
+    lines += plugin_eval_summary_md(benches)
     lines += ablation_summary_md(benches)
     lines += decision_summary_md(benches)
     if moved:

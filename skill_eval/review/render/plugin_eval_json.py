@@ -1,0 +1,92 @@
+"""``skill-eval report --format plugin-eval-json``: ``aggregate-result.json`` in the shape
+``claude plugin eval --json`` writes (FORMAT.md §11, field names taken from the real command's
+document, pinned in tests/data/plugin_scores/), so a dashboard or script built on the
+first-party output reads skill-eval's results unchanged. Built from benchmark.json's
+``plugin_eval`` blocks (review/plugin_scores.py); schemas/plugin-eval-result.schema.json.
+
+What skill-eval does not know is left out rather than invented: per-run turns, cost, start time
+and trace path, and each grader's type and options (``cases[].graders`` lists name and weight).
+With several skills or models in one suite, a case is named ``<skill>/<case>`` (``@<model>``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skill_eval import __version__
+
+SCHEMA_VERSION = 1
+
+
+def _run(run: Mapping[str, Any]) -> dict[str, Any]:
+    return {"score": run["score"], "passed": run["passed"], "error": run["error"],
+            "skippedPaidGraders": bool(run.get("skipped_paid_graders")),
+            "graders": [{"name": g["name"], "passed": g["passed"], "weight": g["weight"],
+                         "explanation": g.get("explanation", ""), "withOnly": g["with_only"],
+                         "scored": g["scored"]} for g in run["graders"]]}
+
+
+def _case(case: Mapping[str, Any], name: str) -> dict[str, Any]:
+    runs = case["runs"]
+    aggregates: dict[str, Any] = {"score": case["score"] or 0, "passRate": case["pass_rate"] or 0}
+    if "score_without" in case:
+        aggregates.update(scoreWithout=case["score_without"], passRateWithout=case["pass_rate_without"])
+    if "delta" in case:
+        aggregates["delta"] = case["delta"]
+    weights: dict[str, float] = {}
+    for run in (*runs["with"], *runs["without"]):
+        for g in run["graders"]:
+            weights.setdefault(g["name"], g["weight"])
+    arms: dict[str, Any] = {"with": [_run(r) for r in runs["with"]]}
+    if case["two_arm"]:
+        arms["without"] = [_run(r) for r in runs["without"]]
+    return {"name": name, "runsPerCase": len(runs["with"]),
+            "graders": [{"name": n, "weight": w} for n, w in weights.items()],
+            "arms": arms, "aggregates": aggregates}
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0
+
+
+def aggregate_result(benches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The document for every plugin eval skill × model of the suite."""
+    blocks = [(b, b["plugin_eval"]) for b in benches if b.get("plugin_eval")]
+    several_skills = len({b["skill"] for b, _ in blocks}) > 1
+    several_models = len({b["model"] for b, _ in blocks}) > 1
+    cases = []
+    missing = any(c["score"] is None for _, block in blocks for c in block["cases"])
+    for bench, block in blocks:
+        for case in block["cases"]:
+            if case["score"] is None:
+                continue  # never run: plugin eval has no such case
+            name = (f"{bench['skill']}/" if several_skills else "") + case["id"] + (
+                f"@{bench['model']}" if several_models else "")
+            cases.append(_case(case, name))
+    arms = [b["variants"][v] for b, _ in blocks for v in ("with_skill", "without_skill")]
+    cost = [arm.get("cost_usd") for arm in arms]
+    seconds = [arm["duration_s"]["total"] for arm in arms]
+    two_arm = any(c["two_arm"] for _, block in blocks for c in block["cases"])
+    threshold = blocks[0][1]["threshold"] if blocks else 1.0
+    aggregates: dict[str, Any] = {
+        "casesTotal": len(cases), "casesPassed": sum(c["aggregates"]["score"] >= threshold for c in cases),
+        "overallScore": _mean([c["aggregates"]["score"] for c in cases]),
+        "overallPassRate": _mean([c["aggregates"]["passRate"] for c in cases]),
+    }
+    deltas = [c["aggregates"]["delta"] for c in cases if "delta" in c["aggregates"]]
+    if deltas:
+        aggregates["meanDelta"] = _mean(deltas)
+    return {"schemaVersion": SCHEMA_VERSION, "claudeVersion": None, "generator": f"skill-eval {__version__}",
+            "durationSeconds": round(sum(s or 0 for s in seconds)),
+            "costUsd": sum(c for c in cost if c is not None),
+            # A case with no stored with-arm run yet (a stopped or --only run) is left out.
+            **({"partial": True, "partialReason": "interrupted"} if missing else {"partial": False}),
+            "suite": {"name": blocks[0][0]["suite"] if blocks else None,
+                      "ablation": "with-without" if two_arm else "none", "threshold": threshold},
+            "cases": cases, "aggregates": aggregates}
+
+
+def plugin_eval_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()) -> str:
+    return json.dumps(aggregate_result(benches), indent=2) + "\n"
