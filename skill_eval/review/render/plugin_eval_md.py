@@ -61,3 +61,16 @@ def plugin_eval_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
     return ["", "## claude plugin eval's numbers beside skill-eval's", "",
             _table(rows, ["skill", "model", "suite score", "baseline", "mean Δ", "cases passing",
                           "perfect runs", "lift", "95% CI", "p"])]
+
+
+def plugin_eval_figures(bench: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The review page's section: the same rows as benchmark.md's, as plain cells."""
+    block = bench.get("plugin_eval")
+    if not block:
+        return None
+    return {"line": suite_line(block), "threshold": pct(block["threshold"]),
+            "rows": [{"id": str(c["id"]), "with": _scores(c["runs"]["with"]),
+                      "without": _scores(c["runs"]["without"]), "score": pct(c["score"]),
+                      "score_without": pct(c.get("score_without")), "delta": points(c.get("delta")),
+                      "neg": (c.get("delta") or 0) < 0, "passed": bool(c["passed"])}
+                     for c in block["cases"]]}

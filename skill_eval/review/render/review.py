@@ -28,6 +28,7 @@ from skill_eval.review.render.markdown import (
     usd,
     warnings,
 )
+from skill_eval.review.render.plugin_eval_md import plugin_eval_figures
 from skill_eval.review.render.sections_md import ABLATION_VERDICTS
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 from skill_eval.review.verdict import RULE_NAMES, label, p_detail, rule, rule_text, sequential
@@ -100,6 +101,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         + (" (not the verdict: the sequential decision is)." if sequential(bench) else "."),
         "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
+        "plugin_eval": plugin_eval_figures(bench),
         "triggers": None if not trig else
         f"Trigger queries: precision {_r(trig.get('precision'))}, recall {_r(trig.get('recall'))}, "
         f"accuracy {_r(trig.get('accuracy'))} over "

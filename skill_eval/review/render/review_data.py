@@ -118,13 +118,20 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
         "checks": [], "rubric": [],
     }
     if isinstance(grade, dict):
-        entry["checks"] = [[str(c.get("id")), str(c.get("type")), bool(c.get("required")),
+        entry["checks"] = [[str(c.get("id")), _check_kind(c), bool(c.get("required")),
                             bool(c.get("passed")), str(c.get("evidence", ""))]
                            for c in grade.get("checks", [])]
         entry["rubric"] = [[str(r.get("id")), str(r.get("text", "")), str(r.get("status")),
                             str(r.get("evidence", "")), bool(r.get("required", True))]
                            for r in grade.get("rubric", [])]
     return entry
+
+
+def _check_kind(check: Mapping[str, Any]) -> str:
+    """A check's type, with its claude plugin eval weight and indicator badge where it has them."""
+    weight = check.get("weight")
+    return (str(check.get("type")) + (f", weight {weight:g}" if isinstance(weight, int | float) else "")
+            + (", plugin-fired indicator: not scored in a two-arm case" if check.get("indicator") else ""))
 
 
 def _rate(arm: Mapping[str, Any]) -> str:
