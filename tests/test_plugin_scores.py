@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from pluginkit import PluginKit
 
 from skill_eval.intake.schemas_io import load_schema
 from skill_eval.review.plugin_scores import ArmRun, Mark, marks, plugin_eval_block, run_passed, run_score
@@ -144,3 +145,50 @@ def test_a_case_never_run_is_left_out_and_marks_the_document_partial():
     doc = aggregate_result([_bench(block)])
     assert [c["name"] for c in doc["cases"]] == ["ran"]
     assert doc["partial"] is True and doc["partialReason"] == "interrupted"
+
+
+# ---- through run/report: the numbers are a function of the grades and the threshold only
+
+CASE = {"graders/g.md": "---\ntype: regex\npattern: ok\nweight: 3\n---\n",
+        "graders/miss.md": "---\ntype: regex\npattern: nope\n---\n",
+        "graders/fired.md": "---\ntype: tool_used\ntool: Skill\n---\n",
+        "prompt.md": "Go.\n"}
+
+
+def _block(kit: PluginKit) -> dict[str, Any]:
+    [bench] = [json.loads(p.read_text()) for p in (kit.root / "results").glob("*/benchmark.json")]
+    return bench["plugin_eval"]
+
+
+def test_a_threshold_only_retabulates_and_a_weight_only_regrades_and_incremental_equals_clean(tmp_path):
+    kit = PluginKit.create(tmp_path / "a", {"c": CASE})
+    kit.write_suite(variants="[with_skill, without_skill]")
+    assert kit.run()[0] in (0, 1)
+    made = len(kit.requests())
+    [case] = _block(kit)["cases"]
+    assert (case["score"], case["score_without"], case["delta"], case["passed"]) == (0.75, 0.75, 0.0, False)
+    assert [g["scored"] for g in case["runs"]["with"][0]["graders"]] == [False, True, True]  # fired (first by name): §8
+    kit.run("--threshold", "0.75")
+    assert len(kit.requests()) == made and _block(kit)["cases"][0]["passed"] is True
+    assert kit.cli("report", str(kit.suite))[0] == 0 and _block(kit)["threshold"] == 1.0
+    kit.write({"evals/c/graders/miss.md": "---\ntype: regex\npattern: nope\nweight: 3\n---\n"})
+    kit.run()
+    assert len(kit.requests()) == made  # re-graded, not re-run
+    assert _block(kit)["cases"][0]["score"] == 0.5
+    clean = PluginKit.create(tmp_path / "b", {"c": {**CASE, "graders/miss.md":
+                                                    "---\ntype: regex\npattern: nope\nweight: 3\n---\n"}})
+    clean.write_suite(variants="[with_skill, without_skill]")
+    clean.run()
+    assert _block(clean) == _block(kit)
+
+
+def test_report_writes_aggregate_result_json_and_refuses_a_suite_without_plugin_eval_cases(tmp_path):
+    kit = PluginKit.create(tmp_path, {"c": CASE})
+    kit.run()
+    code, _, _ = kit.cli("report", str(kit.suite), "--format", "plugin-eval-json", "--threshold", "0.5")
+    doc = json.loads((tmp_path / "results" / "aggregate-result.json").read_text())
+    assert code == 0 and not list(Draft202012Validator(load_schema("plugin-eval-result")).iter_errors(doc))
+    assert doc["suite"] == {"name": "p", "ablation": "none", "threshold": 0.5}
+    assert doc["aggregates"]["casesPassed"] == 1 and "meanDelta" not in doc["aggregates"]
+    # one arm: the indicator is scored, as under plugin eval's --ablation none
+    assert [g["scored"] for g in doc["cases"][0]["arms"]["with"][0]["graders"]] == [True, True, True]
