@@ -79,6 +79,8 @@ def test_an_indicator_is_scored_when_the_case_runs_one_arm_and_an_ungraded_rubri
              "rubric": [{"id": "r", "status": "ungraded", "weight": 1.0}]}
     assert [m.scored for m in marks(grade, two_arm=True)] == [False]
     assert [m.scored for m in marks(grade, two_arm=False)] == [True]
+    judged = {"checks": [], "rubric": [{"id": "r", "status": "passed", "indicator": True}]}
+    assert marks(judged, two_arm=True, arm="without") == []  # absent there, as in plugin eval
 
 
 def test_a_run_that_could_not_run_scores_zero_and_keeps_its_error():
@@ -165,9 +167,11 @@ def test_a_threshold_only_retabulates_and_a_weight_only_regrades_and_incremental
     kit.write_suite(variants="[with_skill, without_skill]")
     assert kit.run()[0] in (0, 1)
     made = len(kit.requests())
+    [bench] = [json.loads(p.read_text()) for p in (kit.root / "results").glob("*/benchmark.json")]
+    assert not list(Draft202012Validator(load_schema("benchmark")).iter_errors(bench))
     [case] = _block(kit)["cases"]
     assert (case["score"], case["score_without"], case["delta"], case["passed"]) == (0.75, 0.75, 0.0, False)
-    assert [g["scored"] for g in case["runs"]["with"][0]["graders"]] == [False, True, True]  # fired (first by name): §8
+    assert [g["scored"] for g in case["runs"]["with"][0]["graders"]] == [False, True, True]  # fired: §8
     kit.run("--threshold", "0.75")
     assert len(kit.requests()) == made and _block(kit)["cases"][0]["passed"] is True
     assert kit.cli("report", str(kit.suite))[0] == 0 and _block(kit)["threshold"] == 1.0

@@ -51,11 +51,15 @@ class ArmRun:
     error: str | None = None
 
 
-def marks(grade: Mapping[str, Any] | None, two_arm: bool) -> list[Mark]:
+def marks(grade: Mapping[str, Any] | None, two_arm: bool, arm: str = "with") -> list[Mark]:
     """The graders of one run: every check, and every rubric item a judge decided (an ungraded
-    item is a skipped paid grader: not in the score)."""
+    item is a skipped paid grader: not in the score). In the without-arm an indicator is not
+    reported at all, as by plugin eval (a rubric item has no arms, so a judge may have graded it)."""
     if grade is None:
         return []
+    if arm == "without":
+        grade = {"checks": [c for c in grade.get("checks", []) if not c.get("indicator")],
+                 "rubric": [r for r in grade.get("rubric", []) if not r.get("indicator")]}
     out = [Mark(str(c["id"]), bool(c["passed"]), float(c.get("weight", 1.0)), bool(c.get("indicator")),
                 not (two_arm and c.get("indicator")), str(c.get("evidence", "")))
            for c in grade.get("checks", [])]
@@ -83,7 +87,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _run_row(run: ArmRun, two_arm: bool) -> dict[str, Any]:
-    found = marks(run.grade, two_arm)
+    found = marks(run.grade, two_arm, run.arm)
     rubric = run.grade.get("rubric", []) if run.grade is not None else []
     skipped = any(r.get("status") == "ungraded" for r in rubric)
     return {"iteration": run.iteration, "score": run_score(found), "passed": run_passed(found),
