@@ -223,3 +223,14 @@ def test_a_weight_that_is_not_a_number_above_0_is_an_error_naming_the_grader(tmp
 def test_a_checks_grade_key_material_is_unchanged_without_weight_or_indicator(tmp_path):
     checks = _graders(tmp_path, {"plain": "type: regex\npattern: x"})
     assert set(checks["plain"].to_json()) == {"id", "type", "required", "case_sensitive", "params"}
+
+
+def test_export_writes_weights_and_indicators_back_and_they_read_the_same(tmp_path):
+    checks = _graders(tmp_path / "in", {"heavy": "type: regex\npattern: x\nweight: 3",
+                                        "wo": "type: regex\npattern: y\narm: with-only",
+                                        "fired": "type: tool_used\ntool: Skill\n"
+                                                 "input_match: '\"skill\"\\s*:\\s*\"s\"'"})
+    [case] = read_evalset(tmp_path / "in" / "evals").cases
+    export_cases([case], "s", tmp_path / "out" / "evals")
+    [again] = read_evalset(tmp_path / "out" / "evals").cases
+    assert {c.id: c for c in again.checks} == checks
