@@ -60,6 +60,12 @@ def env(url: str, home: Path) -> dict[str, str]:
     return out
 
 
+def model_calls(requests: list[dict[str, object]]) -> int:
+    """POSTs to the messages API (the CLI's HEAD /api/hello probes are no model call)."""
+    return sum(1 for r in requests
+               if r["method"] == "POST" and str(r["path"]).split("?")[0].endswith("/messages"))
+
+
 def timed(argv: list[str], url: str, home: Path, cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
     start = time.perf_counter()
     done = subprocess.run(argv, env=env(url, home), cwd=cwd, capture_output=True, text=True,
@@ -78,7 +84,7 @@ def plugin_eval_once(claude: Path, plug: Path, jobs: int, work: Path) -> tuple[f
         raise SystemExit(f"plugin eval printed no JSON (exit {done.returncode}): "
                          f"{done.stderr[-2000:]}") from None
     runs = sum(len(c["arms"].get(arm) or []) for c in doc["cases"] for arm in ("with", "without"))
-    return wall, runs, len(fm.requests)
+    return wall, runs, model_calls(fm.requests)
 
 
 def skill_eval_twice(claude: Path, plug: Path, jobs: int, work: Path) -> tuple[float, float, str]:
@@ -91,7 +97,7 @@ def skill_eval_twice(claude: Path, plug: Path, jobs: int, work: Path) -> tuple[f
         if done.returncode not in (0, 1):
             raise SystemExit(f"skill-eval run exited {done.returncode}: {done.stderr[-2000:]}")
         again, redo = timed([exe, "run", str(suite), "-j", str(jobs)], fm.url, work / "se-home", work)
-        calls = len(fm.requests)
+        calls = model_calls(fm.requests)
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("Done")), "")
     if "Up to date" not in redo.stdout:
         raise SystemExit(f"the unchanged re-run was not a no-op: {redo.stdout[-1000:]}")
