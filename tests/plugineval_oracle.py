@@ -131,19 +131,27 @@ def plugin_eval(claude: Path, plugin: Path, script: Script, *args: str, timeout:
     return Capture(requests, runs, document)
 
 
+def write_suite(work: Path, claude: Path, plugin: Path, url: str,
+                variants: tuple[str, ...] = ("with_skill",), suite_extra: str = "") -> Path:
+    """``<work>/suite.yaml``: the suite over ``plugin`` that ``claude plugin eval <plugin>`` runs,
+    by the claude-code adapter against the model server at ``url`` (each case's own ``runs``)."""
+    work.mkdir(parents=True, exist_ok=True)
+    suite = work / "suite.yaml"
+    suite.write_text(
+        f"suite: oracle\nskills_dir: {json.dumps(str(plugin / 'skills'))}\n"
+        "skills: ['*']\n"
+        f"adapter:\n  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(claude))}, "
+        f"base_url: {json.dumps(url)}}}\n  env: [ANTHROPIC_API_KEY]\n"
+        f"variants: {json.dumps(list(variants))}\niterations: 1\njobs: 1\ntimeout_seconds: 120\n"
+        f"store: .store\nresults: results\n{suite_extra}")
+    return suite
+
+
 def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args: str,
                variants: tuple[str, ...] = ("with_skill",), suite_extra: str = "") -> Capture:
     """``skill-eval run`` of a suite over ``plugin`` (claude-code adapter) against a fresh fake server."""
-    work.mkdir(parents=True, exist_ok=True)
-    suite = work / "suite.yaml"
     with FakeModel(script) as fm:
-        suite.write_text(
-            f"suite: oracle\nskills_dir: {json.dumps(str(plugin / 'skills'))}\n"
-            "skills: ['*']\n"
-            f"adapter:\n  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(claude))}, "
-            f"base_url: {json.dumps(fm.url)}}}\n  env: [ANTHROPIC_API_KEY]\n"
-            f"variants: {json.dumps(list(variants))}\niterations: 1\njobs: 1\ntimeout_seconds: 120\n"
-            f"store: .store\nresults: results\n{suite_extra}")
+        suite = write_suite(work, claude, plugin, fm.url, variants, suite_extra)
         old = os.environ.get("ANTHROPIC_API_KEY")
         os.environ["ANTHROPIC_API_KEY"] = "sk-fake"
         try:

@@ -154,6 +154,17 @@ def test_the_two_commands_open_the_readme_and_the_test_command_is_what_ci_runs()
     assert tests in _sh_blocks((ROOT / "CONTRIBUTING.md").read_text())
 
 
+def test_the_readmes_first_screen_is_for_users():
+    """Between the two commands and the next section: what to open and try, and one pointer to
+    CONTRIBUTING.md; how the test install works (editable modes, finders, workers, process
+    counts) is contributor material and lives there."""
+    first = README.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    prose = re.sub(r"```.*?```", "", first, flags=re.DOTALL)
+    for word in ("`compat` mode (the checkout", "finder", "19 ms", "Python processes", "bytecode"):
+        assert word not in prose, f"README's first screen explains {word!r}: move it to CONTRIBUTING.md"
+    assert "[CONTRIBUTING.md](CONTRIBUTING.md)" in prose
+
+
 def _fenced(page: str, lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", (ROOT / "docs" / page).read_text(), re.DOTALL)
 

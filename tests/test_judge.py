@@ -115,6 +115,42 @@ def test_judge_verdicts_are_cached_and_invalidated_precisely(project: Path):
     assert _run(root) == (1, 0, 0)  # with-skill check 'plain' fails: verdict fail, nothing to do
 
 
+# Passes an item when its sentence starts with "Yes" (whatever the output): a verdict that
+# belongs to the case's rubric, not to the shared run.
+TEXT_JUDGE = """\
+import json, sys
+req = json.load(sys.stdin)
+with open(sys.argv[1], "a") as f:
+    f.write(",".join(r["text"] for r in req["rubric"]) + "\\n")
+verdicts = [{"id": r["id"], "passed": r["text"].startswith("Yes"), "evidence": "read"} for r in req["rubric"]]
+print(json.dumps({"verdicts": verdicts, "usage": {"input_tokens": 1, "output_tokens": 1}}))
+"""
+
+
+@pytest.mark.slow
+def test_two_cases_with_one_prompt_get_their_own_verdicts(project: Path):
+    """Issue 45: two cases share one run (same prompt) but not a judge verdict: each rubric
+    (here the same generated id 'rubric-1' with different sentences) is judged for its case."""
+    root = project
+    (root / "judge.py").write_text(TEXT_JUDGE)
+    evals = {"skill_name": "sk", "evals": [
+        {"id": "a", "prompt": "Shared task", "assertions": ["Yes: it answers"]},
+        {"id": "b", "prompt": "Shared task", "assertions": ["No: it refuses"]},
+    ]}
+    (root / "skills" / "sk" / "evals" / "evals.json").write_text(json.dumps(evals))
+    code, adapter_calls, judge_calls = _run(root)
+    assert (adapter_calls, judge_calls) == (2, 4)  # one run per arm, a verdict per case and arm
+    grades = {p.parent.relative_to(root / "results" / "sk").as_posix(): json.loads(p.read_text())
+              for p in (root / "results" / "sk").rglob("grading.json")}
+    for arm in ("with_skill", "without_skill"):
+        a, b = grades[f"iteration-1/eval-a/{arm}"], grades[f"iteration-1/eval-b/{arm}"]
+        assert [(r["id"], r["status"]) for r in a["rubric"]] == [("rubric-1", "passed")]
+        assert [(r["id"], r["status"]) for r in b["rubric"]] == [("rubric-1", "failed")]
+        assert (a["case_id"], b["case_id"]) == ("a", "b")
+    assert code == 1  # case b fails with the skill: its own verdict, not case a's
+    assert _run(root) == (1, 0, 0)  # and both verdicts are kept: no judge call on a re-run
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("body, message", [
     ("print('I think it passed')", "did not answer with JSON"),

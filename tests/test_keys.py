@@ -93,6 +93,30 @@ def test_a_check_edit_of_one_sharing_case_regrades_only_that_case(tmp_path):
     assert grades["alpha/iteration-1/eval-p2/with_skill"]["deterministic_passed"] is False
 
 
+def _outputs(kit: Kit, case_id: str) -> dict[str, str]:
+    return {p.parent.name: p.read_text() for p in kit.results.rglob(f"eval-{case_id}/*/output.txt")}
+
+
+def test_a_case_that_shared_a_run_can_be_replayed_alone(tmp_path):
+    """The replay index (``<store>/replay``) is keyed by what a request asks, the case's id
+    included: a case whose run another case's identical request made is indexed too, so a
+    replay of the store finds it whichever case asked first (it named only that one)."""
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": [], "beta": []})
+    kit.write_evals("alpha", [{"id": "p1", "prompt": PROMPT, "checks": _check("says")},
+                              {"id": "p2", "prompt": PROMPT, "checks": _check("says")}])
+    kit.write_evals("beta", [{"id": "b", "prompt": PROMPT, "checks": _check("says")}])
+    assert kit.run()[0] == 0
+    again = kit.copy_to(tmp_path / "replayed")
+    (again.root / "suite.yaml").write_text((kit.root / "suite.yaml").read_text().replace(
+        "  command: [python3, -S, adapter.py]", f"  builtin: replay\n  responses: {kit.store}").replace(
+        "store: .skill-eval/store", "store: replay-store"))
+    for only in ("alpha/p2/*", "beta/*"):
+        code, out, err = again.run("--only", only)
+        assert code == 0 and "0 errors" in out, out + err
+    for case_id in ("p2", "b"):
+        assert _outputs(again, case_id) == _outputs(kit, case_id) != {}
+
+
 # ---- the property: for any suite whose cases share prompts, each case is graded as if alone ----
 
 CHECK_VALUES = ("says", "with_skill", "without_skill", "NOPE")

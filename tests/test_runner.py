@@ -9,6 +9,7 @@ import pytest
 from skill_eval.errors import InvalidInput
 from skill_eval.model.config import AdapterConfig
 from skill_eval.model.results import RunError, RunResult
+from skill_eval.run.protocol import planned_replay_key
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import execute
 from skill_eval.store.store import Store
@@ -47,6 +48,9 @@ def test_end_to_end_both_modes(run_setup, write_adapter, tmp_path):
         meta = store.get_meta(s.key)
         assert meta["variant"] == variant and meta["case"] == "c1" and meta["adapter"] == "fake"
         assert store.get_json("replay", meta["replay_key"]) == {"run": s.key}
+        # Known from the plan too (engine.grade_one indexes a slot that shared another's run).
+        files = [[f["path"], f["sha256"]] for f in req["files"]]
+        assert planned_replay_key(s, files) == meta["replay_key"]
 
 
 def test_nonzero_exit_with_secret_in_stderr(run_setup, write_adapter, tmp_path):

@@ -86,6 +86,28 @@ def test_precision_recall_accuracy(tmp_path: Path, capsys):
 
 
 @pytest.mark.slow
+def test_one_query_asked_twice_is_graded_by_each_cases_own_expectation(tmp_path: Path):
+    """Issue 45: the same words as a should-trigger and a should-not-trigger query make one
+    request (one run per iteration), graded per case: a true positive and a false positive."""
+    same = "LOAD: write my commit message"
+    root = _setup(tmp_path, queries=[{"query": same, "should_trigger": True},
+                                     {"query": same, "should_trigger": False}])
+    assert main(["run", str(root / "suite.yaml")]) == 0
+    assert len(_calls(root)) == 3  # 3 iterations of one request
+    block = json.loads((root / "results" / "sk" / "benchmark.json").read_text())["triggers"]
+    assert block["counts"] == {"tp": 1, "fp": 1, "tn": 0, "fn": 0, "errors": 0}
+    verdicts = [(q["id"], q["verdict"]) for q in block["queries"]]
+    assert verdicts == [("trigger-1", "pass"), ("trigger-2", "fail")]
+    grades = sorted((root / "results" / "sk").glob("iteration-*/eval-*/with_skill/grading.json"))
+    assert len(grades) == 6
+    for path in grades:
+        g = json.loads(path.read_text())
+        cid = path.parent.parent.name.removeprefix("eval-")
+        assert (g["case_id"], g["passed"]) == (cid, cid == "trigger-1")
+        assert not list(validator("grading").iter_errors(g))  # a whole grading.json, as a task's
+
+
+@pytest.mark.slow
 def test_broken_measurement_warning(tmp_path: Path, capsys):
     root = _setup(tmp_path, mode="never")  # the adapter never reports a skill load
     assert main(["run", str(root / "suite.yaml")]) == 0

@@ -1,6 +1,7 @@
 """One verdict per skill x model, with the rule that decided it (skill_eval/review/verdict.py):
-the line a user reads for every combination of design (fixed sample, or the sequential decision
-of `run --until-decided`), outcome (pass / fail / undecided) and failed required checks."""
+the line a user reads (console, benchmark.md, summary.md, JUnit, the page, GitHub annotations)
+for every combination of design (fixed sample, or the sequential decision of `run
+--until-decided`), outcome (pass / fail / undecided) and failed required checks."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunError, RunResult
 from skill_eval.review.benchmark import NOT_RUN, RunRecord, build_benchmark
 from skill_eval.review.render.console import skill_lines
+from skill_eval.review.render.github import annotations
 from skill_eval.review.render.junit import junit_xml
 from skill_eval.review.render.markdown import benchmark_md, summary_md
+from skill_eval.review.render.review import figures
 from skill_eval.review.sequential import adaptive_block
 from skill_eval.review.verdict import exit_code, settle, stop_text, verdict_text
 
@@ -92,6 +95,10 @@ def test_the_verdict_line_names_its_rule(outcome, sequential, failed_check):
     assert f"Verdict: **{expected.split(' (')[0]}** (" in benchmark_md(b)
     assert expected in summary_md([b]).replace("**", "")
     assert expected in junit_xml([b])
+    page = figures(b)  # the review page's header line: 'Verdict: <label> <why>'
+    assert f"{page['verdict_label']} {page['verdict_why']}" == expected
+    [annotation] = [a for a in annotations([b]) if ": verdict: " in a]
+    assert annotation.endswith(f"alpha (m): verdict: {expected}")
     if failed_check:
         assert (b["verdict"], b["decided_by"]) == ("fail", "required_checks")
         assert exit_code([b]) == 1

@@ -31,6 +31,7 @@ from skill_eval.plan.types import RunSpec
 from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
+from skill_eval.run.runner import index_replay
 from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
 from skill_eval.store.store import Store
@@ -338,6 +339,8 @@ class Engine:
             with self.progress.lock:
                 self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
         self.store.put_json("grades", self.grade_key(spec), grade)
+        # A run shared by identical requests was indexed for replay under its maker's case only.
+        index_replay(self.store, spec, self.plan.materials[spec.key]["files"])
         self.state.record_grade(self.slot(spec), self.keys.material_key(spec), GRADER_VERSION)
         remember_grading(self.state, spec, self.keys)
         with self.progress.lock:

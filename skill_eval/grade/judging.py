@@ -11,20 +11,25 @@ from skill_eval.grade.grading import grade_run
 from skill_eval.grade.judge import JudgePort, judge_verdicts
 from skill_eval.model.config import Suite
 from skill_eval.model.results import RunResult
+from skill_eval.plan.keys import GRADER_VERSION
 from skill_eval.plan.types import RunSpec
 from skill_eval.store.store import Store
 
 
 def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
-    """A trigger query passes when the skill was loaded exactly when it should have been."""
+    """A trigger query passes when the skill was loaded exactly when it should have been. A whole
+    grading.json, as a task's is: its case, its run, one required check."""
     loaded = bool(set(spec.skill_names or (spec.skill_name,)) & result.response.loaded_skills())
     expected = bool(spec.case.should_trigger)
     passed = loaded == expected
     evidence = f"skill {'loaded' if loaded else 'not loaded'}; should_trigger={str(expected).lower()}"
-    return {"passed": passed, "triggered": loaded,
+    return {"grader_version": GRADER_VERSION, "case_id": spec.case.id, "run_key": result.key,
+            "passed": passed, "triggered": loaded, "deterministic_passed": passed, "judged_passed": None,
             "checks": [{"id": "trigger", "type": "loaded_skill", "required": True, "passed": passed,
                         "evidence": evidence}],
-            "rubric": []}
+            "rubric": [],
+            "summary": {"required": 1, "required_passed": int(passed), "optional": 0, "optional_passed": 0,
+                        "rubric": 0, "rubric_passed": 0, "rubric_ungraded": 0}}
 
 
 def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: RunSpec,

@@ -21,8 +21,9 @@ from skill_eval.plan.types import RunSpec
 # Part of every grade key: bump it when a check's semantics change, so grades are redone.
 # 2: partial credit, critical and arm-scoped checks; file paths are workspace-relative (seed
 # harness); checks see the redacted text only. 3: grade keys name the case and the skill (two
-# cases sharing a run were graded once, with one case's checks).
-GRADER_VERSION = "3"
+# cases sharing a run were graded once, with one case's checks). 4: a trigger query's grade is a
+# whole grading.json (its case_id, run_key, grader_version and summary), as a task's is.
+GRADER_VERSION = "4"
 
 
 def slot(spec: RunSpec) -> str:

@@ -74,6 +74,14 @@ def replay_key(request: dict[str, Any]) -> str:
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
+def planned_replay_key(spec: RunSpec, files: list[list[str]]) -> str:
+    """The replay key of the request ``spec`` makes, known without building its workspace:
+    ``files`` as the run key's material holds them (``[["inputs/<rel>", sha256], ...]``)."""
+    sent = [{"path": path, "sha256": sha} for path, sha in sorted(files)]
+    skill_rel = f"skills/{spec.skill_name}" if spec.installs_skill else None
+    return replay_key(build_request(spec, Path(), sent, skill_rel))
+
+
 def _preview(raw: bytes | str, limit: int = 80) -> str:
     # Redact the whole text, then cut: a cut first could leave a secret's head unrecognised.
     text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")

@@ -19,7 +19,7 @@ from skill_eval.plan.types import RunSpec
 from skill_eval.run import janitor, sandbox, unscorable
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
-from skill_eval.run.protocol import build_request, parse_response, replay_key
+from skill_eval.run.protocol import build_request, parse_response, planned_replay_key, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable
 from skill_eval.run.scaffold import ScaffoldFailed, listing, place_history, run_scaffold
 from skill_eval.run.workspace import NOT_KEPT, prepare_workspace
@@ -185,6 +185,15 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     store.put_json("replay", replay, {"run": spec.key})
     store.clear_error(spec.key)
     return stored  # its not_kept: the files above and any whose name could not be stored
+
+
+def index_replay(store: Store, spec: RunSpec, files: list[list[str]]) -> None:
+    """Index the stored run under this slot's own request (its case's id and iteration), as
+    ``conclude`` does for the slot that made it: a case served by another case's identical
+    request is then found by a replay of the store whichever case asked first."""
+    key = planned_replay_key(spec, files)
+    if store.get_json("replay", key) != {"run": spec.key}:
+        store.put_json("replay", key, {"run": spec.key})
 
 
 def record_error(store: Store, error: RunError) -> RunError:
