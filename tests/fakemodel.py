@@ -9,7 +9,12 @@ with ``function_call`` items) for one-turn agent runs, and plays a model that:
   tool for Codex -- and then answers ``answer_with_skill``;
 - otherwise answers ``answer_without_skill`` at once;
 - when the request carries the judge prompt (run/adapters/judge_prompt.py), answers it with a
-  verdict JSON: every rubric item passes when the judged answer contains ``judge_pass_if``.
+  verdict JSON: every rubric item passes when the judged answer contains ``judge_pass_if``;
+- when it is a one-word vote request (``claude plugin eval``'s judge for ``llm`` and ``baseline``
+  graders, or skill-eval's own prompt for them: a message text ending by asking ``PASS or FAIL``),
+  answers with the votes ``Script.votes`` scripts for it (the first key found in the prompt; the
+  n-th request with the same prompt text gets the n-th reply, cycling), else ``PASS`` when the
+  prompt contains ``judge_pass_if`` and ``FAIL`` otherwise.
 
 Options for the token and other-skill tests: ``subagent=True`` makes the Claude model first
 delegate to a subagent (the ``Task``/``Agent`` tool), whose requests are billed but are not the
@@ -31,12 +36,13 @@ import json
 import re
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SHELL_TOOLS = ("shell_command", "exec_command", "shell", "local_shell")
 JUDGE_MARKER = "You are grading the answer an AI agent gave to a task"
+VOTE_ASK = re.compile(r"\bPASS or FAIL\.?\s*$")
 _RUBRIC_ID = re.compile(r'^- id: ("(?:[^"\\]|\\.)*")$', re.MULTILINE)
 
 
@@ -70,11 +76,16 @@ class Script:
     fault: str = ""  # "" or "401"
     judge_pass_if: str = "42"  # a judged answer containing this passes every rubric item
     shell_first: str = ""  # a command the model runs through the shell tool before answering
+    # (path relative to the working directory, content): Claude writes this file with the Write
+    # tool before answering (after loading the skill, once), when Write is offered.
+    write_first: tuple[str, str] | None = None
     subagent: bool = False  # Claude: delegate to a subagent before answering
     bundled_skill: str = ""  # a skill of the CLI's own that a without-skill run loads
     # A tool the model calls again on every turn while the request offers it (``Glob``): a run
     # that never ends by itself, for turn limits.
     loop_tool: str = ""
+    # One-word judge votes: prompt substring -> replies, given in turn to repeats of one prompt.
+    votes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 SUBAGENT_MARKER = "[scripted subagent task]"
@@ -92,6 +103,7 @@ class FakeModel:
         self.billed: list[dict[str, Any]] = []  # per model request: api, model, input/output tokens
         self._lock = threading.Lock()
         self._n = 0
+        self._asked: dict[str, int] = {}  # vote prompt -> times asked
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -245,6 +257,25 @@ class FakeModel:
         return json.dumps({"verdicts": [{"id": i, "passed": passed, "evidence": "scripted judge"}
                                         for i in ids]})
 
+    def vote_prompt(self, body: Any) -> str | None:
+        """The one-word PASS/FAIL judge prompt of a request (a text ending with the ask), if any."""
+        if not isinstance(body, dict):
+            return None
+        texts = _strings(body.get("messages") or [])
+        return next((t for t in texts if VOTE_ASK.search(t)), None)
+
+    def vote_calls(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["method"] == "POST" and self.vote_prompt(r["body"])]
+
+    def vote_reply(self, prompt: str) -> str:
+        with self._lock:
+            n = self._asked.get(prompt, 0)
+            self._asked[prompt] = n + 1
+        replies = next((v for k, v in self.script.votes.items() if k in prompt), None)
+        if replies:
+            return replies[n % len(replies)]
+        return "PASS" if self.script.judge_pass_if in prompt else "FAIL"
+
     def offers_skill(self, body: Any) -> bool:
         return self.script.skill_marker in json.dumps(body)
 
@@ -273,6 +304,10 @@ class FakeModel:
         if judging is not None:
             blocks = [{"type": "text", "text": self.verdict_reply(judging)}]
             stop = "end_turn"
+        elif (voting := self.vote_prompt(body)) is not None:
+            judging = voting
+            blocks = [{"type": "text", "text": self.vote_reply(voting)}]
+            stop = "end_turn"
         used = {str(b.get("name")) for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
                 for b in (m.get("content") if isinstance(m.get("content"), list) else [])
                 if isinstance(b, dict) and b.get("type") == "tool_use"}
@@ -284,6 +319,13 @@ class FakeModel:
         if judging is None and s.loop_tool and s.loop_tool in tools:
             blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": s.loop_tool,
                        "input": {"pattern": "**/*"} if s.loop_tool == "Glob" else {}}]
+            stop = "tool_use"
+        elif judging is None and s.write_first and "Write" in tools and "Write" not in used and (
+                ours or not ("Skill" in tools and self.offers_skill(body))) and (
+                cwd := re.search(r"Primary working directory: ([^\s\\]+)", json.dumps(body))):
+            blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Write",
+                       "input": {"file_path": f"{cwd.group(1)}/{s.write_first[0]}",
+                                 "content": s.write_first[1]}}]
             stop = "tool_use"
         elif judging is None and s.shell_first and "Bash" in tools and "Bash" not in used and (
                 ours or not ("Skill" in tools and self.offers_skill(body))):

@@ -22,7 +22,9 @@ from skill_eval.fs.specialfiles import special_kind
 from skill_eval.model.ablations import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 
-CACHE_FORMAT = 4  # 2: checks carry critical/arms, rubric items critical; 3: ablations; 4: critical cases
+# 2: checks carry critical/arms, rubric items critical; 3: ablations; 4: critical cases;
+# 5: rubric items carry plugin-eval votes, focus and baseline reference
+CACHE_FORMAT = 5
 
 
 def _case_json(c: Case) -> dict[str, Any]:
@@ -40,7 +42,9 @@ def _case(d: dict[str, Any]) -> Case:
         checks=tuple(Check(ch["id"], ch["type"], ch["required"], ch["case_sensitive"], ch["params"],
                            ch.get("critical", False), tuple(ch["arms"]) if "arms" in ch else None)
                      for ch in d["checks"]),
-        rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"], r.get("critical", False))
+        rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"], r.get("critical", False),
+                                r.get("votes", 1), r.get("focus", ""), r.get("reference"),
+                                r.get("reference_file", ""))
                      for r in d["rubric"]),
         kind=d["kind"], should_trigger=d["should_trigger"], split=d["split"], source=d["source"],
         line=d["line"], critical=d.get("critical", False))

@@ -21,7 +21,13 @@ from typing import Any
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.yamlpos import Located, loads_yaml
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
-from skill_eval.model.evalsets.plugin_graders import GRADER_KEYS, map_grader, skill_fired, skill_named
+from skill_eval.model.evalsets.plugin_graders import (
+    GRADER_KEYS,
+    map_grader,
+    skill_fired,
+    skill_named,
+    with_reference,
+)
 from skill_eval.model.evalsets.plugin_settings import read_settings
 from skill_eval.model.evalsets.validate import check_path_problem
 
@@ -212,7 +218,11 @@ def read_case(
         elif mapped.check is not None:
             checks.append(mapped.check)
         elif mapped.rubric is not None:
-            rubric.append(mapped.rubric)
+            item, why = with_reference(mapped.rubric, folder)
+            if item is None:
+                c.problem(gfile, f"grader '{gname}' ({mapped.type}): {why}", line, "error")
+            else:
+                rubric.append(item)
         else:
             unmapped.append(f"{name}/{gname} ({mapped.type}): {mapped.unmapped}")
             c.problem(
