@@ -257,7 +257,8 @@ class FakeModel:
         return json.dumps({"verdicts": [{"id": i, "passed": passed, "evidence": "scripted judge"}
                                         for i in ids]})
 
-    def vote_prompt(self, body: Any) -> str | None:
+    @staticmethod
+    def vote_prompt(body: Any) -> str | None:
         """The one-word PASS/FAIL judge prompt of a request (a text ending with the ask), if any."""
         if not isinstance(body, dict):
             return None
