@@ -140,7 +140,8 @@ def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args
     suite = work / "suite.yaml"
     with FakeModel(script) as fm:
         if judge:
-            suite_extra += (f"judge:\n  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(claude))}, "
+            suite_extra += ("judge:\n  builtin: claude-code\n"
+                            f"  options: {{claude_bin: {json.dumps(str(claude))}, "
                             f"base_url: {json.dumps(fm.url)}}}\n  env: [ANTHROPIC_API_KEY]\n")
         suite.write_text(
             f"suite: oracle\nskills_dir: {json.dumps(str(plugin / 'skills'))}\n"

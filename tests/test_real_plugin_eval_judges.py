@@ -47,7 +47,8 @@ CASES = {
         "graders/no-file.md": _llm("VOTE-FILE", "focus:\n  source: file\n  path: nothere.txt\n"),
         "graders/mocks.md": _llm("VOTE-FILE", "focus: mock_calls\n"),
         "graders/in-trace.md": _llm("VOTE-TRACE", "focus: trace\n"),
-        "graders/like-ref.md": "---\ntype: baseline\nbaseline_file: ref.jsonl\n---\nAs complete (VOTE-BASE).\n",
+        "graders/like-ref.md":
+            "---\ntype: baseline\nbaseline_file: ref.jsonl\n---\nAs complete (VOTE-BASE).\n",
         "ref.jsonl": REFERENCE,
     },
 }
