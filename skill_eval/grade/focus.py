@@ -35,7 +35,8 @@ class Focus:
 def window(text: str, keep: int = WINDOW) -> str:
     """JSON lines as the judge sees them: blank lines dropped; more than 2*keep lines become the
     first and last ``keep`` with a line saying how many were left out between them."""
-    lines = [line for line in text.splitlines() if line.strip()]
+    # Split on newlines only: a JSON line may hold a raw U+2028 that splitlines() would cut at.
+    lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) <= 2 * keep:
         return "\n".join(lines)
     return "\n".join([*lines[:keep], f"[…{len(lines) - 2 * keep} messages elided…]", *lines[-keep:]])
