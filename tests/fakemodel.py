@@ -16,7 +16,8 @@ with ``function_call`` items) for one-turn agent runs, and plays a model that:
   n-th request with the same prompt text gets the n-th reply, cycling), else ``PASS`` when the
   prompt contains ``judge_pass_if`` and ``FAIL`` otherwise.
 
-Options for the token and other-skill tests: ``subagent=True`` makes the Claude model first
+``write_first=(path, text)`` makes Claude write that workspace file with the ``Write`` tool before
+answering. Options for the token and other-skill tests: ``subagent=True`` makes the Claude model first
 delegate to a subagent (the ``Task``/``Agent`` tool), whose requests are billed but are not the
 main conversation's turns; ``bundled_skill="code-review"`` makes a without-skill run load that
 skill of the CLI's own (a ``Skill`` call for Claude Code, ``cat`` of its SKILL.md for Codex).

@@ -121,6 +121,9 @@ def test_three_votes_pass_on_two_and_each_vote_is_cached(plugin: Path, monkeypat
     votes = {v["id"]: v["votes"] for c in bench["cases"] for v in c["with_skill"]["judge_votes"]}
     assert votes["split"] == [True, False, True] and votes["in-trace"] == [True, True, True]
     assert code == 1  # "outvoted" fails the run, as it fails the first-party run
+    [case_json] = list((plugin / "results").glob("sk/iteration-*/eval-c1/case.json"))
+    [shown] = [r for r in json.loads(case_json.read_text())["rubric"] if r["id"] == "like-ref"]
+    assert shown["reference_file"] == "ref.jsonl" and "reference" not in shown  # named, not copied
 
     # Unchanged: no agent call and no judge call.
     assert _run(plugin)[1:] == (0, [])
