@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skill_eval.grade.checks.context import CheckContext
-from skill_eval.grade.focus import focus_text, window
+from skill_eval.grade.focus import focus_text, mock_call_text, window
 
 _LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), min_size=1).filter(
     lambda s: s.strip() != "")
@@ -45,3 +45,15 @@ def test_run_data_this_branch_does_not_keep_is_not_judged():
     for name in ("trace", "files", "mock_calls"):
         found = focus_text(name, ctx)
         assert found.label == name and found.text is None and found.why
+
+
+def test_mock_calls_are_shown_one_json_line_each_as_the_first_party_judge_sees_them():
+    calls = [{"tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE-ANSWER 7",
+              "error": False},
+             {"tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE 7 IS GONE",
+              "error": True}]
+    # The lines claude plugin eval 2.1.332 showed its judge for these two calls.
+    assert mock_call_text(calls) == (
+        '{"tool":"mcp__plugin_p_notes__lookup","input":{"id":"7"},"output":"NOTE-ANSWER 7","verdict":"ok"}\n'
+        '{"tool":"mcp__plugin_p_notes__lookup","input":{"id":"7"},"output":"NOTE 7 IS GONE","isError":true,'
+        '"verdict":"tool_error"}')

@@ -107,5 +107,6 @@ def test_three_judge_calls_per_judged_grader_and_judged_text(both):  # noqa: ANN
     # same (here the file both arms wrote) share their three votes; plugin eval asks again.
     _, ours, capture = both
     asked = [r for r in capture.requests if r["method"] == "POST" and FakeModel.vote_prompt(r["body"])]
-    judged = {(k[2], item["evidence"]) for k, item in ours.items() if item.get("votes")}
+    # A baseline's evidence is empty: its judged text is the run's own trace, never shared.
+    judged = {(k[2], item["evidence"] or k[1]) for k, item in ours.items() if item.get("votes")}
     assert len(asked) == 3 * len(judged)

@@ -13,7 +13,10 @@ Everything returned is redacted: a secret never reaches the judge.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext
 from skill_eval.store.redact import redact
@@ -44,20 +47,37 @@ def window(text: str, keep: int = WINDOW) -> str:
 
 def session_trace(ctx: CheckContext) -> str | None:
     """The session as JSON lines, or None. Runs on this branch keep no trace: the merge with
-    branch ``graders`` returns its CheckContext trace accessor here."""
+    branch ``graders`` returns ``ctx.session()`` here (tried: 18/18 verdicts agree then)."""
     return None
 
 
 def created_files(ctx: CheckContext) -> tuple[str, ...] | None:
     """Workspace paths the agent created, or None when the run record has no such list (the
-    merge with branch ``graders`` returns its created-files accessor here)."""
+    merge with branch ``graders`` returns ``ctx.created_files()`` here)."""
     return None
 
 
 def mock_calls(ctx: CheckContext) -> str | None:
-    """The mocked MCP calls with inputs and answers, or None when no mock was active (the merge
-    with branch ``mocks`` returns its accessor here)."""
+    """The mocked MCP calls with inputs and answers, or None when no mock was active. Runs on
+    this branch have no mocks: the merge with branch ``mocks`` returns
+    ``mock_call_text(<the run's mock_calls records>)`` here for a run that had mocks."""
     return None
+
+
+def mock_call_text(calls: Sequence[Mapping[str, Any]]) -> str:
+    """Mock call records (``{tool, input, output, error}``, one per call) as the first-party judge
+    is shown them (read from 2.1.332): one compact JSON object a line, ``{"tool", "input",
+    "output", "verdict": "ok"}``, or with ``"isError": true`` and ``"verdict": "tool_error"``."""
+    lines = []
+    for call in calls:
+        shown: dict[str, Any] = {"tool": call.get("tool"), "input": call.get("input"),
+                                 "output": call.get("output")}
+        if call.get("error"):
+            shown["isError"] = True
+        shown["verdict"] = "tool_error" if call.get("error") else "ok"
+        # JSON.stringify's spacing; the graders branch's intake/jsjson matches it number for number.
+        lines.append(json.dumps(shown, separators=(",", ":"), ensure_ascii=False))
+    return "\n".join(lines)
 
 
 def _file(ctx: CheckContext, rel: str) -> Focus:
@@ -89,4 +109,6 @@ def focus_text(focus: str, ctx: CheckContext) -> Focus:
         calls = mock_calls(ctx)
         return Focus("mock_calls", None if calls is None else redact(calls),
                      "no mock stand-ins were active in this run: a mock_calls focus has nothing to judge")
+    # The merge with branch ``graders`` reads plugin_text.last_assistant_text(ctx) here: plugin
+    # eval's last_message is the last assistant text of the session, as its regex graders see it.
     return Focus("last_message", redact(ctx.output))
