@@ -132,6 +132,10 @@ def test_three_votes_pass_on_two_and_each_vote_is_cached(plugin: Path, monkeypat
     _, agent, judged = _run(plugin)
     assert agent == 0 and len(judged) == 3 and {r["rubric"][0]["id"] for r in judged} == {"outvoted"}
     assert {r["id"]: r["status"] for r in _grade(plugin)["rubric"]}["outvoted"] == "passed"
+    # The reference transcript is part of the baseline grader's key: an edit re-asks its votes only.
+    (plugin / "evals/c1/ref.jsonl").write_text('{"n": "new"}\n')
+    _, agent, judged = _run(plugin)
+    assert agent == 0 and [r["vote"]["reference"] for r in judged] == ['{"n": "new"}'] * 3
 
 
 def test_a_focus_the_run_has_no_data_for_fails_without_a_judge_call(plugin: Path):
