@@ -9,9 +9,15 @@ with ``function_call`` items) for one-turn agent runs, and plays a model that:
   tool for Codex -- and then answers ``answer_with_skill``;
 - otherwise answers ``answer_without_skill`` at once;
 - when the request carries the judge prompt (run/adapters/judge_prompt.py), answers it with a
-  verdict JSON: every rubric item passes when the judged answer contains ``judge_pass_if``.
+  verdict JSON: every rubric item passes when the judged answer contains ``judge_pass_if``;
+- when it is a one-word vote request (``claude plugin eval``'s judge for ``llm`` and ``baseline``
+  graders, or skill-eval's own prompt for them: a message text ending by asking ``PASS or FAIL``),
+  answers with the votes ``Script.votes`` scripts for it (the first key found in the prompt; the
+  n-th request with the same prompt text gets the n-th reply, cycling), else ``PASS`` when the
+  prompt contains ``judge_pass_if`` and ``FAIL`` otherwise.
 
-Options for the token and other-skill tests: ``subagent=True`` makes the Claude model first
+``write_first=(path, text)`` makes Claude write that workspace file with the ``Write`` tool before
+answering. Options for the token and other-skill tests: ``subagent=True`` makes the Claude model first
 delegate to a subagent (the ``Task``/``Agent`` tool), whose requests are billed but are not the
 main conversation's turns; ``bundled_skill="code-review"`` makes a without-skill run load that
 skill of the CLI's own (a ``Skill`` call for Claude Code, ``cat`` of its SKILL.md for Codex).
@@ -31,12 +37,13 @@ import json
 import re
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SHELL_TOOLS = ("shell_command", "exec_command", "shell", "local_shell")
 JUDGE_MARKER = "You are grading the answer an AI agent gave to a task"
+VOTE_ASK = re.compile(r"\bPASS or FAIL\.?\s*$")
 _RUBRIC_ID = re.compile(r'^- id: ("(?:[^"\\]|\\.)*")$', re.MULTILINE)
 
 
@@ -70,6 +77,9 @@ class Script:
     fault: str = ""  # "" or "401"
     judge_pass_if: str = "42"  # a judged answer containing this passes every rubric item
     shell_first: str = ""  # a command the model runs through the shell tool before answering
+    # (path relative to the working directory, content): Claude writes this file with the Write
+    # tool before answering (after loading the skill, once), when Write is offered.
+    write_first: tuple[str, str] | None = None
     subagent: bool = False  # Claude: delegate to a subagent before answering
     bundled_skill: str = ""  # a skill of the CLI's own that a without-skill run loads
     # A tool the model calls again on every turn while the request offers it (``Glob``): a run
@@ -78,6 +88,8 @@ class Script:
     # With ``loop_tool``: loop only in conversations whose text holds this marker ("" = all), so
     # one case of a suite can hit its turn limit while the others answer.
     loop_if: str = ""
+    # One-word judge votes: prompt substring -> replies, given in turn to repeats of one prompt.
+    votes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 SUBAGENT_MARKER = "[scripted subagent task]"
@@ -95,6 +107,7 @@ class FakeModel:
         self.billed: list[dict[str, Any]] = []  # per model request: api, model, input/output tokens
         self._lock = threading.Lock()
         self._n = 0
+        self._asked: dict[str, int] = {}  # vote prompt -> times asked
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -248,6 +261,26 @@ class FakeModel:
         return json.dumps({"verdicts": [{"id": i, "passed": passed, "evidence": "scripted judge"}
                                         for i in ids]})
 
+    @staticmethod
+    def vote_prompt(body: Any) -> str | None:
+        """The one-word PASS/FAIL judge prompt of a request (a text ending with the ask), if any."""
+        if not isinstance(body, dict):
+            return None
+        texts = _strings(body.get("messages") or [])
+        return next((t for t in texts if VOTE_ASK.search(t)), None)
+
+    def vote_calls(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["method"] == "POST" and self.vote_prompt(r["body"])]
+
+    def vote_reply(self, prompt: str) -> str:
+        with self._lock:
+            n = self._asked.get(prompt, 0)
+            self._asked[prompt] = n + 1
+        replies = next((v for k, v in self.script.votes.items() if k in prompt), None)
+        if replies:
+            return replies[n % len(replies)]
+        return "PASS" if self.script.judge_pass_if in prompt else "FAIL"
+
     def offers_skill(self, body: Any) -> bool:
         return self.script.skill_marker in json.dumps(body)
 
@@ -276,6 +309,10 @@ class FakeModel:
         if judging is not None:
             blocks = [{"type": "text", "text": self.verdict_reply(judging)}]
             stop = "end_turn"
+        elif (voting := self.vote_prompt(body)) is not None:
+            judging = voting
+            blocks = [{"type": "text", "text": self.vote_reply(voting)}]
+            stop = "end_turn"
         used = {str(b.get("name")) for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
                 for b in (m.get("content") if isinstance(m.get("content"), list) else [])
                 if isinstance(b, dict) and b.get("type") == "tool_use"}
@@ -288,6 +325,13 @@ class FakeModel:
                 not s.loop_if or s.loop_if in json.dumps(messages)):
             blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": s.loop_tool,
                        "input": {"pattern": "**/*"} if s.loop_tool == "Glob" else {}}]
+            stop = "tool_use"
+        elif judging is None and s.write_first and "Write" in tools and "Write" not in used and (
+                ours or not ("Skill" in tools and self.offers_skill(body))) and (
+                cwd := re.search(r"Primary working directory: ([^\s\\]+)", json.dumps(body))):
+            blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Write",
+                       "input": {"file_path": f"{cwd.group(1)}/{s.write_first[0]}",
+                                 "content": s.write_first[1]}}]
             stop = "tool_use"
         elif judging is None and s.shell_first and "Bash" in tools and "Bash" not in used and (
                 ours or not ("Skill" in tools and self.offers_skill(body))):

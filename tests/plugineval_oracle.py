@@ -148,9 +148,15 @@ def write_suite(work: Path, claude: Path, plugin: Path, url: str,
 
 
 def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args: str,
-               variants: tuple[str, ...] = ("with_skill",), suite_extra: str = "") -> Capture:
-    """``skill-eval run`` of a suite over ``plugin`` (claude-code adapter) against a fresh fake server."""
+               variants: tuple[str, ...] = ("with_skill",), suite_extra: str = "",
+               judge: bool = False) -> Capture:
+    """``skill-eval run`` of a suite over ``plugin`` (claude-code adapter) against a fresh fake server;
+    ``judge``: with the claude-code judge, same CLI and server (for llm and baseline graders)."""
     with FakeModel(script) as fm:
+        if judge:
+            suite_extra += ("judge:\n  builtin: claude-code\n"
+                            f"  options: {{claude_bin: {json.dumps(str(claude))}, "
+                            f"base_url: {json.dumps(fm.url)}}}\n  env: [ANTHROPIC_API_KEY]\n")
         suite = write_suite(work, claude, plugin, fm.url, variants, suite_extra)
         old = os.environ.get("ANTHROPIC_API_KEY")
         os.environ["ANTHROPIC_API_KEY"] = "sk-fake"
@@ -163,6 +169,18 @@ def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args
                 os.environ["ANTHROPIC_API_KEY"] = old
         requests = list(fm.requests)
     return Capture(requests, stored_runs(work / ".store", work / "results"))
+
+
+def grader_verdicts(results: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """(case, arm, grader) -> the grade's rubric item (status, votes) of each skill-eval run, from
+    its grading.json (one run per case and arm)."""
+    arm = {"with_skill": "with", "without_skill": "without"}
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for path in sorted(results.glob("*/iteration-*/eval-*/*/grading.json")):
+        grade = json.loads(path.read_text())
+        for item in grade.get("rubric", []):
+            out[(grade["case_id"], arm.get(path.parent.name, path.parent.name), item["id"])] = item
+    return out
 
 
 def stored_runs(store: Path, results: Path) -> list[RunRecord]:

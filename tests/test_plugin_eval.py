@@ -82,6 +82,7 @@ PLUGIN = {
         "  - {name: ran-tests, type: tool_used, tool: Bash, input_match: 'npm test', min: 1}\n"
         "  - {name: like-ref, type: baseline, baseline_file: ref.jsonl, criteria: as good}\n"),
     "evals/plain/resources/data.txt": "hello data\n",
+    "evals/plain/ref.jsonl": '{"type":"assistant","text":"hello"}\n',
     "evals/fixtures/not-a-case.txt": "x\n",
 }
 
@@ -103,13 +104,39 @@ def test_graders_map_to_checks_and_rubric_and_the_rest_is_named(tmp_path):
     assert [(c.id, c.type) for c in plain.checks] == [("no-bye", "not_regex"), ("ran-tests", "tool_call")]
     assert plain.checks[1].params == {"tool": "bash", "min_count": 1, "pattern": "npm test"}
     assert [(f.rel, f.source.read_text()) for f in plain.fixtures] == [("resources/data.txt", "hello data\n")]
-    assert es.unmapped == ("plain/like-ref (baseline): baseline graders compare with a reference transcript; "
-                           "skill-eval has no such check",)
+    assert es.unmapped == ()
+    # llm and baseline graders: three judge votes each; baseline with its reference transcript.
+    assert [(r.id, r.votes, r.focus) for r in beta.rubric] == [("good", 3, "last_message")]
+    [ref] = plain.rubric
+    assert (ref.id, ref.votes, ref.focus, ref.reference_file) == ("like-ref", 3, "trace", "ref.jsonl")
+    assert ref.reference == '{"type":"assistant","text":"hello"}\n'
     problems = [p.format() for p in es.problems]
-    assert any("like-ref" in p and "not graded" in p for p in problems)
     assert beta.settings is not None and beta.settings.runs == 2  # the case's own run settings
     assert plain.settings is None
     assert not any("not used" in p for p in problems)
+
+
+def test_a_missing_baseline_file_is_a_load_error_naming_the_grader(tmp_path):
+    _write(tmp_path, {"evals/c/prompt.md": "---\nname: c\n---\nHi\n",
+                      "evals/c/graders/like.md":
+                          "---\ntype: baseline\nbaseline_file: gone.jsonl\n---\nAs good.\n"})
+    es = read_evalset(tmp_path / "evals")
+    [err] = [p for p in es.problems if p.is_error]
+    assert err.file.endswith("c/graders/like.md") and "'like'" in err.message and "gone.jsonl" in err.message
+
+
+def test_llm_focus_values_map_and_a_file_focus_must_stay_in_the_workspace(tmp_path):
+    graders = {"a": "focus: trace", "b": "focus: files", "c": "focus: mock_calls",
+               "d": "focus: {source: file, path: out/r.md}", "e": "focus: {source: file, path: ../x}"}
+    _write(tmp_path, {"evals/c/prompt.md": "---\nname: c\n---\nHi\n",
+                      **{f"evals/c/graders/{k}.md": f"---\ntype: llm\n{v}\n---\nGood.\n"
+                         for k, v in graders.items()}})
+    es = read_evalset(tmp_path / "evals")
+    [case] = es.cases
+    assert [(r.id, r.focus) for r in case.rubric] == [("a", "trace"), ("b", "files"), ("c", "mock_calls"),
+                                                      ("d", "file:out/r.md")]
+    [err] = [p for p in es.problems if p.is_error]
+    assert err.file.endswith("graders/e.md") and "leaves the run's workspace" in err.message
 
 
 def test_an_unknown_prompt_md_key_is_an_error_naming_the_file(tmp_path):

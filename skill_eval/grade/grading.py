@@ -88,6 +88,11 @@ def apply_verdicts(grade: Mapping[str, Any], verdicts: Mapping[str, Mapping[str,
             item["status"] = "passed" if verdict.get("passed") is True else "failed"
             # Redact, then cut: a cut first could leave a secret's head unrecognised.
             item["evidence"] = redact(str(verdict.get("evidence", "")))[:200]
+            if isinstance(verdict.get("votes"), list):
+                # A plugin-eval grader: each judge vote and the judge's one-line reply.
+                item["votes"] = [{"passed": v.get("passed") is True,
+                                  "evidence": redact(str(v.get("evidence", "")))[:200]}
+                                 for v in verdict["votes"]]
         rubric.append(item)
     new = {**grade, "rubric": rubric}
     required = [r for r in rubric if r.get("required", True)]

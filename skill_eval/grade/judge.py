@@ -9,6 +9,9 @@ hash, the prompt, the rubric items, expected_output and the judge prompt version
 a check edit, or re-running an unchanged suite, makes no judge call; a rubric edit re-judges only
 the cases it touched; a judge change re-judges everything and re-runs nothing. A failure is a
 ``JudgeError``: nothing is cached, so the next run asks again.
+
+``claude plugin eval`` graders (rubric items with ``votes``/``focus``) are not in this batch
+request: votes.py judges them the first-party way.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from skill_eval.fs.hashing import key_of, sha256_bytes
+from skill_eval.model.cases import RubricItem
 from skill_eval.model.config import Suite
 from skill_eval.model.results import RunResult
 from skill_eval.plan.types import RunSpec
@@ -43,6 +47,11 @@ class JudgeOutcome:
     cached: bool
 
 
+def voted(item: RubricItem) -> bool:
+    """Is this rubric item judged by votes on a focus (a plugin-eval grader), not in the batch?"""
+    return item.votes != 1 or bool(item.focus)
+
+
 def verdict_key(ident: dict[str, Any], prompt: str, output: str, rubric: list[dict[str, str]],
                 expected_output: str, prompt_version: str) -> str:
     return key_of({"judge": ident, "prompt_sha256": sha256_bytes(prompt.encode("utf-8")),
@@ -55,7 +64,7 @@ def judge_verdicts(judge: JudgePort, store: Store, suite: Suite, spec: RunSpec,
     case = spec.case
     # What the judge sees is what the store keeps: the redacted output (a secret never leaves).
     output = redact(result.output)
-    rubric = [{"id": r.id, "text": r.text} for r in case.rubric]
+    rubric = [{"id": r.id, "text": r.text} for r in case.rubric if not voted(r)]
     key = verdict_key(judge.identity, case.prompt, output, rubric, case.expected_output,
                       judge.prompt_version)
     cached = store.get_json("judge", key)

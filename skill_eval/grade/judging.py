@@ -1,6 +1,8 @@
 """Grading a run: deterministic checks, trigger verdicts, and (when a suite has one) a judge.
 
 The judge reaches grading as a port (see judge.py); without one, rubric items stay 'ungraded'.
+Native rubric items are judged in one batch request (judge.py), plugin-eval graders by votes
+(votes.py).
 """
 
 from __future__ import annotations
@@ -8,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.grade.grading import grade_run
-from skill_eval.grade.judge import JudgePort, judge_verdicts
+from skill_eval.grade.judge import JudgeOutcome, JudgePort, judge_verdicts, voted
+from skill_eval.grade.votes import judge_votes
 from skill_eval.model.config import Suite
 from skill_eval.model.results import RunResult
 from skill_eval.plan.keys import GRADER_VERSION
@@ -32,6 +35,19 @@ def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
                         "rubric": 0, "rubric_passed": 0, "rubric_ungraded": 0}}
 
 
+def judge_all(judge: JudgePort, store: Store, suite: Suite, spec: RunSpec, result: RunResult) -> JudgeOutcome:
+    """Every rubric item's verdict: the native ones in one batch, each plugin-eval grader by votes."""
+    outcomes = [judge_verdicts(judge, store, suite, spec, result)] if any(
+        not voted(r) for r in spec.case.rubric) else []
+    outcomes += [judge_votes(judge, store, suite, spec, result, r) for r in spec.case.rubric if voted(r)]
+    usage: dict[str, float] = {}
+    for o in outcomes:
+        for name, value in o.usage.items():
+            usage[name] = usage.get(name, 0) + value
+    return JudgeOutcome({k: v for o in outcomes for k, v in o.verdicts.items()}, usage,
+                        all(o.cached for o in outcomes))
+
+
 def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: RunSpec,
                      result: RunResult) -> dict[str, Any]:
     """The grade of one run; raises JudgeError when the judge could not answer (the caller records it)."""
@@ -39,7 +55,7 @@ def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: 
         return trigger_grade(spec, result)
     outcome = None
     if spec.case.rubric and judge is not None:
-        outcome = judge_verdicts(judge, store, suite, spec, result)
+        outcome = judge_all(judge, store, suite, spec, result)
     grade = grade_run(spec.case, result, spec.skill_names or spec.skill_name, suite.allow_scripts,
                       verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path,
                       variant=spec.variant)

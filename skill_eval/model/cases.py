@@ -67,6 +67,27 @@ class RubricItem:
     required: bool = True
     critical: bool = False
     indicator: bool = False  # a plugin-fired indicator (see Check.indicator)
+    # A ``claude plugin eval`` grader (llm, baseline) is judged its way: ``votes`` one-word
+    # PASS/FAIL calls, passing on a majority, each judging ``focus`` of the run (last_message,
+    # trace, files, mock_calls or file:<path>) instead of the output. The defaults are the
+    # native rubric item: one verdict in the batch request, on the output.
+    votes: int = 1
+    focus: str = ""
+    # A baseline grader's reference transcript (the case's baseline_file, read at load) and its
+    # case-relative name.
+    reference: str | None = None
+    reference_file: str = ""
+
+    def plugin_json(self) -> dict[str, Any]:
+        """The plugin-eval judging fields that differ from a native item's (none for those)."""
+        out: dict[str, Any] = {}
+        if self.votes != 1:
+            out["votes"] = self.votes
+        if self.focus:
+            out["focus"] = self.focus
+        if self.reference is not None:
+            out.update(reference=self.reference, reference_file=self.reference_file)
+        return out
 
 
 @dataclass(frozen=True)
@@ -107,7 +128,7 @@ class Case:
     def rubric_json(self) -> list[dict[str, Any]]:
         return [{"id": r.id, "text": r.text, "weight": r.weight, "required": r.required,
                  **({"critical": True} if r.critical else {}),
-                 **({"indicator": True} if r.indicator else {})} for r in self.rubric]
+                 **({"indicator": True} if r.indicator else {}), **r.plugin_json()} for r in self.rubric]
 
     def grading_material(self) -> str:
         """Canonical text of everything the grader sees besides the run (checks, rubric, expected)."""

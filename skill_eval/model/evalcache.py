@@ -22,7 +22,10 @@ from skill_eval.fs.specialfiles import special_kind
 from skill_eval.model.ablations import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 
-CACHE_FORMAT = 4  # 2: checks carry critical/arms, rubric items critical; 3: ablations; 4: critical cases
+# 2: checks carry critical/arms, rubric items critical; 3: ablations; 4: critical cases;
+# 5: rubric items carry plugin-eval votes, focus and baseline reference; 6: checks and rubric
+# items carry weight and indicator (keyword arguments: positional ones broke when a field came)
+CACHE_FORMAT = 6
 
 
 def _case_json(c: Case) -> dict[str, Any]:
@@ -38,9 +41,13 @@ def _case(d: dict[str, Any]) -> Case:
         id=d["id"], prompt=d["prompt"], expected_output=d["expected_output"],
         fixtures=tuple(Fixture(rel, Path(src)) for rel, src in d["fixtures"]),
         checks=tuple(Check(ch["id"], ch["type"], ch["required"], ch["case_sensitive"], ch["params"],
-                           ch.get("critical", False), tuple(ch["arms"]) if "arms" in ch else None)
+                           ch.get("critical", False), tuple(ch["arms"]) if "arms" in ch else None,
+                           weight=ch.get("weight", 1.0), indicator=ch.get("indicator", False))
                      for ch in d["checks"]),
-        rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"], r.get("critical", False))
+        rubric=tuple(RubricItem(r["id"], r["text"], r["weight"], r["required"], r.get("critical", False),
+                                indicator=r.get("indicator", False), votes=r.get("votes", 1),
+                                focus=r.get("focus", ""), reference=r.get("reference"),
+                                reference_file=r.get("reference_file", ""))
                      for r in d["rubric"]),
         kind=d["kind"], should_trigger=d["should_trigger"], split=d["split"], source=d["source"],
         line=d["line"], critical=d.get("critical", False))

@@ -86,6 +86,14 @@ def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
+def _votes(graded: Sequence[RunRecord]) -> list[dict[str, Any]]:
+    """Each plugin-eval grader's judge votes per run (the first-party report's judgeVotes)."""
+    return [{"iteration": r.iteration, "id": item["id"], "passed": item.get("status") == "passed",
+             "votes": [v.get("passed") is True for v in item["votes"]], "evidence": item.get("evidence", "")}
+            for r in graded for item in r.grade.get("rubric", [])  # type: ignore[union-attr]
+            if isinstance(item.get("votes"), list)]
+
+
 def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
     graded = [r for r in records if r.graded]
     passed = sum(r.passed for r in graded)
@@ -103,6 +111,7 @@ def _arm(records: Sequence[RunRecord]) -> dict[str, Any]:
         "pass_at_k": {str(k): stats.pass_at_k(n, passed, k) for k in range(1, n + 1)},
         "pass_hat_k": {str(k): stats.pass_hat_k(n, passed, k) for k in range(1, n + 1)},
         "failed_checks": failed_checks[:10],
+        "judge_votes": _votes(graded),
         "error_messages": [f"iteration {r.iteration}: {r.result.kind}: {r.result.message}"[:300]
                            for r in records if isinstance(r.result, RunError) and r.errored][:5],
         "unscorable_reasons": [f"iteration {r.iteration}: {r.unscorable}" for r in records

@@ -93,6 +93,12 @@ def _markdown(front: dict[str, Any], body: str = "") -> str:
 
 def _llm(item: RubricItem) -> str:
     front: dict[str, Any] = {"type": "llm"}
+    if item.reference is not None:
+        front = {"type": "baseline", "baseline_file": item.reference_file}
+    elif item.focus.startswith("file:"):
+        front["focus"] = {"source": "file", "path": item.focus[len("file:"):]}
+    elif item.focus not in ("", "last_message"):
+        front["focus"] = item.focus
     if item.weight != 1.0:
         front["weight"] = item.weight
     return _markdown(front, item.text)
@@ -118,6 +124,10 @@ def export_cases(cases: Iterable[Case], skill: str, out: Path) -> tuple[int, lis
             (graders / f"{path_component(check.id)}.md").write_text(_markdown(grader), encoding="utf-8")
         for item in case.rubric:
             (graders / f"{path_component(item.id)}.md").write_text(_llm(item), encoding="utf-8")
+            if item.reference is not None:  # a baseline grader's transcript, beside the case
+                reference = folder / item.reference_file
+                reference.parent.mkdir(parents=True, exist_ok=True)
+                reference.write_text(item.reference, encoding="utf-8")
         loose = [f.rel for f in case.fixtures if len(Path(f.rel).parts) < 2]
         skipped += [
             f"{case.id}: input file {rel} is not in a folder (add_dirs lists folders)" for rel in loose

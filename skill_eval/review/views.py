@@ -32,7 +32,9 @@ VIEW_VERSION = 1
 def case_json(case: Case) -> dict[str, Any]:
     return {"id": case.id, "prompt": case.prompt, "expected_output": case.expected_output,
             "files": [f"inputs/{f.rel}" for f in case.fixtures], "checks": case.checks_json(),
-            "rubric": case.rubric_json(), "kind": case.kind, "should_trigger": case.should_trigger}
+            # A baseline grader's reference transcript is named, not copied into every run folder.
+            "rubric": [{k: v for k, v in r.items() if k != "reference"} for r in case.rubric_json()],
+            "kind": case.kind, "should_trigger": case.should_trigger}
 
 
 def view_key(spec: RunSpec, result: RunResult | RunError, grade: Any, grade_key: str) -> str:

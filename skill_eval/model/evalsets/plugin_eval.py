@@ -27,6 +27,7 @@ from skill_eval.model.evalsets.plugin_graders import (
     map_grader,
     skill_named,
     weight_of,
+    with_reference,
 )
 from skill_eval.model.evalsets.plugin_settings import read_settings
 from skill_eval.model.evalsets.validate import check_path_problem
@@ -222,7 +223,11 @@ def read_case(
         elif mapped.check is not None:
             checks.append(mapped.check)
         elif mapped.rubric is not None:
-            rubric.append(mapped.rubric)
+            item, why = with_reference(mapped.rubric, folder)
+            if item is None:
+                c.problem(gfile, f"grader '{gname}' ({mapped.type}): {why}", line, "error")
+            else:
+                rubric.append(item)
         else:
             unmapped.append(f"{name}/{gname} ({mapped.type}): {mapped.unmapped}")
             c.problem(

@@ -3,19 +3,22 @@
 regex (on the final message, or on a file: ``file``) → ``regex`` / ``not_regex``; ``tool_used`` on ``Skill`` →
 ``loaded_skill``; on a shell tool, or without ``input_match`` → ``tool_call`` (min/max kept);
 ``tool_order`` between shell commands or plain tool names → ``tool_call`` with ``order``;
-``file_exists`` with a plain path → ``file_exists``; ``llm`` → a rubric item for the judge.
-Everything else (a regex on the trace or the created-files list, ``count:N``, a glob,
-``exists: false``, ``baseline``, input matches on tools whose input our events do not carry) is
+``file_exists`` with a plain path → ``file_exists``; ``llm`` and ``baseline`` → a rubric item
+the judge votes on three times (see grade/judge.py). Everything else (a regex on the trace or
+the created-files list, ``count:N``, a glob, ``exists: false``, input matches on tools whose
+input our events do not carry) is
 returned as *unmapped*, with the reason, for ``inspect`` to name: never dropped silently.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from skill_eval.model.cases import Check, RubricItem
+from skill_eval.model.evalsets.validate import leaves_workspace
 
 GRADER_KEYS = (
     "name",
@@ -39,6 +42,8 @@ GRADER_KEYS = (
     "baseline_file",
 )
 SHELL_TOOLS = ("bash", "shell")
+FOCUS_NAMES = ("last_message", "trace", "files", "mock_calls")
+JUDGE_VOTES = 3  # claude plugin eval's judge votes per llm/baseline grader per run; 2 pass it
 _SKILL_NAME = re.compile(r"([a-z0-9][a-z0-9-]*)\"?\s*\$?$")
 _GLOB = re.compile(r"[*?\[]")
 
@@ -170,25 +175,67 @@ def map_grader(name: str, grader: dict[str, Any], indicator: bool) -> Mapped:
         if _GLOB.search(path):
             return unmapped(f"path {path!r} is a glob; skill-eval's file_exists takes one path")
         return check("file_exists", {"path": path})
-    if kind in ("llm", "llm_rubric"):
-        criteria = grader.get("criteria")
-        if not isinstance(criteria, str) or not criteria.strip():
-            return unmapped("an llm grader needs criteria (the file's body, or 'criteria')")
-        warns = []
-        if kind == "llm_rubric":
-            warns.append("type llm_rubric is not a claude plugin eval type; read as llm")
-        if grader.get("focus", "last_message") != "last_message":
-            warns.append("focus other than last_message: the judge sees the output and the kept files")
-        return Mapped(
-            name,
-            kind_text,
-            rubric=RubricItem(id=name, text=criteria.strip(), weight=weight, required=not indicator,
-                              indicator=indicator),
-            warnings=tuple(warns),
-        )
-    if kind == "baseline":
-        return unmapped("baseline graders compare with a reference transcript; skill-eval has no such check")
+    if kind in ("llm", "llm_rubric", "baseline"):
+        return _judged(name, kind_text, grader, unmapped, weight, indicator)
     return unmapped(f"unknown grader type {kind!r}")
+
+
+def focus_of(raw: Any) -> str | None:
+    """An llm grader's ``focus`` as a RubricItem focus (``file:<path>`` for a file), or None."""
+    if raw in FOCUS_NAMES:
+        return str(raw)
+    if isinstance(raw, dict) and raw.get("source") == "file" and isinstance(raw.get("path"), str) \
+            and raw["path"].strip():
+        return f"file:{raw['path']}"
+    return None
+
+
+def _judged(name: str, kind: str, grader: dict[str, Any], unmapped: Any, weight: float,
+            indicator: bool) -> Mapped:
+    """llm and baseline: a rubric item judged the plugin-eval way (3 one-word votes, pass on 2).
+    A baseline item's ``reference`` is left None here: the reader reads ``reference_file``."""
+    criteria = grader.get("criteria")
+    if not isinstance(criteria, str) or not criteria.strip():
+        return unmapped(f"an {kind} grader needs criteria (the file's body, or 'criteria')")
+    warns = []
+    if kind == "llm_rubric":
+        warns.append("type llm_rubric is not a claude plugin eval type; read as llm")
+    reference_file = ""
+    if kind == "baseline":
+        reference_file = grader.get("baseline_file")
+        if not isinstance(reference_file, str) or not reference_file.strip():
+            return unmapped("a baseline grader needs baseline_file (a .jsonl transcript in the case folder)")
+        focus = "trace"  # the judge compares the run's session with the reference
+    else:
+        found = focus_of(grader.get("focus", "last_message"))
+        if found is None:
+            return unmapped(f"focus {grader.get('focus')!r}: expected one of {', '.join(FOCUS_NAMES)} "
+                            "or {source: file, path: <path>}")
+        focus = found
+    item = RubricItem(id=name, text=criteria.strip(), weight=weight, required=not indicator,
+                      indicator=indicator, votes=JUDGE_VOTES, focus=focus, reference_file=reference_file)
+    return Mapped(name, kind, rubric=item, warnings=tuple(warns))
+
+
+def with_reference(item: RubricItem, case_dir: Path) -> tuple[RubricItem | None, str | None]:
+    """A baseline item with its reference transcript read from the case folder, or (None, why
+    not). A focus file must stay in the run's workspace. Both are load errors: a baseline grader
+    that cannot be judged would otherwise fail every run in silence."""
+    if item.focus.startswith("file:") and leaves_workspace(item.focus[5:]):
+        return None, (f"focus path {item.focus[5:]!r} leaves the run's workspace; use a path "
+                      "relative to the workspace without '..'")
+    if not item.reference_file:
+        return item, None
+    rel = item.reference_file
+    path = case_dir / rel
+    if leaves_workspace(rel) or not path.is_file():
+        return None, (f"baseline_file {rel!r} is not a file in the case folder {case_dir.name}/; "
+                      "put the reference transcript (.jsonl) there or fix the name")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"baseline_file {rel!r} cannot be read as UTF-8 text ({exc})"
+    return replace(item, reference=text), None
 
 
 def _tool_used(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:

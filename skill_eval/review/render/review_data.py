@@ -122,7 +122,7 @@ def run_entry(results: Path, run_dir: Path, arm: str, iteration: int, skill: str
                             bool(c.get("passed")), str(c.get("evidence", ""))]
                            for c in grade.get("checks", [])]
         entry["rubric"] = [[str(r.get("id")), str(r.get("text", "")), str(r.get("status")),
-                            str(r.get("evidence", "")), bool(r.get("required", True))]
+                            str(r.get("evidence", "")), bool(r.get("required", True)), _votes(r)]
                            for r in grade.get("rubric", [])]
     return entry
 
@@ -132,6 +132,17 @@ def _check_kind(check: Mapping[str, Any]) -> str:
     weight = check.get("weight")
     return (str(check.get("type")) + (f", weight {weight:g}" if isinstance(weight, int | float) else "")
             + (", plugin-fired indicator: not scored in a two-arm case" if check.get("indicator") else ""))
+
+
+def _votes(item: Mapping[str, Any]) -> str:
+    """A plugin-eval grader's judge votes as the page shows them ("votes PASS FAIL PASS"), or ""."""
+    votes = item.get("votes")
+    if not isinstance(votes, list):
+        return ""
+    if not votes:
+        return "not judged"
+    return "votes " + " ".join("PASS" if isinstance(v, dict) and v.get("passed") is True else "FAIL"
+                               for v in votes)
 
 
 def _rate(arm: Mapping[str, Any]) -> str:

@@ -145,7 +145,7 @@
         var li = el("li", "rubric");
         var mark = k[2] === "passed" ? "ok" : k[2] === "failed" ? "bad" : "unk";
         add(li, el("span", mark, k[2] === "passed" ? "✓ " : k[2] === "failed" ? "✗ " : "? "),
-            el("span", null, k[1] + (k[4] ? "" : " (optional)")),
+            el("span", null, k[1] + (k[4] ? "" : " (optional)") + (k[5] ? " — judge " + k[5] : "")),
             el("span", "evidence", k[2] === "ungraded" ? "ungraded (no judge)" : (k[3] || k[2])));
         add(rl, li);
       });

@@ -1,0 +1,114 @@
+"""What a ``claude plugin eval`` judge sees of a run: the text of an llm grader's ``focus``.
+
+``last_message`` is the final answer; ``file:<path>`` one kept workspace file; ``trace`` the
+session as JSON lines, cut to its first and last 12 lines (``window``), as the first-party judge
+sees it (FORMAT.md §4.2; the real CLI cuts a baseline's reference transcript the same way);
+``files`` the paths the agent created, one a line; ``mock_calls`` the calls to mocked MCP tools.
+Each comes from one accessor below, so the run data other branches add (the session trace and
+created-file list of branch ``graders``, the mock calls of branch ``mocks``) is wired in one
+place. A focus the run has no data for is not judged: the grader fails, saying why.
+
+Everything returned is redacted: a secret never reaches the judge.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skill_eval.grade.checks.context import CheckContext
+from skill_eval.store.redact import redact
+
+WINDOW = 12  # lines kept at each end of a long trace or reference transcript
+NO_FILES = "(no file changes)"  # what the first-party judge is shown when nothing was created
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The judged text and its label (``last_message``, ``trace``, ``file <path>``...). ``text``
+    is None when the run has no such data; ``why`` then says so (the grader's evidence)."""
+
+    label: str
+    text: str | None
+    why: str = ""
+
+
+def window(text: str, keep: int = WINDOW) -> str:
+    """JSON lines as the judge sees them: blank lines dropped; more than 2*keep lines become the
+    first and last ``keep`` with a line saying how many were left out between them."""
+    # Split on newlines only: a JSON line may hold a raw U+2028 that splitlines() would cut at.
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) <= 2 * keep:
+        return "\n".join(lines)
+    return "\n".join([*lines[:keep], f"[…{len(lines) - 2 * keep} messages elided…]", *lines[-keep:]])
+
+
+def session_trace(ctx: CheckContext) -> str | None:
+    """The session as JSON lines, or None. Runs on this branch keep no trace: the merge with
+    branch ``graders`` returns ``ctx.session()`` here (tried: 18/18 verdicts agree then)."""
+    return None
+
+
+def created_files(ctx: CheckContext) -> tuple[str, ...] | None:
+    """Workspace paths the agent created, or None when the run record has no such list (the
+    merge with branch ``graders`` returns ``ctx.created_files()`` here)."""
+    return None
+
+
+def mock_calls(ctx: CheckContext) -> str | None:
+    """The mocked MCP calls with inputs and answers, or None when no mock was active. Runs on
+    this branch have no mocks: the merge with branch ``mocks`` returns
+    ``mock_call_text(<the run's mock_calls records>)`` here for a run that had mocks."""
+    return None
+
+
+def mock_call_text(calls: Sequence[Mapping[str, Any]]) -> str:
+    """Mock call records (``{tool, input, output, error}``, one per call) as the first-party judge
+    is shown them (read from 2.1.332): one compact JSON object a line, ``{"tool", "input",
+    "output", "verdict": "ok"}``, or with ``"isError": true`` and ``"verdict": "tool_error"``."""
+    lines = []
+    for call in calls:
+        shown: dict[str, Any] = {"tool": call.get("tool"), "input": call.get("input"),
+                                 "output": call.get("output")}
+        if call.get("error"):
+            shown["isError"] = True
+        shown["verdict"] = "tool_error" if call.get("error") else "ok"
+        # JSON.stringify's spacing; the graders branch's intake/jsjson matches it number for number.
+        lines.append(json.dumps(shown, separators=(",", ":"), ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def _file(ctx: CheckContext, rel: str) -> Focus:
+    label = f"file {rel}"
+    path = ctx.files_dir / rel if ctx.files_dir is not None else None
+    if path is None or not path.is_file():
+        return Focus(label, None, f"focus file {rel!r} does not exist after the run")
+    try:
+        return Focus(label, redact(path.read_text(encoding="utf-8")))
+    except UnicodeDecodeError:
+        return Focus(label, None, f"focus file {rel!r} is not UTF-8 text; the judge takes text only")
+    except OSError as exc:
+        return Focus(label, None, f"focus file {rel!r} cannot be read ({exc.strerror or exc})")
+
+
+def focus_text(focus: str, ctx: CheckContext) -> Focus:
+    """The text a judge sees for ``focus`` (a RubricItem focus) of the run in ``ctx``."""
+    if focus.startswith("file:"):
+        return _file(ctx, focus[len("file:"):])
+    if focus == "trace":
+        trace = session_trace(ctx)
+        return Focus("trace", None if trace is None else window(redact(trace)),
+                     "this run's record keeps no session trace")
+    if focus == "files":
+        made = created_files(ctx)
+        return Focus("files", None if made is None else redact("\n".join(made) or NO_FILES),
+                     "this run's record does not list the files the agent created")
+    if focus == "mock_calls":
+        calls = mock_calls(ctx)
+        return Focus("mock_calls", None if calls is None else redact(calls),
+                     "no mock stand-ins were active in this run: a mock_calls focus has nothing to judge")
+    # The merge with branch ``graders`` reads plugin_text.last_assistant_text(ctx) here: plugin
+    # eval's last_message is the last assistant text of the session, as its regex graders see it.
+    return Focus("last_message", redact(ctx.output))
