@@ -103,3 +103,13 @@ def test_without_the_mcp_sdk_a_suite_with_mocks_fails_validate_naming_the_extra(
     code, _, err = kit.cli("validate", str(kit.suite))
     assert code == 2 and "pip install 'skill-eval[mcp]'" in err
     assert len([ln for ln in err.splitlines() if "skill-eval[mcp]" in ln]) == 1
+
+
+def test_a_sandboxed_agent_still_reaches_its_mocked_servers(kit):
+    kit.write_suite(extra="allow_tools: [Bash]\n")  # a Bash grant: every run in bwrap
+    code, _, err = kit.run("--only", "s/a")
+    if "bwrap" in err and code != 0:
+        pytest.skip(f"no working bwrap here: {err.strip().splitlines()[-1]}")
+    assert code == 0, err
+    [meta] = kit.metas()["a"]
+    assert {"mcp__plugin_p_notes__lookup", "mcp__clock__now"} == {c["tool"] for c in meta["mock_calls"]}

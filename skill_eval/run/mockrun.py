@@ -58,6 +58,15 @@ def abort_message(aborted: dict[str, Any]) -> str:
     return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
 
 
+def mocks_refusal(spec: RunSpec) -> str | None:
+    """Why a run shipped to another machine fails: its mocked servers are served locally only."""
+    mocks = spec.case.settings.mocks if spec.case.settings is not None else None
+    if mocks is None or not mocks.served(spec.installs_skill):
+        return None
+    return (f'case "{spec.case.id}" uses mocked MCP servers, which run with the threads executor only; '
+            "run it without --executor ray")
+
+
 def start(spec: RunSpec) -> MockRun | None:
     """Write the specs of the servers this run gets (a server the plugin declares only where the
     skill is installed); None when the case has no mocks or none is served in this arm."""

@@ -97,7 +97,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
         if mocks is not None:  # the agent starts them; skill-eval reads what they recorded after
             request["mcp_servers"] = list(mocks.servers)
         try:
-            argv = sandboxed_argv(spec, suite, workspace.path)
+            argv = sandboxed_argv(spec, suite, workspace.path, [mocks.folder] if mocks else [])
         except SandboxUnavailable as exc:  # never run unsandboxed what was asked sandboxed
             return record_error(store, RunError(spec.key, "sandbox", str(exc), time.perf_counter() - start))
         try:
@@ -140,14 +140,15 @@ def run_timeout(spec: RunSpec, suite: Suite) -> float:
     return float(own) if own is not None else suite.timeout_seconds
 
 
-def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path) -> tuple[str, ...]:
+def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path,
+                   writable: Sequence[Path] = ()) -> tuple[str, ...]:
     """The adapter's argv, inside its sandbox when the suite asks for one."""
     adapter = spec.adapter
     if adapter.sandbox is None:
         return adapter.argv
     hidden = [suite.store, suite.results, suite.skills_dir, spec.skill_path]
     return tuple(sandbox.wrap(adapter.argv, workspace, adapter.network,
-                              [Path(p) for p in adapter.readable], hidden))
+                              [Path(p) for p in adapter.readable], hidden, writable=writable))
 
 
 def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
