@@ -113,3 +113,9 @@ def test_a_sandboxed_agent_still_reaches_its_mocked_servers(kit):
     assert code == 0, err
     [meta] = kit.metas()["a"]
     assert {"mcp__plugin_p_notes__lookup", "mcp__clock__now"} == {c["tool"] for c in meta["mock_calls"]}
+
+
+def test_an_adapter_that_cannot_register_mock_servers_refuses_the_case_at_validate(kit):
+    kit.write_suite(adapter="{builtin: codex}")
+    code, _, err = kit.cli("validate", str(kit.suite))
+    assert code == 2 and "case 'a' sets mocks, which adapter codex cannot apply" in err

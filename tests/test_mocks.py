@@ -107,3 +107,15 @@ def test_a_case_with_an_agent_mock_fails_validate_in_its_prompt_file(tmp_path):
     [problem] = [p for p in found.problems if "type: agent" in p.message]
     assert problem.severity == "error" and problem.file.endswith("c/prompt.md")
     assert found.cases[0].settings.mocks is not None
+
+
+def test_inspect_counts_the_cases_with_mocks_as_applied_and_names_none_as_not_used(tmp_path, capsys):
+    from skill_eval.cli.main import main
+
+    _write(tmp_path, {**SUITE, "skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\nS.\n",
+                      "evals/c/graders/g.md": '---\ntype: regex\npattern: "x"\n---\n'})
+    assert main(["inspect", str(tmp_path / "evals"), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    found = found[0] if isinstance(found, list) else found
+    assert found["settings"] == {"mocks": 1}
+    assert not [p for p in found["problems"] if "not used" in p or "mock" in p]
