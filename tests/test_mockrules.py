@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skill_eval.model.mockrules import MISSING, check_expect, js_string, lookup, render, rule_problem
+from skill_eval.model.mockrules import (
+    MISSING,
+    call_line,
+    check_expect,
+    js_string,
+    lookup,
+    render,
+    rule_problem,
+)
 
 CALL = {"id": "7", "a": {"b": "z"}, "n": 1.5, "flag": True, "arr": [1, "x"]}
 
@@ -84,3 +92,13 @@ def test_values_are_strings_as_javascript_writes_them():
     ("/(unclosed/", "regex /(unclosed/")])
 def test_a_rule_plugin_eval_does_not_know_is_named_at_load(rule, why):
     assert why in rule_problem(rule)
+
+
+def test_a_recorded_call_is_shown_as_plugin_eval_shows_it_whatever_the_stored_key_order():
+    # The store keeps JSON with sorted keys; the mock_calls line has plugin eval's order.
+    stored = {"verdict": "tool_error", "output": "é", "isError": True, "input": {"b": 1, "a": 2},
+              "tool": "mcp__s__t"}
+    assert call_line(stored) == (
+        '{"tool":"mcp__s__t","input":{"b":1,"a":2},"output":"é","isError":true,"verdict":"tool_error"}')
+    assert call_line({"tool": "t", "input": {}, "output": "", "verdict": "ok", "isError": False}) == (
+        '{"tool":"t","input":{},"output":"","verdict":"ok"}')

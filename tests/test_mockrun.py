@@ -64,8 +64,8 @@ def test_a_mocked_answer_reaches_the_agent_and_every_call_is_recorded_with_the_r
     metas = {(m["case"], m["variant"]): m for ms in kit.metas().values() for m in ms}
     calls = metas[("a", "with_skill")]["mock_calls"]
     assert {"tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE 7: seven",
-            "error": False} in calls
-    assert {"tool": "mcp__clock__now", "input": {"id": "7"}, "output": "noon", "error": False} in calls
+            "verdict": "ok"} in calls
+    assert {"tool": "mcp__clock__now", "input": {"id": "7"}, "output": "noon", "verdict": "ok"} in calls
     # No plugin in the without-skill arm: only the server the plugin does not declare.
     assert [c["tool"] for c in metas[("a", "without_skill")]["mock_calls"]] == ["mcp__clock__now"]
     # The agent cannot read its mocks: none is in the workspace.

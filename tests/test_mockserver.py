@@ -16,8 +16,10 @@ SPEC = {"server": "notes", "registered": "plugin_p_notes", "tools": [
 
 def test_a_call_is_answered_and_recorded_under_the_tools_full_name():
     assert answer(SPEC, "lookup", {"id": "7"}) == {
-        "tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE 7", "error": False}
-    assert answer(SPEC, "gone", {})["error"] is True
+        "tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE 7", "verdict": "ok"}
+    # As plugin eval's mock_calls line shows an error answer (keys in this order).
+    assert json.dumps(answer(SPEC, "gone", {}), separators=(",", ":")) == (
+        '{"tool":"mcp__plugin_p_notes__gone","input":{},"output":"GONE","isError":true,"verdict":"tool_error"}')
 
 
 def test_a_call_that_breaks_expect_is_an_abort_record_not_an_answer():

@@ -6,20 +6,27 @@ compared through tests/plugineval_oracle.py."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from fakemodel import Script
 from plugineval_oracle import plugin_eval, skill_eval, write_plugin
 from realcli import PLUGIN_EVAL_SETS, cli
 
+from skill_eval.model.mockrules import call_line
+
 pytest.importorskip("mcp")
 pytestmark = pytest.mark.slow
 
+# The looks-up case's one call as plugin eval's mock_calls target shows it (a regex grader's pattern).
+CALL_LINE = (r'^\{"tool":"mcp__plugin_csvp_notes__lookup","input":\{"id":"7"\},'
+             r'"output":"NOTE-ANSWER 7: seven apples","verdict":"ok"\}$')
 HEAD = "---\nruns: 1\nallowed_tools: [Read, Glob, Grep, Skill, Agent]\n---\n"
 GRADER = '---\ntype: regex\npattern: "never-there"\n---\n'
 CASES = {
     # The suite's mock answers, with the call's input and a fixture named from it.
-    "looks-up": {"prompt.md": HEAD + "Look up note 7.\n", "graders/g.md": GRADER},
+    "looks-up": {"prompt.md": HEAD + "Look up note 7.\n", "graders/g.md": GRADER,
+                 "graders/calls.md": f"---\ntype: regex\ntarget: mock_calls\npattern: '{CALL_LINE}'\n---\n"},
     # The case's own lookup.md overrides the suite's: its expect wants a number, the call sends text.
     "breaks-expect": {"prompt.md": HEAD + "Look up the bad note.\n", "graders/g.md": GRADER,
                       "mocks/notes/lookup.md":
@@ -94,13 +101,18 @@ def test_the_mocked_answer_reaches_the_model_as_under_plugin_eval(both):
     assert "NOTE 7 IS GONE" in ours.mock_answers()
 
 
-def test_every_mock_call_is_recorded_with_the_run(both):
-    _, ours, root = both
+def test_every_mock_call_is_recorded_with_the_run_as_plugin_eval_shows_it(both):
+    theirs, ours, root = both
     metas = _metas(root)
     [call] = metas[("looks-up", "with_skill")]["mock_calls"]
     assert call == {"tool": "mcp__plugin_csvp_notes__lookup", "input": {"id": "7"},
-                    "output": "NOTE-ANSWER 7: seven apples", "error": False}
-    assert metas[("tool-error", "with_skill")]["mock_calls"][0]["error"] is True
+                    "output": "NOTE-ANSWER 7: seven apples", "verdict": "ok"}
+    assert metas[("tool-error", "with_skill")]["mock_calls"][0]["verdict"] == "tool_error"
+    # The record is the line plugin eval's mock_calls target shows: its grader on it passed there.
+    [case] = [c for c in theirs.document["cases"] if c["name"] == "looks-up"]
+    [run] = case["arms"]["with"]
+    assert {g["name"]: g["passed"] for g in run["graders"]}["calls"] is True
+    assert re.search(CALL_LINE, call_line(call))
     # The without-skill arm has no plugin, so no plugin server to call: nothing recorded.
     assert metas[("looks-up", "without_skill")]["mock_calls"] == []
     assert ("breaks-expect", "with_skill") not in metas  # aborted: an error record, not a result

@@ -132,6 +132,15 @@ def check_expect(expect: tuple[tuple[str, Any], ...], arguments: Any) -> str | N
     return None
 
 
+def call_line(record: dict[str, Any]) -> str:
+    """One recorded mock call as the line plugin eval's ``mock_calls`` target shows it (compact
+    JSON, keys in its order: tool, input, output, isError when true, verdict); the target is these
+    lines, one per call."""
+    order = ("tool", "input", "output", "isError", "verdict")
+    shown = {k: record[k] for k in order if k in record and (k != "isError" or record[k])}
+    return json.dumps(shown, separators=(",", ":"), ensure_ascii=False)
+
+
 def render(body: str, arguments: Any, fixtures: dict[str, str]) -> tuple[str, bool]:
     """(answer text, is an error). A fixture the name does not find makes the whole answer an
     error naming it, as in plugin eval (``{{file:fixtures/7.json}}: no such fixture``)."""

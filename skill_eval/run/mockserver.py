@@ -7,8 +7,10 @@ SPEC is the JSON model/mocks.py's ``Mocks.spec`` wrote (the server's mocked tool
 ``error``, ``expect``, fixtures). The agent CLI starts this process itself (claude-code:
 ``--mcp-config``); the runner made SPEC and reads LOG after the run.
 
-Every call is appended to LOG as one JSON line ``{"tool", "input", "output", "error"}`` (``tool``:
-the name the agent called, ``mcp__<registered>__<tool>``). A call that breaks the tool's
+Every call is appended to LOG as one JSON line, the record plugin eval's ``mock_calls`` target
+shows (read off the real CLI, docs/dialects.md): ``{"tool", "input", "output", "verdict": "ok"}``,
+an error answer with ``"isError": true`` before ``"verdict": "tool_error"``; ``tool`` is the name
+the agent called, ``mcp__<registered>__<tool>``. A call that breaks the tool's
 ``expect`` is not answered: a line ``{"aborted": {"server", "tool", "reason"}}`` is appended and
 the agent (this process's parent) is stopped, as plugin eval ends such a run at once; the runner
 records it as an aborted run (score 0).
@@ -40,16 +42,22 @@ def available() -> bool:
 
 
 def answer(spec: dict[str, Any], tool: str, arguments: Any) -> dict[str, Any]:
-    """One call -> its log record: ``{tool, input, output, error}`` or ``{aborted: {...}}``."""
+    """One call -> its log record (plugin eval's mock_calls line) or ``{aborted: {...}}``."""
     full = f"mcp__{spec['registered']}__{tool}"
     entry = next((t for t in spec["tools"] if t["name"] == tool), None)
     if entry is None:  # never listed: plugin eval offers no unmocked tool
-        return {"tool": full, "input": arguments, "output": f"no mock for tool {tool}", "error": True}
+        return _record(full, arguments, f"no mock for tool {tool}", True)
     reason = check_expect(tuple((str(p), r) for p, r in entry.get("expect") or ()), arguments)
     if reason is not None:
         return {"aborted": {"server": spec["server"], "tool": tool, "reason": reason}}
     text, failed = render(entry["body"], arguments, entry.get("fixtures") or {})
-    return {"tool": full, "input": arguments, "output": text, "error": bool(entry.get("error")) or failed}
+    return _record(full, arguments, text, bool(entry.get("error")) or failed)
+
+
+def _record(tool: str, arguments: Any, output: str, error: bool) -> dict[str, Any]:
+    if error:
+        return {"tool": tool, "input": arguments, "output": output, "isError": True, "verdict": "tool_error"}
+    return {"tool": tool, "input": arguments, "output": output, "verdict": "ok"}
 
 
 def _append(log: Path, record: dict[str, Any]) -> None:
@@ -78,7 +86,7 @@ def serve(spec: dict[str, Any], log: Path) -> None:
             return types.CallToolResult(content=[types.TextContent(type="text", text="run aborted")],
                                         is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=record["output"])],
-                                    is_error=record["error"])
+                                    is_error=bool(record.get("isError")))
 
     server = Server(spec["registered"], on_list_tools=list_tools, on_call_tool=call_tool)
 
