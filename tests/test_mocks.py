@@ -119,3 +119,14 @@ def test_inspect_counts_the_cases_with_mocks_as_applied_and_names_none_as_not_us
     found = found[0] if isinstance(found, list) else found
     assert found["settings"] == {"mocks": 1}
     assert not [p for p in found["problems"] if "not used" in p or "mock" in p]
+
+
+def test_a_case_with_mocks_gets_plugin_evals_grants_even_when_it_lists_no_tools(tmp_path):
+    from skill_eval.model.runsettings import GATED_TOOLS, RunSettings
+
+    _write(tmp_path, SUITE)
+    mocks, _ = _read(tmp_path)
+    carried = RunSettings(mocks=mocks).request()
+    assert carried["allowed_tools"] == [] and carried["disallowed_tools"] == list(GATED_TOOLS)
+    assert "tools" in RunSettings(mocks=mocks).key_material((), False)
+    assert RunSettings(max_turns=2).request() == {"max_turns": 2}  # no mocks: as before

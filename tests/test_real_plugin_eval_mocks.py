@@ -32,7 +32,8 @@ CASES = {
                       "mocks/notes/lookup.md":
                           "---\nexpect:\n  id: number\n---\nCASE ANSWER {{input.id}}\n"},
     # error: true answers as a tool error, and the run goes on.
-    "tool-error": {"prompt.md": HEAD + "Look up a broken note.\n", "graders/g.md": GRADER,
+    # It lists no tools: a case with mocks is offered plugin eval's tool list all the same.
+    "tool-error": {"prompt.md": "---\nruns: 1\n---\nLook up a broken note.\n", "graders/g.md": GRADER,
                    "mocks/notes/lookup.md": "---\nerror: true\n---\nNOTE {{input.id}} IS GONE\n"},
 }
 SUITE_MOCKS = {

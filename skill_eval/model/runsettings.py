@@ -107,6 +107,12 @@ class RunSettings:
         names = {tool_name(g) for g in self.granted(suite_grants)}
         return tuple(t for t in GATED_TOOLS if t not in names)
 
+    def grants_apply(self, suite_grants: tuple[str, ...] = ()) -> bool:
+        """Whether plugin eval's grants (read-only tools listed, the suite's, nothing else) are
+        applied: where the case lists tools or the suite grants some, and always for a case
+        with mocked servers (plugin eval's tool list even where the case lists none)."""
+        return self.allowed_tools is not None or bool(suite_grants) or self.mocks is not None
+
     def needs_sandbox(self, suite_grants: tuple[str, ...] = ()) -> bool:
         return any(tool_name(g) in SHELL_TOOLS for g in self.granted(suite_grants))
 
@@ -122,7 +128,7 @@ class RunSettings:
             out["history"] = self.history.text
         if self.env:
             out["env"] = dict(self.env)
-        if self.allowed_tools is not None or suite_grants:
+        if self.grants_apply(suite_grants):
             out["tools"] = {"allowed": list(self.granted(suite_grants)),
                             "removed": list(self.removed(suite_grants))}
         if self.scaffold is not None and scaffold_runs:
@@ -140,7 +146,7 @@ class RunSettings:
                 out[name] = value
         if self.env:
             out["env"] = dict(self.env)
-        if self.allowed_tools is not None or suite_grants:
+        if self.grants_apply(suite_grants):
             out["allowed_tools"] = list(self.granted(suite_grants))
             out["disallowed_tools"] = list(self.removed(suite_grants))
         return out
