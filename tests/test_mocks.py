@@ -130,3 +130,11 @@ def test_a_case_with_mocks_gets_plugin_evals_grants_even_when_it_lists_no_tools(
     assert carried["allowed_tools"] == [] and carried["disallowed_tools"] == list(GATED_TOOLS)
     assert "tools" in RunSettings(mocks=mocks).key_material((), False)
     assert RunSettings(max_turns=2).request() == {"max_turns": 2}  # no mocks: as before
+
+
+def test_a_cases_mocks_are_hashable_like_the_rest_of_its_settings(tmp_path):
+    _write(tmp_path, {**SUITE, "evals/c/mocks/notes/lookup.md": "---\nexpect:\n  id: [a, b]\n---\nx\n"})
+    mocks, problems = _read(tmp_path)
+    assert problems == [] and hash(mocks)
+    lookup = {t.name: t for s in mocks.servers for t in s.tools}["lookup"]
+    assert lookup.expect == (("id", ("a", "b")),)

@@ -76,8 +76,8 @@ def _type_of(value: Any) -> str:
 
 def rule_problem(rule: Any) -> str | None:
     """Why an ``expect`` rule is not one plugin eval knows (checked at load), or None."""
-    if isinstance(rule, list):
-        bad = [x for x in rule if isinstance(x, dict | list)]
+    if isinstance(rule, list | tuple):
+        bad = [x for x in rule if isinstance(x, dict | list | tuple)]
         return "a list of allowed values may hold only literals" if bad else None
     if isinstance(rule, dict):
         return "must be a type name, a /regex/, a literal or a list of literals"
@@ -97,7 +97,7 @@ def _python_pattern(pattern: str) -> str:
 
 
 def _breaks(value: Any, rule: Any) -> str | None:
-    if isinstance(rule, list):
+    if isinstance(rule, list | tuple):
         if value is MISSING or js_string(value) not in {js_string(x) for x in rule}:
             return "is not one of [" + ", ".join(js_string(x) for x in rule) + "]"
         return None

@@ -165,17 +165,19 @@ def _tool(path: Path, rel: str, report: Report) -> MockTool | None:
     if not isinstance(expect, dict):
         report(f"{rel}: expect: must map dotted input paths to rules")
         expect = {}
+    rules: list[tuple[str, Any]] = []
     for key, rule in expect.items():
         if (why := rule_problem(rule)) is not None:
             report(f"{rel}: expect.{key}: {why}")
+        else:  # a list of literals kept as a tuple: a case's settings stay hashable
+            rules.append((str(key), tuple(rule) if isinstance(rule, list) else rule))
     if not isinstance(front.get("error", False), bool):
         report(f"{rel}: error: must be true or false")
     fixtures = path.parent / "fixtures"
     files = tuple((f"fixtures/{p.relative_to(fixtures).as_posix()}",
                    p.read_text(encoding="utf-8", errors="replace"))
                   for p in sorted(fixtures.rglob("*")) if p.is_file() and p.stat().st_size <= _MAX_FIXTURE)
-    rules = tuple((str(k), v) for k, v in expect.items())
-    return MockTool(path.stem, body, front.get("error") is True, rules, rel, files)
+    return MockTool(path.stem, body, front.get("error") is True, tuple(rules), rel, files)
 
 
 def _digest(path: Path) -> str:
