@@ -224,3 +224,20 @@ def test_a_scaffold_is_in_the_key_only_where_it_runs(plugin):
     (plugin.root / "evals" / "b" / "s.sh").write_text("echo other > staged.txt\n")
     assert _settings_keys(plugin.root) == off
     assert _settings_keys(plugin.root, scaffold=True)["b"] != on["b"]
+
+
+# A case's mock files are in its runs' keys (one entry per file, model/mocks.py); a suite mock is
+# in every case's key, a case's own only in that case's. Bump only on purpose.
+MOCKS_GOLDEN = "2191cdfd3a574f81b97e0edcb0bc02715dfb30df834e3060d68d0b44b9b380d3"
+
+
+def test_mock_files_are_in_the_keys_of_the_cases_that_use_them_only(plugin):
+    plugin.write({"evals/mocks/notes/lookup.md": "NOTE {{input.id}}\n", "evals/b/mocks/notes/list.md": "L\n"})
+    first = _settings_keys(plugin.root)
+    assert first["a"] == MOCKS_GOLDEN
+    plugin.write({"evals/b/mocks/notes/list.md": "L2\n"})
+    second = _settings_keys(plugin.root)
+    assert second["b"] != first["b"] and second["a"] == first["a"]
+    plugin.write({"evals/mocks/notes/fixtures/1.txt": "one"})
+    third = _settings_keys(plugin.root)
+    assert third["a"] != second["a"] and third["b"] != second["b"]

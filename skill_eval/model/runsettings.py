@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from skill_eval.model.mocks import Mocks
+
 # The read-only tools a case may grant itself (plugin eval's own list).
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep", "NotebookRead", "Skill", "AskUserQuestion", "TaskCreate",
                    "TaskGet", "TaskList", "TaskUpdate", "TaskStop", "Agent", "TodoWrite")
@@ -85,6 +87,7 @@ class RunSettings:
     allowed_tools: tuple[str, ...] | None = None  # as the case lists them (None: not listed)
     scaffold: Scaffold | None = None
     history: CaseFile | None = None  # context.history_file: a transcript the run resumes
+    mocks: Mocks | None = None  # mocked MCP servers (the suite's mocks/ and the case's own)
 
     def bad_env_keys(self) -> list[str]:
         """``env`` keys outside ``EVAL_*``: each fails the run (as in plugin eval)."""
@@ -104,6 +107,12 @@ class RunSettings:
         names = {tool_name(g) for g in self.granted(suite_grants)}
         return tuple(t for t in GATED_TOOLS if t not in names)
 
+    def grants_apply(self, suite_grants: tuple[str, ...] = ()) -> bool:
+        """Whether plugin eval's grants (read-only tools listed, the suite's, nothing else) are
+        applied: where the case lists tools or the suite grants some, and always for a case
+        with mocked servers (plugin eval's tool list even where the case lists none)."""
+        return self.allowed_tools is not None or bool(suite_grants) or self.mocks is not None
+
     def needs_sandbox(self, suite_grants: tuple[str, ...] = ()) -> bool:
         return any(tool_name(g) in SHELL_TOOLS for g in self.granted(suite_grants))
 
@@ -119,11 +128,13 @@ class RunSettings:
             out["history"] = self.history.text
         if self.env:
             out["env"] = dict(self.env)
-        if self.allowed_tools is not None or suite_grants:
+        if self.grants_apply(suite_grants):
             out["tools"] = {"allowed": list(self.granted(suite_grants)),
                             "removed": list(self.removed(suite_grants))}
         if self.scaffold is not None and scaffold_runs:
             out["scaffold"] = self.scaffold.text
+        if self.mocks is not None:  # one entry per mock file, so status names the one that changed
+            out.update(self.mocks.key_material())
         return out
 
     def request(self, suite_grants: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -135,7 +146,7 @@ class RunSettings:
                 out[name] = value
         if self.env:
             out["env"] = dict(self.env)
-        if self.allowed_tools is not None or suite_grants:
+        if self.grants_apply(suite_grants):
             out["allowed_tools"] = list(self.granted(suite_grants))
             out["disallowed_tools"] = list(self.removed(suite_grants))
         return out
