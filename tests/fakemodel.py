@@ -75,6 +75,13 @@ class Script:
     # A tool the model calls again on every turn while the request offers it (``Glob``): a run
     # that never ends by itself, for turn limits.
     loop_tool: str = ""
+    # Claude: tool calls the main conversation makes one per turn, in order, after loading the
+    # skill (when offered) and before answering: ({"name": "Write", "input": {...}}, ...). An
+    # ``Agent`` step starts a subagent (its prompt must hold SUBAGENT_MARKER), which makes
+    # ``subagent_steps`` the same way and then answers ``subagent_answer``.
+    steps: tuple[dict[str, Any], ...] = ()
+    subagent_steps: tuple[dict[str, Any], ...] = ()
+    subagent_answer: str = "Subagent done."
 
 
 SUBAGENT_MARKER = "[scripted subagent task]"
@@ -209,6 +216,28 @@ class FakeModel:
         return [{"type": "text", "text": "Delegating."},
                 {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": tool, "input": task}]
 
+    def _scripted_step(self, tools: set[Any], messages: list[Any]) -> list[dict[str, Any]] | None:
+        """The next of ``steps`` (``subagent_steps`` inside a subagent), or None when all are made."""
+        first = messages[0] if messages else {}
+        inside = SUBAGENT_MARKER in json.dumps(first)
+        steps = self.script.subagent_steps if inside else self.script.steps
+        made = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
+                   for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                   if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") != "Skill")
+        if made >= len(steps):
+            return None
+        step = steps[made]
+        name = step["name"]
+        if name in ("Agent", "Task") and name not in tools:
+            name = next((t for t in ("Agent", "Task") if t in tools), name)
+        return [{"type": "text", "text": f"Step {made + 1}."},
+                {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": name,
+                 "input": step.get("input", {})}]
+
+    def _subagent_reply(self, messages: list[Any]) -> bool:
+        first = messages[0] if messages else {}
+        return bool(self.script.subagent_steps or self.script.steps) and SUBAGENT_MARKER in json.dumps(first)
+
     def _bundled_load(self, body: Any, offered: bool) -> bool:
         """A without-skill run's first reply loads ``bundled_skill`` when the CLI lists it."""
         name = self.script.bundled_skill
@@ -299,7 +328,8 @@ class FakeModel:
             blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Skill",
                        "input": {"skill": s.bundled_skill}}]
             stop = "tool_use"
-        elif "Skill" in tools and self.offers_skill(body) and not answered_tool:
+        elif ("Skill" in tools and self.offers_skill(body) and not answered_tool
+              and not self._subagent_reply(messages)):
             blocks = [
                 {"type": "text", "text": "Loading the skill."},
                 {
@@ -310,6 +340,10 @@ class FakeModel:
                 },
             ]
             stop = "tool_use"
+        elif judging is None and (step := self._scripted_step(tools, messages)) is not None:
+            blocks, stop = step, "tool_use"
+        elif judging is None and self._subagent_reply(messages):
+            blocks, stop = [{"type": "text", "text": s.subagent_answer}], "end_turn"
         else:
             text = (
                 s.answer_with_skill

@@ -19,7 +19,7 @@ from skill_eval.plan.types import RunSpec
 from skill_eval.run import janitor, sandbox, unscorable
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
-from skill_eval.run.protocol import build_request, parse_response, replay_key
+from skill_eval.run.protocol import SESSION, build_request, parse_response, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable
 from skill_eval.run.scaffold import ScaffoldFailed, listing, place_history, run_scaffold
 from skill_eval.run.workspace import NOT_KEPT, prepare_workspace
@@ -103,7 +103,8 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
         kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
-        return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing)
+        session = read_session(workspace.path) if ok else None
+        return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing, session)
     finally:
         if tidy_later:
             # Its processes are dead and its files read: nothing waits for the folder to go
@@ -152,7 +153,8 @@ def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
 
 def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
              kept: Sequence[tuple[str, bytes]] = (), dropped: Mapping[str, str] | None = None,
-             pre_existing: Mapping[str, str] | None = None) -> RunResult | RunError:
+             pre_existing: Mapping[str, str] | None = None, session: str | None = None
+             ) -> RunResult | RunError:
     """What the adapter process did -> the store: an error, or the run with the files it left
     (``kept``: workspace-relative path and bytes; ``dropped``: path -> why it was not kept).
     Shared by local runs and runs that executed on another machine. The store redacts all of
@@ -178,13 +180,35 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     if pre_existing is not None:
         # The workspace after the scaffold, before the agent: files here were not created by it.
         meta["pre_existing"] = dict(pre_existing)
+    meta["created"] = created_files([rel for rel, _ in kept] + list(dropped or {}), pre_existing or {})
     if dropped:
         meta["files_not_kept"] = dict(dropped)  # the run stays: a paid run is never thrown away
     stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,
-                           stderr=proc.stderr.decode("utf-8", "replace"))
+                           stderr=proc.stderr.decode("utf-8", "replace"), session=session)
     store.put_json("replay", replay, {"run": spec.key})
     store.clear_error(spec.key)
     return stored  # its not_kept: the files above and any whose name could not be stored
+
+
+SESSION_CAP = 64 * 1_048_576  # a session past this is not kept: target: trace then fails, never hangs
+
+
+def created_files(left: list[str], pre_existing: Mapping[str, str]) -> list[str]:
+    """The files the run created: those it left that were not there before it started (plugin
+    eval's ``files`` target), sorted as JavaScript sorts strings (by UTF-16 code units)."""
+    return sorted({p for p in left if p not in pre_existing and p != "." and not p.endswith("/")},
+                  key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+
+
+def read_session(workspace: Path) -> str | None:
+    """The session the adapter kept at the request's ``session`` path, if it wrote one."""
+    path = workspace / SESSION
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > SESSION_CAP:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def record_error(store: Store, error: RunError) -> RunError:

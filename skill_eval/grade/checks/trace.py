@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.text import compiled
 from skill_eval.intake.timedmatch import search
+from skill_eval.model.results import loads_skill
 
 if TYPE_CHECKING:
     import regex as rx_engine
@@ -36,7 +37,7 @@ def _steps(ctx: CheckContext) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     events = list(ctx.events)
     for i, e in enumerate(events):
-        if e.type == "tool_call" and e.name:
+        if e.type == "tool_call" and e.name and not loads_skill(events, i):
             out.append((e.name, e.name))
         elif e.type == "command" and e.argv:
             before = events[i - 1] if i else None
@@ -49,7 +50,10 @@ def _steps(ctx: CheckContext) -> list[tuple[str, str]]:
 
 
 def _traced(ctx: CheckContext) -> bool:
-    return any(e.type in ("command", "tool_call") for e in ctx.events)
+    """Did the adapter report the run's steps? Some step, or its word that it reports the whole
+    session (claude-code, codex: ``session complete``), so a run with no call is a clean trace."""
+    return any(e.type in ("command", "tool_call") or (e.type == "session" and e.name == "complete")
+               for e in ctx.events)
 
 
 def _pattern(params: Mapping[str, Any], case_sensitive: bool, key: str = "pattern") -> rx_engine.Pattern[str]:

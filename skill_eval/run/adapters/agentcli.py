@@ -63,11 +63,10 @@ class Collected:
             self.events.append({"type": "skill_loaded", "name": name})
 
     def forget_skill(self, name: str) -> None:
-        """A load that did not happen after all (the CLI refused it): a plain tool call then."""
+        """A load that did not happen after all (the CLI refused it): only its tool call stays."""
         if name in self._skills:
             self._skills.discard(name)
-            self.events = [{"type": "tool_call", "name": "Skill"}
-                           if e == {"type": "skill_loaded", "name": name} else e for e in self.events]
+            self.events = [e for e in self.events if e != {"type": "skill_loaded", "name": name}]
 
     def response(self) -> dict[str, Any]:
         events = ([{"type": "model", "name": self.model}] if self.model else []) + self.events
@@ -133,6 +132,27 @@ def prepare_skill(request: dict[str, Any], workspace: Path, install_dirs: Sequen
     if _inside(src, staged.resolve()) and staged.is_dir():
         shutil.rmtree(staged)
     return name
+
+
+def remove_installed(workspace: Path, install_dirs: Sequence[str], name: str | None) -> None:
+    """Take the skill copies ``prepare_skill`` made out again once the agent is done: they are
+    the adapter's plumbing, not files the run created (plugin eval's ``files`` target). Folders
+    left empty by that go too."""
+    if not name:
+        return
+    for d in install_dirs:
+        if os.path.isabs(d):
+            continue
+        dest = workspace / d / name
+        if dest.is_dir() and not dest.is_symlink():
+            shutil.rmtree(dest, ignore_errors=True)
+        for parent in (workspace / d, *(workspace / d).parents):
+            if parent == workspace or not _inside(parent, workspace):
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
 
 
 def isolated_env(workspace: Path) -> dict[str, str]:

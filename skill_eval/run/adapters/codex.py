@@ -55,7 +55,7 @@ from skill_eval.run.adapters.agentcli import (
 from skill_eval.run.adapters.agentfaults import CODEX_DEFAULT_URL, CodexWatch, explain
 from skill_eval.run.adapters.codex_stream import parse_codex_stream
 from skill_eval.run.adapters.judge_prompt import judge_main
-from skill_eval.run.adapters.trajectory import codex_session_steps
+from skill_eval.run.adapters.trajectory import SESSION_COMPLETE, codex_session_steps
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"
@@ -143,6 +143,7 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
         got.add_steps(codex_session_steps(env.get("CODEX_HOME"), stream.thread_id))
     for name in codexlog.session_skill_reads(env, stream.thread_id):
         got.skill_loaded(name)
+    got.events.append(dict(SESSION_COMPLETE))
     for text in stream.warnings:
         got.events.append({"type": "warning", "name": text})
     return got
