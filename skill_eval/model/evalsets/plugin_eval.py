@@ -280,11 +280,13 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
         seen.add(case.id)
         cases.append(case)
         unmapped += lost
+        # The skill a "skill fired" grader names owns the case.
         owner[case.id] = next(
             (
-                c.params.get("skill")
+                named
                 for c in case.checks
-                if c.type == "loaded_skill" and c.params.get("skill")
+                if c.type == "plugin_tool_used"
+                and (named := skill_named({"type": "tool_used", **c.params})) is not None
             ),
             None,
         )
