@@ -216,7 +216,8 @@ class FakeModel:
         return [{"type": "text", "text": "Delegating."},
                 {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": tool, "input": task}]
 
-    def _scripted_step(self, tools: set[Any], messages: list[Any]) -> list[dict[str, Any]] | None:
+    def _scripted_step(self, tools: set[Any], messages: list[Any],
+                       body: dict[str, Any]) -> list[dict[str, Any]] | None:
         """The next of ``steps`` (``subagent_steps`` inside a subagent), or None when all are made."""
         first = messages[0] if messages else {}
         inside = SUBAGENT_MARKER in json.dumps(first)
@@ -230,9 +231,12 @@ class FakeModel:
         name = step["name"]
         if name in ("Agent", "Task") and name not in tools:
             name = next((t for t in ("Agent", "Task") if t in tools), name)
+        # "{cwd}" in an input is the session's working directory (file tools want absolute paths).
+        cwd = re.search(r"[Ww]orking directory: ([^\s\\]+)", json.dumps(body.get("system")) + json.dumps(messages))
+        given = json.dumps(step.get("input", {})).replace("{cwd}", cwd.group(1) if cwd else ".")
         return [{"type": "text", "text": f"Step {made + 1}."},
                 {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": name,
-                 "input": step.get("input", {})}]
+                 "input": json.loads(given)}]
 
     def _subagent_reply(self, messages: list[Any]) -> bool:
         first = messages[0] if messages else {}
@@ -340,7 +344,7 @@ class FakeModel:
                 },
             ]
             stop = "tool_use"
-        elif judging is None and (step := self._scripted_step(tools, messages)) is not None:
+        elif judging is None and (step := self._scripted_step(tools, messages, body)) is not None:
             blocks, stop = step, "tool_use"
         elif judging is None and self._subagent_reply(messages):
             blocks, stop = [{"type": "text", "text": s.subagent_answer}], "end_turn"
