@@ -232,7 +232,8 @@ class FakeModel:
         if name in ("Agent", "Task") and name not in tools:
             name = next((t for t in ("Agent", "Task") if t in tools), name)
         # "{cwd}" in an input is the session's working directory (file tools want absolute paths).
-        cwd = re.search(r"[Ww]orking directory: ([^\s\\]+)", json.dumps(body.get("system")) + json.dumps(messages))
+        said = json.dumps(body.get("system")) + json.dumps(messages)
+        cwd = re.search(r"[Ww]orking directory: ([^\s\\]+)", said)
         given = json.dumps(step.get("input", {})).replace("{cwd}", cwd.group(1) if cwd else ".")
         return [{"type": "text", "text": f"Step {made + 1}."},
                 {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": name,
