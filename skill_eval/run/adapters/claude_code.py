@@ -64,8 +64,9 @@ INSTALL_DIR = ".claude/skills"
 
 # Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
 # 2: tokens as billed (the sum over result.modelUsage), split per model; a refused Skill call
-# is no load.
-BUILTIN_VERSION = "2"
+# is no load. 3: every tool call with its whole input (input_json, subagent), the session kept
+# (plugin eval's target: trace), the skill copy taken out after the run (target: files).
+BUILTIN_VERSION = "3"
 # CLAUDE_CODE_MAX_RETRIES: Claude Code retries every API error (a bad key too) ~10 times
 # over ~3 minutes; a suite can lower that without listing it in its own env.
 ENV = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_MAX_RETRIES")

@@ -61,8 +61,9 @@ MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) o
 REPO_SKILLS = ".agents/skills"
 
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
-# 2: the skill installed once (Codex listed both copies); 3: skill loads from the session log too.
-BUILTIN_VERSION = "3"
+# 2: the skill installed once (Codex listed both copies); 3: skill loads from the session log too;
+# 4: every tool call with its whole input (input_json), "session complete".
+BUILTIN_VERSION = "4"
 ENV = ("CODEX_API_KEY",)
 OPTION_FLAGS = {
     "model": "--model",
