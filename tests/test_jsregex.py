@@ -2,14 +2,19 @@
 
 The tables hold facts of JavaScript: the first is what the real ``claude plugin eval`` (2.1.332,
 Bun 1.4.6's JavaScriptCore) reported for graders on one answer text; the rest are ECMA-262 rules,
-each also checked against node by the property test (tests/test_jsregex_node.py).
+and a property test compares the translation with node on generated patterns.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from jsnode import JsNode
 
 from skill_eval.intake import jsregex_sets as cs
 from skill_eval.intake import timedmatch as tm
@@ -53,6 +58,14 @@ SPEC_FACTS = [
     ("[\\ud83d\\ude00]", "u", "\U0001F600", True, 1), ("ß", "i", "ẞ", False, 0),
     ("ß", "iu", "ẞ", True, 1), ("[^k]", "iu", "\u212a", False, 0), ("(a)\\1", "iu", "aA", True, 1),
     ("a|", "g", "ba", True, 3), ("\\b", "", "ab cd", True, 4), ("\\B", "", "ab", True, 1),
+    # After a failed position, the search moves on a whole code point under u (the spec, and
+    # JavaScriptCore; node's V8 also tries inside the pair and counts 3).
+    ("(?<![0-9])", "u", "1\U0001F600", True, 2),
+    # ES2025 modifier groups: the CLI's engine takes them (node 20 does not).
+    ("(?i:k)x", "", "Kx kX", True, 1), ("(?-i:a)A", "i", "aa Aa", True, 1), ("(?s:.)", "", "\n", True, 1),
+    ("(?m:^x)", "", "a\nx", True, 1), ("(?i:[^k])", "u", "\u212a", False, 0),
+    # A repeated part that can match empty only as its last resort repeats alike in both.
+    ("(a|)+b", "", "aab b", True, 2), ("(?:a*)*", "", "aa", True, 2), ("(?:x|\\b){2}", "", "a", True, 2),
 ]
 
 
@@ -87,6 +100,7 @@ REFUSED = [
     ("(a)\\1", "i", "without u"), ("(?:(a)|b)+\\1", "", "repeated group"),
     ("(?<=(a))\\1", "", "lookbehind"), ("(?<=\\1(a))b", "", "inside a lookbehind"),
     ("(?<n>a)|(?<n>b)", "", "duplicate group name"), ("(?=a)*", "", "quantified lookahead"),
+    ("(\\b|a)+", "", "can match empty"), ("(?:|a)?", "", "can match empty"), ("(a*?)*", "", "(a*?)*"),
 ]
 
 
@@ -125,3 +139,78 @@ def test_a_catastrophic_pattern_times_out_instead_of_hanging(monkeypatch: pytest
 
 def test_translations_are_cached() -> None:
     assert js_regex("a+", "i") is js_regex("a+", "i")
+
+
+# -- against a JavaScript engine --------------------------------------------------------------
+# A small grammar of patterns: literals (cased, non-ASCII, astral, line terminators, Annex B's
+# lone braces), escapes, classes, assertions, groups, backreferences, quantifiers, alternation.
+# Not every string it makes is valid JavaScript, on purpose: the engine's verdict decides.
+_LITERALS = ["a", "b", "A", "k", "K", "\u212a", "s", "S", "\u017f", "ß", "ẞ", "é", "É", "σ", "ς",
+             "Σ", "1", "_", " ", "-", "\n", "\u2028", "\u00a0", "\U0001F600", "{", "}", "]", "{1}", "{1,"]
+_ESCAPES = ["\\.", "\\n", "\\r", "\\t", "\\x41", "\\u0061", "\\u{1F600}", "\\u{61}", "\\cJ", "\\0",
+            "\\101", "\\8", "\\-", "\\/", "\\ud83d", "\\ude00", "\\ud83d\\ude00", "\\$", "\\k", "\\q",
+            "\\c", "\\c1", "\\1", "\\2", "\\k<x>", "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "."]
+_CLASS_ITEMS = ["a", "b", "A", "s", "K", "\u017f", "é", "σ", "-", "^", "\U0001F600", "a-c", "A-Z",
+                "a-z", "\u00e0-\u00ff", "0-9", "\\d", "\\w", "\\W", "\\s", "\\b", "\\-", "\\]", "\\c1",
+                "\\x41", "\\u212a", "\\ud83d"]
+_FLAGS = ["", "i", "m", "s", "u", "iu", "ms", "g", "y", "imsu", "dgi"]
+_TEXT_CHARS = "aAbBkK\u212asS\u017fßẞéÉσςΣ1_ -\n\r\u2028\u00a0\U0001F600{}.x"
+
+
+def _patterns() -> st.SearchStrategy[str]:
+    klass = st.builds(lambda neg, items: "[" + ("^" if neg else "") + "".join(items) + "]",
+                      st.booleans(), st.lists(st.sampled_from(_CLASS_ITEMS), max_size=4))
+    leaf = st.one_of(st.sampled_from(_LITERALS), st.sampled_from(_ESCAPES), klass,
+                     st.sampled_from(["^", "$", "\\b", "\\B"]))
+    quantifier = st.sampled_from(["*", "+", "?", "{2}", "{0,}", "{1,2}", "*?", "+?", "??", "{1,3}?"])
+
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        wrap = st.sampled_from(["(", "(?:", "(?=", "(?!", "(?<=", "(?<!", "(?<x>", "(?<y>"])
+        return st.one_of(
+            st.builds(lambda w, x: w + x + ")", wrap, inner),
+            st.lists(inner, min_size=2, max_size=4).map("".join),
+            st.lists(inner, min_size=2, max_size=3).map("|".join),
+            st.builds(lambda x, q: x + q, inner, quantifier))
+
+    return st.recursive(leaf, extend, max_leaves=8)
+
+
+@pytest.fixture(scope="module")
+def node() -> Iterator[JsNode]:
+    js = JsNode.start()
+    if js is None:
+        print("no node binary (PATH, .ci/npm): the JavaScript comparison is skipped")
+        pytest.skip("node is not installed: nothing to compare JavaScript regexes with")
+    with js:
+        yield js
+
+
+# JSREGEX_EXAMPLES=20000 hunts longer (a few minutes).
+@settings(max_examples=int(os.environ.get("JSREGEX_EXAMPLES", "400")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pattern=_patterns(), flags=st.sampled_from(_FLAGS),
+       texts=st.lists(st.text(alphabet=_TEXT_CHARS, max_size=10), min_size=1, max_size=6))
+def test_matches_as_javascript_does(node: JsNode, pattern: str, flags: str, texts: list[str]) -> None:
+    theirs = node.grade(pattern, flags, texts)
+    try:
+        rx = js_regex(pattern, flags)
+    except JsSyntaxError as e:
+        assert isinstance(theirs, str), f"/{pattern}/{flags} is valid JavaScript, but: {e}"
+        event("rejected by both")
+        return
+    except JsRegexError:
+        event("refused (valid JavaScript, no faithful translation)")
+        return
+    assert not isinstance(theirs, str), f"JavaScript rejects /{pattern}/{flags} ({theirs}); we took it"
+    ours = [(rx.search(t), rx.count(t)) for t in texts]
+    event("compared")
+    assert ours == theirs, f"/{pattern}/{flags} -> {rx.translated}"
+
+
+def test_every_refused_construct_is_valid_javascript(node: JsNode) -> None:
+    """Refusals are of valid JS (a JsRegexError, not a JsSyntaxError) and JS rejects the rest."""
+    for pattern, flags, _ in REFUSED:
+        if "x" not in flags and "(?<n>a)|(?<n>b)" != pattern:  # node 20 predates duplicate names
+            assert not isinstance(node.grade(pattern, flags, ["a"]), str), pattern
+    for pattern, flags, _ in INVALID:
+        assert isinstance(node.grade(pattern, flags, ["a"]), str), pattern

@@ -12,6 +12,7 @@ JavaScript itself rejects raises JsSyntaxError (``new RegExp`` throws).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from skill_eval.intake import jsregex_escape as esc
 from skill_eval.intake import jsregex_sets as cs
@@ -21,6 +22,15 @@ from skill_eval.intake.jsregex_errors import JsRegexError, JsSyntaxError
 _CLASS_ESCAPES = {"d": cs.DIGITS, "s": cs.SPACE, "w": cs.WORD}
 _LOOKBEHIND = ([ord("=")], [ord("!")])
 _BIG = 1 << 53  # JS reads {n} bounds as numbers; anything past 2**53 is "infinite" enough
+
+
+class Piece(NamedTuple):
+    """Translated text, and whether it can match empty and tries that only after every
+    consuming way (what decides whether the engine repeats it the way JS does)."""
+
+    text: str
+    nullable: bool = False
+    empty_last: bool = True
 
 
 @dataclass
@@ -45,7 +55,7 @@ class Translator(esc.Reader):
     # -- entry -----------------------------------------------------------------------------
     def translate(self) -> str:
         self._prescan()
-        out = self.disjunction()
+        out = self.disjunction().text
         if self.at < len(self.units):
             raise self.bad("unmatched ')'" if self.peek() == ord(")") else "lone quantifier")
         for n in self.backrefs:
@@ -78,19 +88,21 @@ class Translator(esc.Reader):
             i += 1
 
     # -- structure -------------------------------------------------------------------------
-    def disjunction(self) -> str:
+    def disjunction(self) -> Piece:
         alternatives = [self.alternative()]
         while self.eat("|"):
             alternatives.append(self.alternative())
-        return "|".join(alternatives)
+        return Piece("|".join(a.text for a in alternatives), any(a.nullable for a in alternatives),
+                     not any(a.nullable for a in alternatives[:-1]) and alternatives[-1].empty_last)
 
-    def alternative(self) -> str:
-        parts: list[str] = []
+    def alternative(self) -> Piece:
+        parts: list[Piece] = []
         while (c := self.peek()) is not None and c not in (ord("|"), ord(")")):
             parts.append(self.term())
-        return "".join(parts)
+        return Piece("".join(p.text for p in parts), all(p.nullable for p in parts),
+                     all(p.empty_last for p in parts))
 
-    def term(self) -> str:
+    def term(self) -> Piece:
         assertion = self.assertion()
         if assertion is not None:
             text, quantifiable = assertion
@@ -98,16 +110,28 @@ class Translator(esc.Reader):
                 if not quantifiable:
                     raise self.bad("nothing to repeat (a quantifier after an assertion)")
                 raise JsRegexError("quantified lookahead (Annex B) is not supported")
-            return text
-        before = self.groups
+            return Piece(text, True)
+        before, start = self.groups, self.at
         atom = self.atom()
         quantifier = self.quantifier()
         if quantifier is None:
             return atom
-        text, loops = quantifier
-        if loops:
+        text, low, high, lazy = quantifier
+        if high is None or high > 1:
             self.repeated.update(range(before + 1, self.groups + 1))
-        return f"(?:{atom}){text}"
+        if (high is None or high > low) and atom.nullable and not atom.empty_last:
+            # JS fails a repetition (past the minimum) that matches empty and backtracks into
+            # it for a longer way; the engine stops repeating instead. They agree only when
+            # matching empty is the repeated part's last resort.
+            shown = "".join(map(chr, self.units[start:self.at]))
+            raise JsRegexError(f"a repeated part that can match empty before it tries to consume "
+                               f"('{shown}': JS and the engine repeat it differently)")
+        nullable = low == 0 or atom.nullable
+        if high == low:
+            empty_last = atom.empty_last or high == 0
+        else:
+            empty_last = not nullable if lazy else (low == 0 or atom.empty_last)
+        return Piece(f"(?:{atom.text}){text}", nullable, empty_last)
 
     def _quantifier_ahead(self) -> bool:
         c = self.peek()
@@ -137,7 +161,7 @@ class Translator(esc.Reader):
             self.at = j + 1
         return min(low, _BIG), None if high is None else min(high, _BIG)
 
-    def quantifier(self) -> tuple[str, bool] | None:
+    def quantifier(self) -> tuple[str, int, int | None, bool] | None:
         c = self.peek()
         if c == ord("{"):
             bounds = self._braces(consume=True)
@@ -149,13 +173,13 @@ class Translator(esc.Reader):
             if high is not None and high < low:
                 raise self.bad("numbers out of order in {} quantifier")
             text = f"{{{low}}}" if high == low else f"{{{low},{'' if high is None else high}}}"
-            loops = high is None or high > 1
         elif c in (ord("*"), ord("+"), ord("?")):
             self.at += 1
-            text, loops = chr(c), c != ord("?")
+            text, low, high = chr(c), int(c == ord("+")), 1 if c == ord("?") else None
         else:
             return None
-        return text + ("?" if self.eat("?") else ""), loops
+        lazy = self.eat("?")
+        return text + ("?" if lazy else ""), low, high, lazy
 
     def assertion(self) -> tuple[str, bool] | None:
         m = self.modes
@@ -173,7 +197,7 @@ class Translator(esc.Reader):
                                        ("(?<=", "(?<=", True), ("(?<!", "(?<!", True)):
             if self.eat(opener):
                 self.lookbehind += behind
-                inner = self.disjunction()
+                inner = self.disjunction().text
                 self.lookbehind -= behind
                 if not self.eat(")"):
                     raise self.bad("unterminated group")
@@ -181,17 +205,17 @@ class Translator(esc.Reader):
         return None
 
     # -- atoms -----------------------------------------------------------------------------
-    def atom(self) -> str:
+    def atom(self) -> Piece:
         c = self.peek()
         assert c is not None
         if c == ord("."):
             self.at += 1
-            return cs.emit(cs.EVERYTHING if self.modes.dot_all else cs.complement(cs.LINE_TERMINATORS))
+            return Piece(cs.emit(cs.EVERYTHING if self.modes.dot_all else cs.complement(cs.LINE_TERMINATORS)))
         if c == ord("("):
             return self.group()
         if c == ord("["):
             self.at += 1
-            return self.char_class()
+            return Piece(self.char_class())
         if c == ord("\\"):
             self.at += 1
             return self.atom_escape()
@@ -200,7 +224,7 @@ class Translator(esc.Reader):
         if self.unicode and c in (ord("{"), ord("}"), ord("]")):
             raise self.bad(f"lone '{chr(c)}' (escape it under flag u)")
         self.at += 1
-        return self.literal(c)
+        return Piece(self.literal(c))
 
     def literal(self, code: int) -> str:
         return cs.emit(self.fold(((code, code),)))
@@ -208,7 +232,7 @@ class Translator(esc.Reader):
     def fold(self, ranges: cs.Ranges) -> cs.Ranges:
         return cs.case_closure(ranges, self.unicode) if self.modes.ignore_case else ranges
 
-    def group(self) -> str:
+    def group(self) -> Piece:
         self.at += 1  # "("
         saved = _Modes(**vars(self.modes))
         if self.eat("?:"):
@@ -236,7 +260,7 @@ class Translator(esc.Reader):
             self.open_groups.pop()
         if not self.eat(")"):
             raise self.bad("unterminated group")
-        return f"{prefix}{inner})"
+        return Piece(f"{prefix}{inner.text})", inner.nullable, inner.empty_last)
 
     def modifiers(self) -> str:
         """``(?ims-ims:...)``, the ES2025 pattern modifiers the CLI's engine (JavaScriptCore in
@@ -290,18 +314,18 @@ class Translator(esc.Reader):
         ref = f"(?i:\\{number})" if self.modes.ignore_case else f"\\{number}"
         return f"(?({number}){ref}|)"
 
-    def atom_escape(self) -> str:
+    def atom_escape(self) -> Piece:
         c = self.peek()
         if c is None:
             raise self.bad("\\ at end of pattern")
         if 0x31 <= c <= 0x39:
             start, value = self.at, esc.decimal(self)
             if value <= self.total_groups:
-                return self.backref(value)
+                return Piece(self.backref(value), True)
             if self.unicode:
                 raise self.bad(f"backreference \\{value} to a group that does not exist")
             self.at = start
-            return self.literal(esc.legacy_escape(self))
+            return Piece(self.literal(esc.legacy_escape(self)))
         if c == ord("k") and (self.unicode or bool(self.all_names)):
             self.at += 1
             if not self.eat("<"):
@@ -309,11 +333,11 @@ class Translator(esc.Reader):
             name = self.group_name()
             if name not in self.all_names:
                 raise self.bad(f"invalid named capture referenced <{name}>")
-            return self.backref(self.all_names[name])
+            return Piece(self.backref(self.all_names[name]), True)
         ranges = self.class_escape()
         if ranges is not None:
-            return ranges if isinstance(ranges, str) else cs.emit(self.fold(ranges))
-        return self.literal(esc.character_escape(self, in_class=False))
+            return Piece(ranges if isinstance(ranges, str) else cs.emit(self.fold(ranges)))
+        return Piece(self.literal(esc.character_escape(self, in_class=False)))
 
     def class_escape(self) -> cs.Ranges | str | None:
         """``\\d \\D \\s \\S \\w \\W`` as ranges, ``\\p{..}`` as engine text; None otherwise."""
