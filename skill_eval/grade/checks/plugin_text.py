@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.intake.jsregex_lite import JsInvalid, JsRegex, JsRegexError, js_regex
+from skill_eval.intake.jsregex import JsRegex, JsRegexError, JsSyntaxError, js_regex
 
 TARGETS = ("last_message", "trace", "files", "mock_calls")
 
@@ -31,10 +31,10 @@ def compile_js(pattern: Any, flags: Any = "", key: str = "pattern") -> JsRegex |
         raise CheckParamError("'flags' must be a string such as \"i\" or \"gm\"")
     try:
         return js_regex(pattern, flags)
+    except JsSyntaxError as e:
+        return f"claude plugin eval's grader throws on /{pattern}/{flags}: {e}"
     except JsRegexError as e:
         raise CheckParamError(f"/{pattern}/{flags} has no faithful translation from JavaScript: {e}") from e
-    except JsInvalid as e:
-        return f"claude plugin eval's grader throws on /{pattern}/{flags}: {e}"
 
 
 def last_assistant_text(ctx: CheckContext) -> str:

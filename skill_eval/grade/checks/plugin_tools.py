@@ -22,7 +22,7 @@ from typing import Any
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.plugin_text import compile_js
 from skill_eval.grade.checks.trace import NO_TRACE, traced
-from skill_eval.intake.jsregex_lite import JsRegex
+from skill_eval.intake.jsregex import JsRegex
 
 _SPECIAL = set(".+^${}()|[]\\")
 
