@@ -82,6 +82,10 @@ class Script:
     steps: tuple[dict[str, Any], ...] = ()
     subagent_steps: tuple[dict[str, Any], ...] = ()
     subagent_answer: str = "Subagent done."
+    # An MCP tool the model calls once, with ``mcp_input``, when a request offers a tool named
+    # ``mcp_tool`` or ending in ``__<mcp_tool>`` (``mcp__plugin_p_notes__lookup``); then it answers.
+    mcp_tool: str = ""
+    mcp_input: dict[str, Any] | None = None
 
 
 SUBAGENT_MARKER = "[scripted subagent task]"
@@ -219,6 +223,8 @@ class FakeModel:
     def _scripted_step(self, tools: set[Any], messages: list[Any],
                        body: dict[str, Any]) -> list[dict[str, Any]] | None:
         """The next of ``steps`` (``subagent_steps`` inside a subagent), or None when all are made."""
+        if self._mcp_offered(body) is not None:
+            return None  # a run offering mcp_tool calls it and answers (the mocks tests' script)
         first = messages[0] if messages else {}
         inside = SUBAGENT_MARKER in json.dumps(first)
         steps = self.script.subagent_steps if inside else self.script.steps
@@ -262,6 +268,15 @@ class FakeModel:
         return [
             r for r in self.requests if r["method"] == "POST" and r["path"].split("?")[0].endswith(path_end)
         ]
+
+    def _mcp_offered(self, body: Any) -> str | None:
+        """The full name of ``mcp_tool`` where the request offers it, as a tool or as a deferred
+        tool's name (Claude Code lists those in a message and sends their schema on ToolSearch)."""
+        want = self.script.mcp_tool
+        if not want:
+            return None
+        found = re.findall(r"\bmcp__[\w-]+?__" + re.escape(want) + r"\b", "\n".join(_strings(body)))
+        return sorted(found)[0] if found else None
 
     def judge_prompt(self, body: Any) -> str | None:
         """The judge prompt inside a model request, if it is one."""
@@ -327,6 +342,13 @@ class FakeModel:
             stop = "tool_use"
         elif judging is not None:
             pass  # answered above
+        elif (mcp := self._mcp_offered(body)) is not None and mcp not in used:
+            # A deferred tool (its name listed, its schema not sent) is loaded through ToolSearch first.
+            load = mcp not in tools and "ToolSearch" in tools and "ToolSearch" not in used
+            blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}",
+                       "name": "ToolSearch" if load else mcp,
+                       "input": {"query": f"select:{mcp}"} if load else dict(s.mcp_input or {})}]
+            stop = "tool_use"
         elif not answered_tool and (delegate := self._delegate(tools, messages)) is not None:
             blocks, stop = delegate, "tool_use"
         elif not answered_tool and self._bundled_load(body, "Skill" in tools):

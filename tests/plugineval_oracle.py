@@ -58,9 +58,24 @@ class Capture:
                 and r["path"].split("?")[0].endswith("/messages") and r["body"].get("tools")]
 
     def tool_lists(self) -> list[tuple[str, ...]]:
-        """Sorted tool names of each agent request, the CLI's own plumbing left out."""
-        return [tuple(sorted({t["name"] for t in r["body"]["tools"]} - PLUMBING))
+        """Sorted tool names of each agent request, the CLI's own plumbing left out; a deferred
+        tool (an MCP tool the CLI names in a message and sends on ToolSearch) counts as offered."""
+        return [tuple(sorted(({t["name"] for t in r["body"]["tools"]} | deferred(r["body"])) - PLUMBING))
                 for r in self.model_requests()]
+
+    def mock_answers(self) -> list[str]:
+        """The text of every MCP tool result the model was sent (once each, in request order)."""
+        out: dict[str, str] = {}
+        for r in self.model_requests():
+            blocks = [b for m in r["body"]["messages"] if isinstance(m.get("content"), list)
+                      for b in m["content"] if isinstance(b, dict)]
+            used = {b.get("id"): str(b.get("name")) for b in blocks if b.get("type") == "tool_use"}
+            for b in blocks:
+                if b.get("type") == "tool_result" and used.get(b.get("tool_use_id"), "").startswith("mcp__"):
+                    content = b.get("content")
+                    out.setdefault(str(b.get("tool_use_id")), content if isinstance(content, str) else
+                                   "".join(c.get("text", "") for c in content if isinstance(c, dict)))
+        return list(out.values())
 
     def causes(self) -> list[tuple[str, str, str | None]]:
         """(case, arm, cause) of every run, sorted."""
@@ -70,9 +85,26 @@ class Capture:
         return [json.dumps(r["body"].get("system")) for r in self.model_requests()]
 
 
+_DEFERRED = re.compile(r"deferred tools are now available via ToolSearch.*?:\n((?:[^\n]+\n?)+)", re.DOTALL)
+
+
+def deferred(body: dict[str, Any]) -> set[str]:
+    """Names of the deferred tools a request lists in its messages."""
+    out: set[str] = set()
+    for m in body.get("messages") or []:
+        for b in m.get("content") if isinstance(m.get("content"), list) else []:
+            text = b.get("text") if isinstance(b, dict) else None
+            found = _DEFERRED.search(text) if isinstance(text, str) else None
+            if found:
+                out |= {line.strip() for line in found.group(1).splitlines() if line.strip()}
+    return out
+
+
 def cause(text: str | None) -> str | None:
     if not text:
         return None
+    if m := re.match(r"aborted by mock (.*)", text):
+        return f"aborted: {m.group(1)}"
     if m := re.search(r'env key "([^"]+)" is not allowed', text):
         return f"env:{m.group(1)}"
     if re.search(r"maximum number of turns|max_turns", text):
@@ -128,12 +160,19 @@ def plugin_eval(claude: Path, plugin: Path, script: Script, *args: str, timeout:
     except ValueError:
         raise AssertionError(f"plugin eval printed no JSON (exit {done.returncode}): "
                              f"{done.stderr[-2000:]}") from None
-    runs = [RunRecord(c["name"], arm, r.get("error")) for c in document["cases"]
+    runs = [RunRecord(c["name"], arm, r.get("error") or _aborted(r.get("aborted"))) for c in document["cases"]
             for arm in ("with", "without") for r in c["arms"].get(arm) or []]
     verdicts = sorted((c["name"], arm, n, g["name"], bool(g["passed"])) for c in document["cases"]
                       for arm in ("with", "without") for n, r in enumerate(c["arms"].get(arm) or [], 1)
                       for g in r.get("graders") or [])
     return Capture(requests, runs, document, verdicts)
+
+
+def _aborted(record: dict[str, Any] | None) -> str | None:
+    """plugin eval's ``aborted`` record in skill-eval's words for the run's error."""
+    if not record:
+        return None
+    return f"aborted by mock {record['server']}/{record['tool']}: {record['reason']}"
 
 
 def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args: str,

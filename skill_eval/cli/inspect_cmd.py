@@ -39,7 +39,7 @@ def inspect_file(path: Path, format: str | None = None, display: str | None = No
 
 
 _SETTINGS = ("runs", "model", "max_turns", "timeout_seconds", "append_system_prompt", "env",
-             "allowed_tools", "scaffold", "history")
+             "allowed_tools", "scaffold", "history", "mocks")
 
 
 def _settings(cases: Any) -> dict[str, int]:

@@ -71,7 +71,8 @@ def _settings_changed(old: dict[str, str], new: dict[str, str]) -> list[str]:
     """The case's own run settings (plugin eval suites) that differ: "case setting max_turns changed"."""
     out = []
     for name in sorted(set(old) | set(new)):
-        shown = _SETTING_NAMES.get(name, f"case setting {name}")
+        shown = _SETTING_NAMES.get(name, f"mock file {name[6:]}" if name.startswith("mocks ")
+                                   else f"case setting {name}")
         if name not in old:
             out.append(f"{shown} added")
         elif name not in new:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from skill_eval.model.mocks import Mocks
+
 # The read-only tools a case may grant itself (plugin eval's own list).
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep", "NotebookRead", "Skill", "AskUserQuestion", "TaskCreate",
                    "TaskGet", "TaskList", "TaskUpdate", "TaskStop", "Agent", "TodoWrite")
@@ -85,6 +87,7 @@ class RunSettings:
     allowed_tools: tuple[str, ...] | None = None  # as the case lists them (None: not listed)
     scaffold: Scaffold | None = None
     history: CaseFile | None = None  # context.history_file: a transcript the run resumes
+    mocks: Mocks | None = None  # mocked MCP servers (the suite's mocks/ and the case's own)
 
     def bad_env_keys(self) -> list[str]:
         """``env`` keys outside ``EVAL_*``: each fails the run (as in plugin eval)."""
@@ -124,6 +127,8 @@ class RunSettings:
                             "removed": list(self.removed(suite_grants))}
         if self.scaffold is not None and scaffold_runs:
             out["scaffold"] = self.scaffold.text
+        if self.mocks is not None:  # one entry per mock file, so status names the one that changed
+            out.update(self.mocks.key_material())
         return out
 
     def request(self, suite_grants: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.errors import Problem
+from skill_eval.model.mocks import EXTRA, mcp_installed
 
 # Settings only the adapter can apply (runs, model, timeout_seconds and the scaffold are applied
 # by skill-eval itself, for every adapter).
-_AGENT_SETTINGS = ("max_turns", "append_system_prompt", "env", "allowed_tools", "history")
+_AGENT_SETTINGS = ("max_turns", "append_system_prompt", "env", "allowed_tools", "history", "mocks")
 # Builtins that apply them all (a command adapter gets them in the request and answers for itself).
 HONOURS_SETTINGS = ("claude-code", "claude_code")
 
@@ -29,6 +30,7 @@ def settings_problems(project: Any) -> list[Problem]:
     unstaged: list[str] = []
     single: list[str] = []
     refused: dict[str, int] = {}
+    mocked: list[str] = []
     for se in project.skills:
         for case in se.cases:
             s = case.settings
@@ -46,10 +48,15 @@ def settings_problems(project: Any) -> list[Problem]:
                     out.append(Problem(where, f"case '{case.id}' sets {', '.join(names)}, which adapter "
                                        f"{builtin} cannot apply; use adapter: {{builtin: claude-code}}",
                                        case.line))
+            if s.mocks is not None and s.mocks.served(True):
+                mocked.append(case.id)
             if s.scaffold is not None and not suite.case_runs.scaffold:
                 unstaged.append(case.id)
             for tool in s.not_granted(suite.case_runs.allow_tools):
                 refused[tool] = refused.get(tool, 0) + 1
+    if mocked and not mcp_installed():
+        out.append(Problem(str(suite.path), f"{len(mocked)} case{'s' * (len(mocked) != 1)} use mocked MCP "
+                           f"servers (mocks/), served with the MCP SDK: pip install 'skill-eval[{EXTRA}]'"))
     if unstaged:
         listed = ", ".join(f'"{c}"' for c in unstaged)
         out.append(Problem(str(suite.path), f"cases {listed}: their scaffold_script is not run without "

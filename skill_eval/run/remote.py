@@ -31,6 +31,7 @@ from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
 from skill_eval.run import owner, sandbox
+from skill_eval.run.mockrun import mocks_refusal
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT
@@ -152,7 +153,7 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
             ws = _materialize(root, job, blobs)
         except (AdapterError, OSError) as exc:
             return RemoteOutcome(key, None, (), (), "workspace", str(exc), time.perf_counter() - start, host)
-        refused = env_refusal(job.spec)
+        refused = env_refusal(job.spec) or mocks_refusal(job.spec)
         if refused is not None:
             return RemoteOutcome(key, None, (), (), "settings", refused, time.perf_counter() - start, host)
         settings = job.spec.case.settings

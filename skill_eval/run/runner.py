@@ -16,7 +16,7 @@ from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
 from skill_eval.model.results import UNSCORABLE, RunError, RunResult
 from skill_eval.plan.types import RunSpec
-from skill_eval.run import janitor, sandbox, unscorable
+from skill_eval.run import janitor, mockrun, sandbox, unscorable
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import SESSION, build_request, parse_response, replay_key
@@ -77,6 +77,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
         workspace = prepare_workspace(spec)
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "workspace", str(exc), time.perf_counter() - start))
+    mocks: mockrun.MockRun | None = None
     try:
         pre_existing: dict[str, str] | None = None
         if settings is not None and settings.scaffold is not None and spec.adapter.scaffold:
@@ -92,8 +93,11 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             except ScaffoldFailed as exc:
                 return record_error(store, RunError(spec.key, "settings", str(exc), 0.0))
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
+        mocks = mockrun.start(spec)
+        if mocks is not None:  # the agent starts them; skill-eval reads what they recorded after
+            request["mcp_servers"] = list(mocks.servers)
         try:
-            argv = sandboxed_argv(spec, suite, workspace.path)
+            argv = sandboxed_argv(spec, suite, workspace.path, [mocks.folder] if mocks else [])
         except SandboxUnavailable as exc:  # never run unsandboxed what was asked sandboxed
             return record_error(store, RunError(spec.key, "sandbox", str(exc), time.perf_counter() - start))
         try:
@@ -101,11 +105,18 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
                                workspace.env(spec.adapter), run_timeout(spec, suite), suite.max_output_bytes)
         except AdapterError as exc:
             return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
+        calls, aborted = mocks.records() if mocks is not None else ([], None)
+        if aborted is not None:  # a call broke a mock's expect: plugin eval's aborted run, score 0
+            return record_error(store, RunError(spec.key, "aborted", mockrun.abort_message(aborted),
+                                                proc.duration_s))
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
         kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
         session = read_session(workspace.path) if ok else None
-        return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing, session)
+        return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing,
+                        session=session, extra={"mock_calls": calls} if mocks is not None else None)
     finally:
+        if mocks is not None:
+            mocks.remove()
         if tidy_later:
             # Its processes are dead and its files read: nothing waits for the folder to go
             # (a stop on a signal removes live workspaces itself).
@@ -130,14 +141,15 @@ def run_timeout(spec: RunSpec, suite: Suite) -> float:
     return float(own) if own is not None else suite.timeout_seconds
 
 
-def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path) -> tuple[str, ...]:
+def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path,
+                   writable: Sequence[Path] = ()) -> tuple[str, ...]:
     """The adapter's argv, inside its sandbox when the suite asks for one."""
     adapter = spec.adapter
     if adapter.sandbox is None:
         return adapter.argv
     hidden = [suite.store, suite.results, suite.skills_dir, spec.skill_path]
     return tuple(sandbox.wrap(adapter.argv, workspace, adapter.network,
-                              [Path(p) for p in adapter.readable], hidden))
+                              [Path(p) for p in adapter.readable], hidden, writable=writable))
 
 
 def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
@@ -153,8 +165,8 @@ def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
 
 def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
              kept: Sequence[tuple[str, bytes]] = (), dropped: Mapping[str, str] | None = None,
-             pre_existing: Mapping[str, str] | None = None, session: str | None = None
-             ) -> RunResult | RunError:
+             pre_existing: Mapping[str, str] | None = None, session: str | None = None,
+             extra: Mapping[str, object] | None = None) -> RunResult | RunError:
     """What the adapter process did -> the store: an error, or the run with the files it left
     (``kept``: workspace-relative path and bytes; ``dropped``: path -> why it was not kept).
     Shared by local runs and runs that executed on another machine. The store redacts all of
@@ -181,6 +193,9 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
         # The workspace after the scaffold, before the agent: files here were not created by it.
         meta["pre_existing"] = dict(pre_existing)
     meta["created"] = created_files([rel for rel, _ in kept] + list(dropped or {}), pre_existing or {})
+    if extra:
+        # Every call the run made to a mocked MCP tool, input and answer (the mock_calls target).
+        meta.update(extra)
     if dropped:
         meta["files_not_kept"] = dict(dropped)  # the run stays: a paid run is never thrown away
     stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,

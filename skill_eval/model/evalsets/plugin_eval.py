@@ -24,6 +24,7 @@ from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.evalsets.plugin_graders import GRADER_KEYS, map_grader, skill_fired, skill_named
 from skill_eval.model.evalsets.plugin_settings import read_settings
 from skill_eval.model.evalsets.validate import check_path_problem
+from skill_eval.model.mocks import read_mocks
 
 FORMAT = "plugin_eval"
 # Keys of prompt.md's frontmatter and case.yaml's top level / execution: section (plugin eval's docs).
@@ -220,7 +221,8 @@ def read_case(
                 f"grader '{gname}' ({mapped.type}) is not graded by skill-eval: {mapped.unmapped}",
                 line,
             )
-    settings = read_settings(folder, spec, lambda m: c.problem(source, m, 1, "error"))
+    mocks = read_mocks(eval_dir, folder, plugin_root(eval_dir), lambda m: c.problem(source, m, 1, "error"))
+    settings = read_settings(folder, spec, lambda m: c.problem(source, m, 1, "error"), mocks)
     _check_plugins(c, folder, spec.get("plugins"), source)
     fixtures = _fixtures(c, folder, spec.get("add_dirs"), base, yaml_file)
     case = Case(

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.mocks import Mocks
 from skill_eval.model.runsettings import CaseFile, RunSettings
 
 Report = Callable[[str], None]  # one problem (an error) about the case file
@@ -48,7 +49,8 @@ def _case_file(folder: Path, spec: dict[str, Any], key: str, report: Report) -> 
     return CaseFile(rel, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None)
 
 
-def read_settings(folder: Path, spec: dict[str, Any], report: Report) -> RunSettings | None:
+def read_settings(folder: Path, spec: dict[str, Any], report: Report,
+                  mocks: Mocks | None = None) -> RunSettings | None:
     """The case's settings, or None when it sets none; each bad value is reported."""
     env = spec.get("env") or {}
     if not isinstance(env, dict):
@@ -69,5 +71,6 @@ def read_settings(folder: Path, spec: dict[str, Any], report: Report) -> RunSett
         allowed_tools=tuple(tools) if tools is not None else None,
         scaffold=_case_file(folder, spec, "scaffold_script", report),
         history=_case_file(folder, spec, "history_file", report),
+        mocks=mocks,
     )
     return None if settings.empty else settings

@@ -53,6 +53,7 @@ from skill_eval.run.adapters.agentfaults import (
     ClaudeWatch,
     explain,
 )
+from skill_eval.run.adapters.claude_flags import mcp_args, settings_args
 from skill_eval.run.adapters.claude_stream import parse_claude_stream, refused_skill_calls, write_session
 from skill_eval.run.adapters.judge_prompt import judge_main
 from skill_eval.run.adapters.trajectory import claude_stop
@@ -166,7 +167,10 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
         argv += ["--permission-mode", args.permission_mode]
     if getattr(args, "disable_bundled_skills", False):
         argv += bundled.claude_args(getattr(args, "tested_skill", None))
-    argv += settings_args(getattr(args, "settings", None) or {}, bool(args.permission_mode))
+    servers = getattr(args, "mcp_servers", None) or []
+    argv += settings_args(getattr(args, "settings", None) or {}, bool(args.permission_mode),
+                          [t for s in servers for t in s.get("tools") or []])
+    argv += mcp_args(servers)
     if getattr(args, "history", None):  # the transcript to resume; the prompt is the next turn
         argv += ["--resume", args.history]
     argv += list(args.extra_arg or [])
@@ -206,25 +210,6 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     if served:
         got.model = served
     return got
-
-
-def settings_args(settings: dict[str, Any], ask_set: bool = False) -> list[str]:
-    """A request's ``settings`` (docs/protocol.md) as Claude Code's own flags. Tool lists are one
-    ``=``-joined argument each, so a variadic flag cannot swallow what follows."""
-    out: list[str] = []
-    if settings.get("max_turns") is not None:
-        out += ["--max-turns", str(int(settings["max_turns"]))]
-    if "allowed_tools" in settings:
-        # Never ask: a tool outside the grants is refused, as in plugin eval's child sessions.
-        if not ask_set:
-            out += ["--permission-mode", "dontAsk"]
-        if settings["allowed_tools"]:
-            out.append("--allowedTools=" + ",".join(settings["allowed_tools"]))
-    if settings.get("disallowed_tools"):
-        out.append("--disallowedTools=" + ",".join(settings["disallowed_tools"]))
-    if settings.get("append_system_prompt"):
-        out.append("--append-system-prompt=" + str(settings["append_system_prompt"]))
-    return out
 
 
 def _stopped_at_turn_limit(stream: Path) -> bool:
@@ -315,6 +300,8 @@ def _main(argv: Sequence[str] | None) -> int:
                 if str(k).startswith("EVAL_")})
     session = request.get("session")
     args.session = workspace / session if isinstance(session, str) and session else None
+    servers = request.get("mcp_servers")
+    args.mcp_servers = [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
     history = request.get("history")
     args.history = str(workspace / history) if isinstance(history, str) and history else None
     own = args.settings.get("timeout_seconds")

@@ -1,0 +1,230 @@
+"""A ``claude plugin eval`` case's mocked MCP servers (FORMAT.md §5), read from the suite's
+``mocks/<server>/<tool>.md`` and the case's own ``mocks/``, the case's files overriding the
+suite's file by file.
+
+Each server is served to the agent by a stand-in (run/mockserver.py) under the name plugin eval
+gives it, as checked with the real CLI (docs/dialects.md): a server the plugin declares in its MCP
+configuration ("shadow") is ``plugin_<plugin>_<server>``, so its tools are
+``mcp__plugin_<plugin>_<server>__<tool>``, and exists only where the plugin is loaded (the
+with-skill arm); a server the plugin does not declare ("standalone") is ``<server>``, in both arms.
+A tool with no mock file is not served; ``_tools.json`` (a saved ``tools/list`` answer) gives a
+mocked tool its real description and schema, else it has none and a permissive schema.
+
+``type: agent`` mocks and ``_server.md`` (a model playing the server) are not served by
+skill-eval: a case that needs one is refused at validate, naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skill_eval.errors import InvalidInput
+from skill_eval.intake.yamlpos import loads_yaml
+from skill_eval.model.mockrules import rule_problem
+
+Report = Callable[[str], None]
+EXTRA = "mcp"  # the optional extra that serves mocks: pip install 'skill-eval[mcp]'
+KEYS = ("type", "expect", "error", "abort_when")
+PERMISSIVE = {"type": "object", "additionalProperties": True}
+_MAX_FIXTURE = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class MockTool:
+    name: str
+    body: str
+    error: bool = False
+    expect: tuple[tuple[str, Any], ...] = ()
+    source: str = ""  # the file, relative to the eval folder (case files: <case>/mocks/...)
+    fixtures: tuple[tuple[str, str], ...] = ()  # "fixtures/<name>" -> text, beside the mock file
+
+
+@dataclass(frozen=True)
+class MockServer:
+    name: str
+    declared: bool  # the plugin declares it: served as plugin_<plugin>_<name>, with-skill arm only
+    tools: tuple[MockTool, ...]
+    listed: tuple[tuple[str, str], ...] = ()  # tool -> its _tools.json entry (JSON text)
+
+    def registered(self, plugin: str) -> str:
+        return f"plugin_{plugin}_{self.name}" if self.declared else self.name
+
+    def tool_entry(self, tool: MockTool) -> dict[str, Any]:
+        """What ``tools/list`` answers for a tool: its saved entry's description and schema."""
+        saved = json.loads(dict(self.listed).get(tool.name, "{}"))
+        return {"name": tool.name, "description": str(saved.get("description") or ""),
+                "inputSchema": saved.get("inputSchema") if isinstance(saved.get("inputSchema"), dict)
+                else dict(PERMISSIVE)}
+
+
+@dataclass(frozen=True)
+class Mocks:
+    plugin: str
+    servers: tuple[MockServer, ...]
+    files: tuple[tuple[str, str], ...]  # every file the servers answer from: rel -> sha256
+
+    def served(self, with_plugin: bool) -> tuple[MockServer, ...]:
+        """The servers a run gets: a declared one only where the plugin (the skill) is loaded."""
+        return tuple(s for s in self.servers if s.tools and (with_plugin or not s.declared))
+
+    def tool_names(self, with_plugin: bool) -> list[str]:
+        return [f"mcp__{s.registered(self.plugin)}__{t.name}"
+                for s in self.served(with_plugin) for t in s.tools]
+
+    def spec(self, server: MockServer) -> dict[str, Any]:
+        """What run/mockserver.py serves for one server (JSON)."""
+        return {"server": server.name, "registered": server.registered(self.plugin),
+                "tools": [{**server.tool_entry(t), "body": t.body, "error": t.error,
+                           "expect": [list(e) for e in t.expect], "fixtures": dict(t.fixtures)}
+                          for t in server.tools]}
+
+    def key_material(self) -> dict[str, str]:
+        """One entry per file (so status names the mock file that changed), and the names the
+        servers are registered under (the plugin's name and MCP configuration decide them)."""
+        return {"mocks " + rel: digest for rel, digest in self.files} | {
+            "mock_servers": ",".join(sorted(s.registered(self.plugin) for s in self.servers))}
+
+
+def mcp_installed() -> bool:
+    """Whether the MCP SDK that serves mocks (run/mockserver.py) is installed."""
+    try:
+        return importlib.util.find_spec("mcp") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def plugin_name(root: Path) -> str:
+    for manifest in (root / ".claude-plugin" / "plugin.json", root / "plugin.json"):
+        data = _json(manifest)
+        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
+            return data["name"]
+    return root.name
+
+
+def declared_servers(root: Path) -> set[str]:
+    """Server names in the plugin's MCP configuration (``.mcp.json``, plugin.json's ``mcpServers``)."""
+    found: set[str] = set()
+    manifest = next((m for m in (root / ".claude-plugin" / "plugin.json", root / "plugin.json")
+                     if m.is_file()), None)
+    sources: list[Any] = [_json(root / ".mcp.json")]
+    listed = _json(manifest).get("mcpServers") if manifest and isinstance(_json(manifest), dict) else None
+    sources.append(_json(root / listed) if isinstance(listed, str) else listed)
+    for data in sources:
+        if isinstance(data, dict):
+            servers = data.get("mcpServers", data)
+            found |= {str(k) for k in servers} if isinstance(servers, dict) else set()
+    return found
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _front(text: str, display: str, report: Report) -> tuple[dict[str, Any], str]:
+    if not text.startswith("---"):
+        return {}, text
+    head, sep, body = text[3:].partition("\n---")
+    if not sep:
+        report(f"{display}: frontmatter is not closed: add a '---' line after it")
+        return {}, text
+    try:
+        data = loads_yaml(head, display).data
+    except InvalidInput as exc:
+        report(f"{display}: {exc.problems[0].message}")
+        return {}, body
+    if data is not None and not isinstance(data, dict):
+        report(f"{display}: frontmatter must be a mapping of keys")
+        return {}, body
+    return data or {}, body.split("\n", 1)[1] if "\n" in body else ""
+
+
+def _tool(path: Path, rel: str, report: Report) -> MockTool | None:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    front, body = _front(text, rel, report)
+    for key in front:
+        if key not in KEYS:
+            report(f"{rel}: unknown key '{key}' (a mock takes {', '.join(KEYS)}); remove it")
+    kind = front.get("type", "fixed")
+    if kind == "agent" or "abort_when" in front:
+        report(f"{rel}: type: agent mocks (a model playing the server) are not served by skill-eval; "
+               "write the answer as a type: fixed mock")
+        return None
+    if kind != "fixed":
+        report(f"{rel}: type {kind!r}: a mock's type is fixed or agent")
+        return None
+    expect = front.get("expect") or {}
+    if not isinstance(expect, dict):
+        report(f"{rel}: expect: must map dotted input paths to rules")
+        expect = {}
+    for key, rule in expect.items():
+        if (why := rule_problem(rule)) is not None:
+            report(f"{rel}: expect.{key}: {why}")
+    if not isinstance(front.get("error", False), bool):
+        report(f"{rel}: error: must be true or false")
+    fixtures = path.parent / "fixtures"
+    files = tuple((f"fixtures/{p.relative_to(fixtures).as_posix()}",
+                   p.read_text(encoding="utf-8", errors="replace"))
+                  for p in sorted(fixtures.rglob("*")) if p.is_file() and p.stat().st_size <= _MAX_FIXTURE)
+    rules = tuple((str(k), v) for k, v in expect.items())
+    return MockTool(path.stem, body, front.get("error") is True, rules, rel, files)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Report) -> Mocks | None:
+    """The case's mocked servers (suite mocks overridden file by file by its own), or None."""
+    roots = [eval_dir / "mocks", case_folder / "mocks"]
+    if not any(r.is_dir() for r in roots):
+        return None
+    chosen: dict[str, dict[str, Path]] = {}  # server -> file name -> path (the case's last)
+    for root in roots:
+        for server in sorted(p for p in root.glob("*") if p.is_dir() and not p.name.startswith(".")):
+            for file in sorted(server.glob("*")):
+                if file.is_file() and (file.suffix == ".md" or file.name == "_tools.json"):
+                    chosen.setdefault(server.name, {})[file.name] = file
+    declared = declared_servers(plugin_root)
+    servers: list[MockServer] = []
+    used: dict[str, str] = {}
+    for name, files in sorted(chosen.items()):
+        tools: list[MockTool] = []
+        listed: dict[str, str] = {}
+        for fname, path in sorted(files.items()):
+            rel = path.relative_to(eval_dir).as_posix()
+            used[rel] = _digest(path)
+            if fname == "_server.md":
+                report(f"{rel}: _server.md (a model playing the server) is not served by skill-eval; "
+                       "write one type: fixed <tool>.md per tool")
+            elif fname == "_tools.json":
+                listed = _listed(path, rel, report)
+            elif (tool := _tool(path, rel, report)) is not None:
+                tools.append(tool)
+                fixtures = path.parent / "fixtures"
+                for f in sorted(fixtures.rglob("*")) if fixtures.is_dir() else []:
+                    if f.is_file():
+                        used[f.relative_to(eval_dir).as_posix()] = _digest(f)
+        names = {t.name for t in tools}
+        servers.append(MockServer(name, name in declared, tuple(tools),
+                                  tuple(sorted((k, v) for k, v in listed.items() if k in names))))
+    return Mocks(plugin_name(plugin_root), tuple(servers), tuple(sorted(used.items())))
+
+
+def _listed(path: Path, rel: str, report: Report) -> dict[str, str]:
+    data = _json(path)
+    tools = data.get("tools") if isinstance(data, dict) else data
+    if not isinstance(tools, list):
+        report(f"{rel}: must be a saved tools/list answer: "
+               '{"tools": [{"name", "description", "inputSchema"}]}')
+        return {}
+    return {str(t["name"]): json.dumps(t, sort_keys=True)
+            for t in tools if isinstance(t, dict) and t.get("name")}

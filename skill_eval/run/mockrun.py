@@ -1,0 +1,93 @@
+"""A run's mocked MCP servers (model/mocks.py): their specs and call log in a private folder
+outside the workspace (the agent cannot read its own mocks, as in plugin eval), the request's
+``mcp_servers`` entries that make the agent start them (run/mockserver.py), and what they
+recorded once the run is over: every call (the run's ``mock_calls``) or the abort of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import skill_eval
+from skill_eval.fs.removal import remove_tree
+from skill_eval.plan.types import RunSpec
+
+PREFIX = "skill-eval-mocks-"
+
+
+@dataclass(frozen=True)
+class MockRun:
+    folder: Path
+    servers: tuple[dict[str, Any], ...]  # the request's mcp_servers entries
+
+    @property
+    def log(self) -> Path:
+        return self.folder / "calls.jsonl"
+
+    def records(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """(every answered call, the abort record or None), from the servers' log."""
+        calls: list[dict[str, Any]] = []
+        aborted: dict[str, Any] | None = None
+        try:
+            lines = self.log.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            lines = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a killed server: not a call it answered
+            if isinstance(record, dict) and isinstance(record.get("aborted"), dict):
+                aborted = aborted or record["aborted"]
+            elif isinstance(record, dict):
+                calls.append(record)
+        return calls, aborted
+
+    def remove(self) -> None:
+        if self.folder.exists():
+            remove_tree(self.folder)
+
+
+def abort_message(aborted: dict[str, Any]) -> str:
+    """A run's error text for plugin eval's ``aborted`` record (``{server, tool, reason}``)."""
+    return f"aborted by mock {aborted.get('server')}/{aborted.get('tool')}: {aborted.get('reason')}"
+
+
+def mocks_refusal(spec: RunSpec) -> str | None:
+    """Why a run shipped to another machine fails: its mocked servers are served locally only."""
+    mocks = spec.case.settings.mocks if spec.case.settings is not None else None
+    if mocks is None or not mocks.served(spec.installs_skill):
+        return None
+    return (f'case "{spec.case.id}" uses mocked MCP servers, which run with the threads executor only; '
+            "run it without --executor ray")
+
+
+def start(spec: RunSpec) -> MockRun | None:
+    """Write the specs of the servers this run gets (a server the plugin declares only where the
+    skill is installed); None when the case has no mocks or none is served in this arm."""
+    mocks = spec.case.settings.mocks if spec.case.settings is not None else None
+    if mocks is None:
+        return None
+    served = mocks.served(spec.installs_skill)
+    if not served:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
+    log = folder / "calls.jsonl"
+    log.touch()
+    # The agent starts the server with its own environment; this names the skill_eval it runs.
+    root = str(Path(skill_eval.__file__).resolve().parent.parent)
+    entries = []
+    for i, server in enumerate(served):
+        path = folder / f"server-{i}.json"
+        path.write_text(json.dumps(mocks.spec(server)), encoding="utf-8")
+        name = server.registered(mocks.plugin)
+        entries.append({"name": name, "command": sys.executable,
+                        "args": ["-m", "skill_eval.run.mockserver", str(path), str(log)],
+                        "env": {"PYTHONPATH": root},
+                        "tools": [f"mcp__{name}__{t.name}" for t in server.tools]})
+    return MockRun(folder, tuple(entries))

@@ -1,0 +1,105 @@
+"""One mocked MCP server for one run (``claude plugin eval``'s mocks, FORMAT.md §5), served over
+stdio with the official MCP SDK (the optional extra ``skill-eval[mcp]``):
+
+    python -m skill_eval.run.mockserver SPEC LOG
+
+SPEC is the JSON model/mocks.py's ``Mocks.spec`` wrote (the server's mocked tools: entry, body,
+``error``, ``expect``, fixtures). The agent CLI starts this process itself (claude-code:
+``--mcp-config``); the runner made SPEC and reads LOG after the run.
+
+Every call is appended to LOG as one JSON line ``{"tool", "input", "output", "error"}`` (``tool``:
+the name the agent called, ``mcp__<registered>__<tool>``). A call that breaks the tool's
+``expect`` is not answered: a line ``{"aborted": {"server", "tool", "reason"}}`` is appended and
+the agent (this process's parent) is stopped, as plugin eval ends such a run at once; the runner
+records it as an aborted run (score 0).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from skill_eval.model.mockrules import check_expect, render
+from skill_eval.model.mocks import EXTRA
+
+_ABORT_WAIT = 30.0  # seconds; the stopped agent ends this process long before
+
+
+def available() -> bool:
+    """Whether the MCP SDK this server needs is installed."""
+    try:
+        import mcp.server.lowlevel  # noqa: F401
+        import mcp.server.stdio  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def answer(spec: dict[str, Any], tool: str, arguments: Any) -> dict[str, Any]:
+    """One call -> its log record: ``{tool, input, output, error}`` or ``{aborted: {...}}``."""
+    full = f"mcp__{spec['registered']}__{tool}"
+    entry = next((t for t in spec["tools"] if t["name"] == tool), None)
+    if entry is None:  # never listed: plugin eval offers no unmocked tool
+        return {"tool": full, "input": arguments, "output": f"no mock for tool {tool}", "error": True}
+    reason = check_expect(tuple((str(p), r) for p, r in entry.get("expect") or ()), arguments)
+    if reason is not None:
+        return {"aborted": {"server": spec["server"], "tool": tool, "reason": reason}}
+    text, failed = render(entry["body"], arguments, entry.get("fixtures") or {})
+    return {"tool": full, "input": arguments, "output": text, "error": bool(entry.get("error")) or failed}
+
+
+def _append(log: Path, record: dict[str, Any]) -> None:
+    with open(log, "a", encoding="utf-8") as f:  # one write per line: several servers share the log
+        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def serve(spec: dict[str, Any], log: Path) -> None:
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=t["name"], description=t.get("description") or "", input_schema=t["inputSchema"])
+            for t in spec["tools"]])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        record = answer(spec, params.name, params.arguments if params.arguments is not None else {})
+        _append(log, record)
+        if "aborted" in record:
+            os.kill(os.getppid(), signal.SIGTERM)  # the agent: the run ends here, as in plugin eval
+            # Never answered: an answer could reach the model before the agent is gone.
+            await anyio.sleep(_ABORT_WAIT)
+            return types.CallToolResult(content=[types.TextContent(type="text", text="run aborted")],
+                                        is_error=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=record["output"])],
+                                    is_error=record["error"])
+
+    server = Server(spec["registered"], on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        sys.stderr.write("usage: python -m skill_eval.run.mockserver SPEC LOG\n")
+        return 2
+    if not available():
+        sys.stderr.write(f"the MCP SDK is not installed: pip install 'skill-eval[{EXTRA}]'\n")
+        return 2
+    serve(json.loads(Path(args[0]).read_text(encoding="utf-8")), Path(args[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

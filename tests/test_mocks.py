@@ -1,0 +1,121 @@
+"""Reading a plugin eval case's mocked MCP servers (model/mocks.py): the suite's ``mocks/`` and the
+case's own, file by file; the names servers are registered under; ``_tools.json``; what
+skill-eval refuses (agent mocks) named at load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from skill_eval.model.evalsets import read_evalset
+from skill_eval.model.mocks import PERMISSIVE, declared_servers, read_mocks
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def _read(root: Path, case: str = "c"):  # noqa: ANN202
+    problems: list[str] = []
+    return read_mocks(root / "evals", root / "evals" / case, root, problems.append), problems
+
+
+SUITE = {".claude-plugin/plugin.json": json.dumps({"name": "notes-plugin"}),
+         ".mcp.json": json.dumps({"mcpServers": {"notes": {"command": "x"}}}),
+         "evals/mocks/notes/lookup.md": "---\nexpect:\n  id: string\n---\nsuite lookup\n",
+         "evals/mocks/notes/list.md": "suite list\n",
+         "evals/mocks/notes/fixtures/a.txt": "A",
+         "evals/mocks/notes/_tools.json": json.dumps({"tools": [
+             {"name": "lookup", "description": "Find a note.",
+              "inputSchema": {"type": "object", "required": ["id"]}},
+             {"name": "drop", "description": "unmocked", "inputSchema": {"type": "object"}}]}),
+         "evals/mocks/web/get.md": "---\nerror: true\n---\nofflne\n",
+         "evals/c/prompt.md": "Go.\n", "evals/c/mocks/notes/lookup.md": "case lookup\n"}
+
+
+def test_a_cases_files_override_the_suites_file_by_file(tmp_path):
+    _write(tmp_path, SUITE)
+    mocks, problems = _read(tmp_path)
+    assert problems == []
+    notes = {s.name: s for s in mocks.servers}["notes"]
+    tools = {t.name: t for t in notes.tools}
+    assert tools["lookup"].body.strip() == "case lookup" and tools["lookup"].expect == ()
+    assert tools["list"].body.strip() == "suite list"
+    assert tools["lookup"].source == "c/mocks/notes/lookup.md"
+    assert tools["list"].fixtures == (("fixtures/a.txt", "A"),)  # beside its own file
+    assert tools["lookup"].fixtures == ()
+
+
+def test_declared_servers_take_the_plugins_name_and_only_the_with_skill_arm(tmp_path):
+    _write(tmp_path, SUITE)
+    mocks, _ = _read(tmp_path)
+    assert mocks.tool_names(True) == ["mcp__plugin_notes-plugin_notes__list",
+                                      "mcp__plugin_notes-plugin_notes__lookup", "mcp__web__get"]
+    assert mocks.tool_names(False) == ["mcp__web__get"]
+
+
+def test_tools_json_gives_mocked_tools_their_real_entry_and_serves_no_unmocked_tool(tmp_path):
+    _write(tmp_path, SUITE)
+    mocks, _ = _read(tmp_path)
+    notes = {s.name: s for s in mocks.servers}["notes"]
+    spec = mocks.spec(notes)
+    entries = {t["name"]: t for t in spec["tools"]}
+    assert set(entries) == {"list", "lookup"}
+    assert entries["lookup"]["description"] == "Find a note."
+    assert entries["lookup"]["inputSchema"] == {"type": "object", "required": ["id"]}
+    assert entries["list"]["description"] == "" and entries["list"]["inputSchema"] == PERMISSIVE
+
+
+def test_every_file_is_in_the_key_by_its_path_and_a_suite_without_mocks_has_none(tmp_path):
+    _write(tmp_path, SUITE)
+    mocks, _ = _read(tmp_path)
+    keys = mocks.key_material()
+    assert {"mocks mocks/notes/list.md", "mocks c/mocks/notes/lookup.md", "mocks mocks/notes/fixtures/a.txt",
+            "mocks mocks/notes/_tools.json"} <= set(keys)
+    assert "mocks mocks/notes/lookup.md" not in keys  # overridden: the case never uses it
+    assert keys["mock_servers"] == "plugin_notes-plugin_notes,web"
+    _write(tmp_path / "bare", {"evals/c/prompt.md": "Go.\n"})
+    assert _read(tmp_path / "bare") == (None, [])
+
+
+def test_agent_mocks_and_unknown_keys_are_named_at_load(tmp_path):
+    _write(tmp_path, {**SUITE, "evals/mocks/notes/_server.md": "---\ntools: [x]\n---\nPlay it.\n",
+                      "evals/c/mocks/web/get.md": "---\ntype: agent\n---\nPlay it.\n",
+                      "evals/c/mocks/web/put.md": "---\nwhen: always\nexpect: [1]\n---\nok\n"})
+    _, problems = _read(tmp_path)
+    assert any("mocks/notes/_server.md: _server.md (a model playing the server) is not served" in p
+               for p in problems)
+    assert any(p.startswith("c/mocks/web/get.md: type: agent mocks") for p in problems)
+    assert any("unknown key 'when'" in p for p in problems) and any("expect: must map" in p for p in problems)
+
+
+def test_servers_declared_in_plugin_json_count_too(tmp_path):
+    _write(tmp_path, {"plugin.json": json.dumps({"name": "p", "mcpServers": {"db": {}}}),
+                      ".mcp.json": json.dumps({"search": {"command": "x"}})})
+    assert declared_servers(tmp_path) == {"db", "search"}
+    _write(tmp_path, {"plugin.json": json.dumps({"name": "p", "mcpServers": "./servers.json"}),
+                      "servers.json": json.dumps({"mcpServers": {"other": {}}})})
+    assert declared_servers(tmp_path) == {"other", "search"}
+
+
+def test_a_case_with_an_agent_mock_fails_validate_in_its_prompt_file(tmp_path):
+    _write(tmp_path, {**SUITE, "evals/c/graders/g.md": '---\ntype: regex\npattern: "x"\n---\n',
+                      "evals/c/mocks/web/get.md": "---\ntype: agent\n---\nPlay it.\n"})
+    found = read_evalset(tmp_path / "evals")
+    [problem] = [p for p in found.problems if "type: agent" in p.message]
+    assert problem.severity == "error" and problem.file.endswith("c/prompt.md")
+    assert found.cases[0].settings.mocks is not None
+
+
+def test_inspect_counts_the_cases_with_mocks_as_applied_and_names_none_as_not_used(tmp_path, capsys):
+    from skill_eval.cli.main import main
+
+    _write(tmp_path, {**SUITE, "skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\nS.\n",
+                      "evals/c/graders/g.md": '---\ntype: regex\npattern: "x"\n---\n'})
+    assert main(["inspect", str(tmp_path / "evals"), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    found = found[0] if isinstance(found, list) else found
+    assert found["settings"] == {"mocks": 1}
+    assert not [p for p in found["problems"] if "not used" in p or "mock" in p]
