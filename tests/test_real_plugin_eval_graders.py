@@ -6,6 +6,7 @@ run. The agreement is printed as ``n/m``. Compared through tests/plugineval_orac
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 
@@ -18,6 +19,7 @@ pytestmark = pytest.mark.slow
 
 # plugin eval refuses a Bash grant where its sandbox cannot run (Linux: bubblewrap and socat).
 SANDBOX = shutil.which("bwrap") is not None and shutil.which("socat") is not None
+MOCKS = importlib.util.find_spec("mcp") is not None  # skill-eval serves mocks with the MCP SDK
 
 
 def _grader(**front: object) -> str:
@@ -90,6 +92,20 @@ GRADERS = {
 if SANDBOX:
     GRADERS["u-bash"] = _grader(type="tool_used", tool="Bash", input_match='"command":"echo hi"')
 
+GRADERS["m-no-mocks"] = _grader(type="regex", target="mock_calls", pattern="x", match="not_contains")
+# A case with its own mocked MCP server (not one the plugin declares: graded in both arms).
+MOCKED = {
+    "m-tool": _grader(type="regex", target="mock_calls", pattern='^\\{"tool":"mcp__clock__now"', flags="m"),
+    "m-input": _grader(type="regex", target="mock_calls", pattern='"input":\\{"tz":"UTC"\\}'),
+    "m-output": _grader(type="regex", target="mock_calls", pattern='"output":"12:00 UTC'),
+    "m-verdict": _grader(type="regex", target="mock_calls", pattern='"verdict":"ok"'),
+    "m-no-error": _grader(type="regex", target="mock_calls", pattern="isError", match="not_contains"),
+    "m-once": _grader(type="regex", target="mock_calls", pattern="^", flags="m", match="count:1"),
+    "m-used": _grader(type="tool_used", tool="mcp__clock__now", input_match='"tz":"UTC"', max=1),
+    "m-glob": _grader(type="tool_used", tool="mcp__clock__*"),
+    "m-answer": _grader(type="regex", pattern="Total|sales"),
+}
+
 TOOLS = "[Read, Glob, Agent, Skill, Write, Edit" + (", Bash]" if SANDBOX else "]")
 CASES = {"every-grader": {
     "case.yaml": 'schema_version: "1.1"\nname: every-grader\nruns: 1\nexecution:\n  max_turns: 20\n'
@@ -97,6 +113,10 @@ CASES = {"every-grader": {
     "prompt.md": "Sum inputs/sales.csv.\n",
     "setup.sh": "echo scaffolded > scaffolded.txt\necho before > pre.md\n",
     **{f"graders/{name}.md": text for name, text in GRADERS.items()}}}
+if MOCKS:
+    CASES["mocked"] = {"prompt.md": "---\nruns: 1\nallowed_tools: [Read, Glob, Skill]\n---\nThe time?\n",
+               "mocks/clock/now.md": "12:00 {{input.tz}}\n",
+               **{f"graders/{name}.md": text for name, text in MOCKED.items()}}
 
 STEPS = (
     {"name": "Write", "input": {"file_path": "{cwd}/notes.txt", "content": 'hello\nsay "quoted"\n'}},
@@ -110,7 +130,8 @@ STEPS = (
     *([{"name": "Bash", "input": {"command": "echo hi", "description": "Say hi"}}] if SANDBOX else []),
 )
 SCRIPT = Script(answer_with_skill="Total sales: 42. aaa", answer_without_skill="No sales. aaaa",
-                steps=STEPS, subagent_steps=({"name": "Read", "input": {"file_path": "{cwd}/sub.txt"}},))
+                steps=STEPS, subagent_steps=({"name": "Read", "input": {"file_path": "{cwd}/sub.txt"}},),
+                mcp_tool="now", mcp_input={"tz": "UTC"})
 GRANTS = ("--allow-tools", "Write", "Edit", *(["Bash"] if SANDBOX else []))
 
 
@@ -145,3 +166,6 @@ def test_the_probes_really_probe(both):
     assert verdicts[("with", "u-sub-read")] and not verdicts[("with", "u-glob-name")]
     assert not verdicts[("with", "e-star")] and not verdicts[("with", "e-scaffold")]
     assert not verdicts[("with", "r-inline")] and verdicts[("without", "u-never-skill")]
+    mocked = {(arm, g): p for case, arm, _, g, p in theirs.verdicts if case == "mocked"}
+    assert not MOCKS or (mocked[("with", "m-tool")] and mocked[("without", "m-output")]
+                         and not mocked[("with", "m-glob")])

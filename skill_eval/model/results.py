@@ -105,6 +105,8 @@ class RunResult:
     # Workspace-relative paths of the files the run created (not the scaffold's, not only
     # modified), sorted as JavaScript sorts strings; None for a run stored before they were listed.
     created: tuple[str, ...] | None = field(default=None, hash=False, compare=False)
+    # Every call to a mocked MCP tool ({tool, input, output, error}); None: no mocks were served.
+    mock_calls: tuple[dict[str, Any], ...] | None = field(default=None, hash=False, compare=False)
 
     @property
     def output(self) -> str:

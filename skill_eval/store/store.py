@@ -305,9 +305,10 @@ def redact_response(response: AdapterResponse) -> AdapterResponse:
 
 
 def _session_and_created(entry: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    created = meta.get("created")
+    created, calls = meta.get("created"), meta.get("mock_calls")
     return {"session_path": entry / SESSION if (entry / SESSION).is_file() else None,
-            "created": tuple(created) if isinstance(created, list) else None}
+            "created": tuple(created) if isinstance(created, list) else None,
+            "mock_calls": tuple(c for c in calls if isinstance(c, dict)) if isinstance(calls, list) else None}
 
 
 def _kept_dirs(entry: Path) -> tuple[Path | None, Path | None]:

@@ -29,6 +29,8 @@ class CheckContext:
     skill_aliases: tuple[str, ...] = ()  # other names the skill goes by (its SKILL.md name)
     session_path: Path | None = None  # the session as JSON lines (plugin eval's target: trace)
     created: tuple[str, ...] | None = None  # files the run created; None: not listed (older run)
+    # calls to mocked MCP tools as the mock servers recorded them; None: no mocks were served
+    mock_calls: tuple[Mapping[str, Any], ...] | None = field(default=None, hash=False)
 
     def session(self) -> str | None:
         """The kept session, one JSON message per line; None when the adapter kept none."""

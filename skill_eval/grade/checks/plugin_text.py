@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.plugin_mocks import UNAVAILABLE, mock_calls_text
 from skill_eval.intake.jsregex import JsRegex, JsRegexError, JsSyntaxError, js_regex
 
 TARGETS = ("last_message", "trace", "files", "mock_calls")
@@ -69,8 +70,7 @@ def _target_text(target: Any, ctx: CheckContext) -> tuple[str | None, str]:
     if target == "files":
         return "\n".join(ctx.created_files()), "files"
     if target == "mock_calls":
-        raise CheckParamError("target mock_calls needs the mocked MCP servers of issue 43, which this "
-                              "version of skill-eval does not run yet")
+        return mock_calls_text(ctx), "mock_calls"
     if isinstance(target, Mapping) and target.get("source") == "file" and isinstance(
             target.get("path"), str):
         rel = target["path"]
@@ -100,8 +100,8 @@ def plugin_regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckCont
     if isinstance(rx, str):
         return False, clip(rx)
     if text is None:
-        why = "the adapter kept no session (target: trace needs claude-code)" if where == "trace" \
-            else f"{where} does not exist"
+        why = ("the adapter kept no session (target: trace needs claude-code)" if where == "trace"
+               else UNAVAILABLE if where == "mock_calls" else f"{where} does not exist")
         return False, clip(why)
     if match == "contains":
         hit = rx.search(text)

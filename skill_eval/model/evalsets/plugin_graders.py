@@ -146,12 +146,9 @@ def _regex(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:
     params: dict[str, Any] = {"pattern": pattern}
     if isinstance(target, dict) and target.get("source") == "file" and isinstance(target.get("path"), str):
         params["file"] = target["path"]  # the workspace file after the run, as kept
-    elif target in ("last_message", "trace", "files"):
+    elif target in ("last_message", "trace", "files", "mock_calls"):
         if target != "last_message":
             params["target"] = target
-    elif target == "mock_calls":
-        return unmapped("target mock_calls needs the mocked MCP servers (issue 43), which skill-eval "
-                        "does not run yet")
     else:
         return unmapped(f"target {target!r} is not one of last_message, trace, files, mock_calls, "
                         "{source: file, path}")
