@@ -38,3 +38,14 @@ def test_the_session_is_each_json_line_as_json_stringify_writes_it(tmp_path):
     assert '"input":{"prompt":"go","n":1}' in lines[1]
     write_session(_write(tmp_path), tmp_path / "tmp" / "session.jsonl")
     assert (tmp_path / "tmp" / "session.jsonl").read_text() == "\n".join(lines)
+
+
+def test_whole_inputs_past_the_budget_stay_in_the_session_only():
+    from skill_eval.run.adapters.agentcli import INPUT_JSON_BUDGET, Collected
+
+    got = Collected()
+    big = "x" * (INPUT_JSON_BUDGET // 2 + 10)
+    got.events = [{"type": "tool_call", "name": "Write", "input_json": big} for _ in range(3)]
+    events = got.response()["events"]
+    assert [("input_json" in e) for e in events[:3]] == [True, False, False]
+    assert events[-1]["type"] == "warning" and "2 tool call(s)" in events[-1]["name"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -40,6 +41,22 @@ class CheckContext:
             return self.session_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None
+
+    @cached_property
+    def session_messages(self) -> tuple[dict[str, Any], ...] | None:
+        """The kept session's messages, parsed once per run; None when none was kept."""
+        text = self.session()
+        if text is None:
+            return None
+        out = []
+        for line in text.split("\n"):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                out.append(message)
+        return tuple(out)
 
     def created_files(self) -> tuple[str, ...]:
         """Paths the run created; for a run stored before they were listed, every kept file."""

@@ -9,7 +9,6 @@ record when no session was kept).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext
@@ -45,18 +44,14 @@ def mock_calls_text(ctx: CheckContext) -> str | None:
     if ctx.mock_calls is None:
         return None
     mocked = {str(c.get("tool")) for c in ctx.mock_calls}
-    session = ctx.session()
-    if session is None:
+    messages = ctx.session_messages
+    if messages is None:
         return "\n".join(_line(str(c.get("tool")), c.get("input"), str(c.get("output") or ""),
                                bool(c.get("error"))) for c in ctx.mock_calls)
     calls: list[dict[str, Any]] = []
     by_id: dict[str, dict[str, Any]] = {}
-    for line in session.split("\n"):
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        body = message.get("message") if isinstance(message, dict) else None
+    for message in messages:
+        body = message.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):

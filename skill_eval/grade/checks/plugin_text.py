@@ -13,7 +13,6 @@ fails saying so; a pattern that has no faithful translation here is invalid inpu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,16 +40,12 @@ def compile_js(pattern: Any, flags: Any = "", key: str = "pattern") -> JsRegex |
 def last_assistant_text(ctx: CheckContext) -> str:
     """Plugin eval's ``last_message``: the text blocks (joined by newlines) of the last assistant
     message that had any, from the kept session; the run's output when no session was kept."""
-    session = ctx.session()
-    if session is None:
+    messages = ctx.session_messages
+    if messages is None:
         return ctx.output
     last = None
-    for line in session.split("\n"):
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or message.get("type") != "assistant":
+    for message in messages:
+        if message.get("type") != "assistant":
             continue
         body = message.get("message")
         content = body.get("content") if isinstance(body, dict) else None

@@ -22,13 +22,28 @@ from typing import Any
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.plugin_text import compile_js
 from skill_eval.grade.checks.trace import NO_TRACE, traced
+from skill_eval.intake.jsjson import js_stringify
 from skill_eval.intake.jsregex import JsRegex
 
 _SPECIAL = set(".+^${}()|[]\\")
 
 
 def _calls(ctx: CheckContext) -> list[tuple[str, str | None]]:
-    return [(e.name or "", e.input_json) for e in ctx.events if e.type == "tool_call"]
+    """(name, JSON.stringify of the input) of every call: from the kept session where there is
+    one (what plugin eval reads: every tool_use block, subagents' too, in order), else from the
+    events' ``input_json``."""
+    messages = ctx.session_messages
+    if messages is None:
+        return [(e.name or "", e.input_json) for e in ctx.events if e.type == "tool_call"]
+    out: list[tuple[str, str | None]] = []
+    for message in messages:
+        body = message.get("message") if message.get("type") == "assistant" else None
+        content = body.get("content") if isinstance(body, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                given = block.get("input")
+                out.append((str(block.get("name") or ""), js_stringify(given) if "input" in block else ""))
+    return out
 
 
 def _side(raw: Any, key: str) -> tuple[str, JsRegex | str | None]:
