@@ -49,6 +49,7 @@ from skill_eval.run.adapters.agentcli import (
     model_for,
     prepare_skill,
     print_version,
+    remove_installed,
     run_cli,
     workspace_of,
 )
@@ -268,8 +269,12 @@ def _main(argv: Sequence[str] | None) -> int:
     args.model = model_for(request, args.model)
     workspace = workspace_of(request)
     env = codex_env(workspace)
-    prepare_skill(request, workspace, skill_dirs(args, env))
-    got = run_codex(args, prompt, workspace, env)
+    dirs = skill_dirs(args, env)
+    installed = prepare_skill(request, workspace, dirs)
+    try:
+        got = run_codex(args, prompt, workspace, env)
+    finally:  # the skill copy is the adapter's plumbing, no file the run created
+        remove_installed(workspace, dirs, installed)
     write_json(got.response())
     return 0
 
