@@ -90,6 +90,13 @@ class Script:
     loop_if: str = ""
     # One-word judge votes: prompt substring -> replies, given in turn to repeats of one prompt.
     votes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Claude: tool calls the main conversation makes one per turn, in order, after loading the
+    # skill (when offered) and before answering: ({"name": "Write", "input": {...}}, ...). An
+    # ``Agent`` step starts a subagent (its prompt must hold SUBAGENT_MARKER), which makes
+    # ``subagent_steps`` the same way and then answers ``subagent_answer``.
+    steps: tuple[dict[str, Any], ...] = ()
+    subagent_steps: tuple[dict[str, Any], ...] = ()
+    subagent_answer: str = "Subagent done."
     # An MCP tool the model calls once, with ``mcp_input``, when a request offers a tool named
     # ``mcp_tool`` or ending in ``__<mcp_tool>`` (``mcp__plugin_p_notes__lookup``); then it answers.
     mcp_tool: str = ""
@@ -229,6 +236,35 @@ class FakeModel:
         return [{"type": "text", "text": "Delegating."},
                 {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": tool, "input": task}]
 
+    def _scripted_step(self, tools: set[Any], messages: list[Any],
+                       body: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The next of ``steps`` (``subagent_steps`` inside a subagent), or None when all are made."""
+        if self._mcp_offered(body) is not None:
+            return None  # a run offering mcp_tool calls it and answers (the mocks tests' script)
+        first = messages[0] if messages else {}
+        inside = SUBAGENT_MARKER in json.dumps(first)
+        steps = self.script.subagent_steps if inside else self.script.steps
+        made = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
+                   for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                   if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") != "Skill")
+        if made >= len(steps):
+            return None
+        step = steps[made]
+        name = step["name"]
+        if name in ("Agent", "Task") and name not in tools:
+            name = next((t for t in ("Agent", "Task") if t in tools), name)
+        # "{cwd}" in an input is the session's working directory (file tools want absolute paths).
+        said = json.dumps(body.get("system")) + json.dumps(messages)
+        cwd = re.search(r"[Ww]orking directory: ([^\s\\]+)", said)
+        given = json.dumps(step.get("input", {})).replace("{cwd}", cwd.group(1) if cwd else ".")
+        return [{"type": "text", "text": f"Step {made + 1}."},
+                {"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": name,
+                 "input": json.loads(given)}]
+
+    def _subagent_reply(self, messages: list[Any]) -> bool:
+        first = messages[0] if messages else {}
+        return bool(self.script.subagent_steps or self.script.steps) and SUBAGENT_MARKER in json.dumps(first)
+
     def _bundled_load(self, body: Any, offered: bool) -> bool:
         """A without-skill run's first reply loads ``bundled_skill`` when the CLI lists it."""
         name = self.script.bundled_skill
@@ -367,7 +403,8 @@ class FakeModel:
             blocks = [{"type": "tool_use", "id": f"toolu_{self._next_id():04d}", "name": "Skill",
                        "input": {"skill": s.bundled_skill}}]
             stop = "tool_use"
-        elif "Skill" in tools and self.offers_skill(body) and not answered_tool:
+        elif ("Skill" in tools and self.offers_skill(body) and not answered_tool
+              and not self._subagent_reply(messages)):
             blocks = [
                 {"type": "text", "text": "Loading the skill."},
                 {
@@ -378,6 +415,10 @@ class FakeModel:
                 },
             ]
             stop = "tool_use"
+        elif judging is None and (step := self._scripted_step(tools, messages, body)) is not None:
+            blocks, stop = step, "tool_use"
+        elif judging is None and self._subagent_reply(messages):
+            blocks, stop = [{"type": "text", "text": s.subagent_answer}], "end_turn"
         else:
             text = (
                 s.answer_with_skill

@@ -49,6 +49,8 @@ class Capture:
     requests: list[dict[str, Any]]
     runs: list[RunRecord]
     document: dict[str, Any] = field(default_factory=dict)
+    # (case, arm, run number from 1, grader, passed) of every grader result
+    verdicts: list[tuple[str, str, int, str, bool]] = field(default_factory=list)
 
     def model_requests(self) -> list[dict[str, Any]]:
         """The agent's own model calls (those offering tools), in the order they came."""
@@ -160,7 +162,10 @@ def plugin_eval(claude: Path, plugin: Path, script: Script, *args: str, timeout:
                              f"{done.stderr[-2000:]}") from None
     runs = [RunRecord(c["name"], arm, r.get("error") or _aborted(r.get("aborted"))) for c in document["cases"]
             for arm in ("with", "without") for r in c["arms"].get(arm) or []]
-    return Capture(requests, runs, document)
+    verdicts = sorted((c["name"], arm, n, g["name"], bool(g["passed"])) for c in document["cases"]
+                      for arm in ("with", "without") for n, r in enumerate(c["arms"].get(arm) or [], 1)
+                      for g in r.get("graders") or [])
+    return Capture(requests, runs, document, verdicts)
 
 
 def _aborted(record: dict[str, Any] | None) -> str | None:
@@ -207,7 +212,20 @@ def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args
             else:
                 os.environ["ANTHROPIC_API_KEY"] = old
         requests = list(fm.requests)
-    return Capture(requests, stored_runs(work / ".store", work / "results"))
+    return Capture(requests, stored_runs(work / ".store", work / "results"),
+                   verdicts=stored_verdicts(work / "results"))
+
+
+def stored_verdicts(results: Path) -> list[tuple[str, str, int, str, bool]]:
+    """(case, arm, iteration, check id, passed) of every graded run under ``results``."""
+    arm = {"with_skill": "with", "without_skill": "without"}
+    out = []
+    for path in results.glob("*/iteration-*/eval-*/*/grading.json"):
+        grade = json.loads(path.read_text())
+        iteration = int(path.parent.parent.parent.name.split("-")[1])
+        out += [(grade["case_id"], arm.get(path.parent.name, path.parent.name), iteration, c["id"],
+                 bool(c["passed"])) for c in grade["checks"]]
+    return sorted(out)
 
 
 def grader_verdicts(results: Path) -> dict[tuple[str, str, str], dict[str, Any]]:

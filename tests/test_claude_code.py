@@ -136,7 +136,9 @@ def test_normal_answer_usage_and_cost(workspace, fake_bin, tmp_path):
     )
     resp = ok(proc)
     assert resp["output"] == "The capital of France is Paris."
-    assert resp["events"] == [{"type": "model", "name": "claude-sonnet-4-5-20250929"}]
+    # every step is reported, and there was none: "session complete" says so
+    assert resp["events"] == [{"type": "model", "name": "claude-sonnet-4-5-20250929"},
+                              {"type": "session", "name": "complete"}]
     assert resp["usage"] == {
         "input_tokens": 3,
         "output_tokens": 9,
@@ -172,17 +174,22 @@ def test_skill_load_after_other_tool_calls(workspace, fake_bin, tmp_path):
     resp = ok(proc)
     assert resp["output"] == "Total sales: 42 (north 10, south 32)."
     # every step: each tool call with a preview of its input, the shell command it ran
-    steps = [{k: v for k, v in e.items() if k != "input"} for e in resp["events"]]
+    steps = [{k: v for k, v in e.items() if k not in ("input", "input_json")} for e in resp["events"]]
     assert steps == [
         {"type": "model", "name": "claude-opus-4-1-20250805"},
         {"type": "tool_call", "name": "Bash"},
         {"type": "command", "argv": ["ls", "inputs"]},
         {"type": "tool_call", "name": "Read"},
+        {"type": "tool_call", "name": "Skill"},  # the load's own call, for plugin eval's graders
         {"type": "skill_loaded", "name": "csv-summary"},
         {"type": "tool_call", "name": "Write"},
+        {"type": "session", "name": "complete"},
     ]
     assert resp["events"][1]["input"] == '{"command": "ls inputs", "description": "List inputs"}'
-    assert '"file_path": "/ws/outputs/summary.md"' in resp["events"][5]["input"]
+    # the whole input as plugin eval's input_match sees it: JSON.stringify, key order kept
+    assert resp["events"][1]["input_json"] == '{"command":"ls inputs","description":"List inputs"}'
+    assert '"file_path": "/ws/outputs/summary.md"' in resp["events"][6]["input"]
+    assert resp["events"][6]["input_json"].startswith('{"file_path":"/ws/outputs/summary.md"')
     assert resp["usage"]["cost_usd"] == 0.2071
     assert resp["usage"]["num_turns"] == 5
     assert resp["usage"]["cache_read_input_tokens"] == 12000
@@ -196,7 +203,8 @@ def test_skill_load_after_other_tool_calls(workspace, fake_bin, tmp_path):
     # the skill is where Claude Code discovers project skills, and only there
     assert seen["installed"] == ["csv-summary"] and seen["installed_skill_md"]
     assert not seen["staged_left"]
-    assert (workspace / ".claude" / "skills" / "csv-summary" / "scripts" / "sum.py").is_file()
+    # ... and taken out again once the agent is done: the adapter's plumbing is no file the run made
+    assert not (workspace / ".claude").exists()
 
 
 def test_read_of_skill_md_counts_as_load(workspace, fake_bin):
@@ -204,11 +212,12 @@ def test_read_of_skill_md_counts_as_load(workspace, fake_bin):
         workspace, request(workspace), path=str(fake_bin), FAKE_TRANSCRIPT=str(DATA / "read_skill_md.jsonl")
     )
     resp = ok(proc)
-    assert [{k: v for k, v in e.items() if k != "input"} for e in resp["events"]] == [
+    assert [{k: v for k, v in e.items() if k not in ("input", "input_json")} for e in resp["events"]] == [
         {"type": "model", "name": "claude-haiku-4-5"},
         {"type": "tool_call", "name": "Glob"},
         {"type": "tool_call", "name": "Read"},
         {"type": "skill_loaded", "name": "csv-summary"},
+        {"type": "session", "name": "complete"},
     ]
 
 
@@ -403,7 +412,10 @@ def test_a_refused_skill_call_is_no_load(workspace, fake_bin):
     agent asked for it but never had it, so no skill_loaded (and no other-skills flag)."""
     resp = ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
                   FAKE_TRANSCRIPT=str(DATA / "refused_skill.jsonl")))
-    assert [e for e in resp["events"] if e["type"] != "model"] == [{"type": "tool_call", "name": "Skill"}]
+    assert [e for e in resp["events"] if e["type"] != "model"] == [
+        {"type": "tool_call", "name": "Skill", "input": '{"skill": "code-review"}',
+         "input_json": '{"skill":"code-review"}'},
+        {"type": "session", "name": "complete"}]
 
 
 _counts = st.integers(min_value=0, max_value=10**9)

@@ -25,6 +25,7 @@ LINE = re.compile(r"^[^\n:]+(:\d+(:\d+)?)?: (warning: )?\S[^\n]*$")
 CHECK_TYPES = ("command_count_le, command_not_ran, command_order, command_ran, contains, contains_all, "
                "contains_any, file_exists, golden_output, json_path_equals, json_schema, loaded_skill, "
                "max_seconds, max_tokens, no_repeated_command_loop, no_secrets, not_contains, not_regex, "
+               "plugin_file_exists, plugin_regex, plugin_tool_order, plugin_tool_used, "
                "regex, script, similarity, tool_call, tool_count_le")
 
 

@@ -126,7 +126,8 @@ def test_normal_answer_with_usage(workspace, fake_bin, tmp_path):
     )
     resp = ok(proc)
     assert resp["output"] == "The capital of France is Paris."
-    assert resp["events"] == [{"type": "model", "name": "gpt-5-codex"}]
+    assert resp["events"] == [{"type": "model", "name": "gpt-5-codex"},
+                              {"type": "session", "name": "complete"}]
     assert resp["usage"] == {
         "input_tokens": 24763,
         "cached_input_tokens": 24448,
@@ -154,14 +155,16 @@ def test_skill_load_after_other_tool_calls(workspace, fake_bin, tmp_path):
     )
     resp = ok(proc)
     assert resp["output"] == "Total sales: 42."
-    steps = [{k: v for k, v in e.items() if k != "input"} for e in resp["events"]]
+    steps = [{k: v for k, v in e.items() if k not in ("input", "input_json")} for e in resp["events"]]
     assert [e for e in steps if e["type"] != "command"] == [
         {"type": "tool_call", "name": "command_execution"},
         {"type": "tool_call", "name": "mcp:files/stat"},
         {"type": "tool_call", "name": "command_execution"},
         {"type": "skill_loaded", "name": "csv-summary"},
         {"type": "tool_call", "name": "file_change"},
+        {"type": "session", "name": "complete"},
     ]
+    assert resp["events"][0]["input_json"] == '{"command":"bash -lc ls inputs"}'
     assert steps[1] == {"type": "command", "argv": ["bash", "-lc", "ls", "inputs"]}  # as recorded (unquoted)
     assert resp["events"][0]["input"] == '{"command": "bash -lc ls inputs"}'
     assert resp["usage"] == {
@@ -194,8 +197,9 @@ def test_early_item_shape(workspace, fake_bin):
     resp = ok(proc)
     assert resp["output"] == "Listed the folder."
     assert resp["events"] == [
-        {"type": "tool_call", "name": "command_execution", "input": '{"command": "bash -lc ls"}'},
-        {"type": "command", "argv": ["ls"]}]
+        {"type": "tool_call", "name": "command_execution", "input_json": '{"command":"bash -lc ls"}',
+         "input": '{"command": "bash -lc ls"}'},
+        {"type": "command", "argv": ["ls"]}, {"type": "session", "name": "complete"}]
 
 
 @pytest.mark.slow

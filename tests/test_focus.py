@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skill_eval.grade.checks.context import CheckContext
-from skill_eval.grade.focus import focus_text, mock_call_text, window
+from skill_eval.grade.focus import focus_text, window
 
 _LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), min_size=1).filter(
     lambda s: s.strip() != "")
@@ -40,20 +40,33 @@ def test_last_message_and_a_kept_file_are_judged_as_text(tmp_path: Path):
     assert binary.text is None and "not UTF-8 text" in binary.why
 
 
-def test_run_data_this_branch_does_not_keep_is_not_judged():
+def test_run_data_a_run_does_not_keep_is_not_judged():
     ctx = CheckContext(output="x")
-    for name in ("trace", "files", "mock_calls"):
+    for name in ("trace", "mock_calls"):
         found = focus_text(name, ctx)
         assert found.label == name and found.text is None and found.why
+    # No created-file list and no kept files: nothing was created, as plugin eval shows it.
+    assert focus_text("files", ctx).text == "(no file changes)"
+
+
+def test_created_files_and_last_message_come_from_the_run_record(tmp_path: Path):
+    session = tmp_path / "session.jsonl"
+    session.write_text('{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}\n'
+                       '{"type":"assistant","message":{"content":[{"type":"text","text":"Total: 42"}]}}\n')
+    ctx = CheckContext(output="ignored", session_path=session, created=("a.txt", "b/c.md"))
+    assert focus_text("files", ctx).text == "a.txt\nb/c.md"
+    assert focus_text("last_message", ctx).text == "Total: 42"
+    assert focus_text("trace", ctx).text == session.read_text().strip()
 
 
 def test_mock_calls_are_shown_one_json_line_each_as_the_first_party_judge_sees_them():
-    calls = [{"tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE-ANSWER 7",
-              "error": False},
+    calls = ({"tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE-ANSWER 7",
+              "verdict": "ok"},
              {"tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"}, "output": "NOTE 7 IS GONE",
-              "error": True}]
-    # The lines claude plugin eval 2.1.332 showed its judge for these two calls.
-    assert mock_call_text(calls) == (
+              "isError": True, "verdict": "tool_error"})
+    # The lines claude plugin eval 2.1.332 showed its judge for these two calls (no session kept:
+    # read from the mock servers' own record).
+    assert focus_text("mock_calls", CheckContext(output="", mock_calls=calls)).text == (
         '{"tool":"mcp__plugin_p_notes__lookup","input":{"id":"7"},"output":"NOTE-ANSWER 7","verdict":"ok"}\n'
         '{"tool":"mcp__plugin_p_notes__lookup","input":{"id":"7"},"output":"NOTE 7 IS GONE","isError":true,'
         '"verdict":"tool_error"}')

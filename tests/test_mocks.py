@@ -138,3 +138,20 @@ def test_a_cases_mocks_are_hashable_like_the_rest_of_its_settings(tmp_path):
     assert problems == [] and hash(mocks)
     lookup = {t.name: t for s in mocks.servers for t in s.tools}["lookup"]
     assert lookup.expect == (("id", ("a", "b")),)
+
+
+def test_a_mock_calls_grader_is_a_plugin_fired_indicator_only_when_every_mocked_server_is_the_plugins(tmp_path):
+    graders = {"evals/c/graders/called.md": "---\ntype: regex\ntarget: mock_calls\npattern: lookup\n---\n",
+               "evals/c/graders/says.md": "---\ntype: regex\npattern: note\n---\n"}
+    own = {k: v for k, v in SUITE.items() if not k.startswith("evals/mocks/web/")}
+    _write(tmp_path / "own", {**own, **graders})
+    _write(tmp_path / "mixed", {**SUITE, **graders})
+
+    def indicators(root: Path) -> dict[str, bool]:
+        [case] = read_evalset(root / "evals", root).cases
+        return {ch.id: ch.indicator for ch in case.checks}
+
+    # §8: left out of the score (graded in the with-arm only) when the plugin's own servers answer.
+    assert indicators(tmp_path / "own") == {"called": True, "says": False}
+    # A mocked server the plugin does not declare: the call says nothing of the plugin firing.
+    assert indicators(tmp_path / "mixed") == {"called": False, "says": False}

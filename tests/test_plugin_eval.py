@@ -95,14 +95,19 @@ def test_graders_map_to_checks_and_rubric_and_the_rest_is_named(tmp_path):
     beta = cases["uses-beta"]
     assert beta.prompt == "Write the beta notes."
     checks = {c.id: c for c in beta.checks}
-    assert checks["fired"].type == "loaded_skill" and checks["fired"].params == {"skill": "beta"}
+    # graded with plugin eval's own semantics: the options as written, JavaScript patterns
+    assert checks["fired"].type == "plugin_tool_used"
+    assert checks["fired"].params == {"tool": "Skill", "input_match": '"skill"\\s*:\\s*"(?:notes:)?beta"'}
     assert checks["fired"].arms == ("with_skill",)  # plugin eval leaves it out of the without-arm
-    assert checks["heading"].params == {"pattern": "(?m)^# Notes"} and not checks["heading"].case_sensitive
+    assert checks["heading"].type == "plugin_regex"
+    assert checks["heading"].params == {"pattern": "^# Notes", "flags": "im"}
     assert [(r.id, r.weight) for r in beta.rubric] == [("good", 2.0)]
     plain = cases["plain"]
     assert plain.prompt == "Say hello."
-    assert [(c.id, c.type) for c in plain.checks] == [("no-bye", "not_regex"), ("ran-tests", "tool_call")]
-    assert plain.checks[1].params == {"tool": "bash", "min_count": 1, "pattern": "npm test"}
+    assert [(c.id, c.type) for c in plain.checks] == [("no-bye", "plugin_regex"),
+                                                      ("ran-tests", "plugin_tool_used")]
+    assert plain.checks[0].params == {"pattern": "bye", "match": "not_contains"}
+    assert plain.checks[1].params == {"tool": "Bash", "input_match": "npm test"}
     assert [(f.rel, f.source.read_text()) for f in plain.fixtures] == [("resources/data.txt", "hello data\n")]
     assert es.unmapped == ()
     # llm and baseline graders: three judge votes each; baseline with its reference transcript.
@@ -174,7 +179,7 @@ def test_export_writes_native_checks_as_graders_and_names_the_rest(tmp_path, cap
     assert "not written: one/fast: a max_seconds check has no plugin eval grader" in out
     back = read_evalset(tmp_path / "out" / "s" / "evals")
     [case] = back.cases
-    assert case.checks[0].type == "regex" and case.checks[0].params["pattern"] == r"a\.b \(c\)"
+    assert case.checks[0].type == "plugin_regex" and case.checks[0].params["pattern"] == r"a\.b \(c\)"
     assert [r.text for r in case.rubric] == ["It is polite"]
     assert [f.rel for f in case.fixtures] == ["evals/files/in.txt"]
 

@@ -26,6 +26,7 @@ pathlib.Path("outputs/sub").mkdir(parents=True)
 pathlib.Path("outputs/sub/answer.md").write_text("kept " + req["mode"])
 pathlib.Path("outputs/run.sh").write_text("#!/bin/sh\\n")
 os.chmod("outputs/run.sh", 0o755)
+pathlib.Path(req["session"]).write_text('{"type":"result","result":"kept"}')  # kept too
 sys.stderr.write("token=sk-ant-abcdefgh12345678 used\\n")
 print(json.dumps({"output": json.dumps({"seen": seen, "data": data, "mode": req["mode"],
                   "skill": req["skill"], "files": req["files"], "home_in_ws":
@@ -65,6 +66,7 @@ def test_remote_run_stores_what_a_local_run_stores(run_setup, write_adapter, tmp
         assert local.get_meta(s.key) == remote.get_meta(s.key)
         assert b"sk-ant-abcdefgh" not in eb["stderr.txt"] and b"[REDACTED:" in eb["stderr.txt"]
         assert remote.get_run(s.key) is not None  # the manifest verifies
+        assert eb["session.jsonl"] == b'{"type":"result","result":"kept"}'  # the session comes back
 
 
 def test_the_worker_needs_nothing_of_the_drivers_files(run_setup, write_adapter, tmp_path):

@@ -147,3 +147,32 @@ def test_demo_adapter_answers_from_recordings(run_setup, tmp_path):
     missing = execute(replace(w, key="e" * 64, iteration=9, adapter=replay), suite, Store(tmp_path / "s2"))
     assert isinstance(missing, RunError) and "no run recorded" in missing.message
     assert "iteration 9" in missing.message
+
+
+SESSION_ADAPTER = """#!/usr/bin/env python3
+import json, pathlib, sys
+req = json.load(sys.stdin)
+pathlib.Path(req["session"]).write_text('{"type":"assistant","secret":"sk-ant-api03-' + 'A' * 40 + '"}')
+pathlib.Path("made.txt").write_text("new")
+print(json.dumps({"output": "ok", "events": [{"type": "session", "name": "complete"}]}))
+"""
+
+
+def test_the_session_and_the_created_files_are_kept_with_the_run(run_setup, write_adapter, tmp_path):
+    suite, spec = run_setup([write_adapter(SESSION_ADAPTER, "session.py")])
+    store = Store(tmp_path / "store")
+    result = execute(spec(), suite, store)
+    assert isinstance(result, RunResult), result
+    again = store.get_run(result.key)
+    assert again.session_path is not None and again.session_path.name == "session.jsonl"
+    session = again.session_path.read_text()
+    assert session.startswith('{"type":"assistant"') and "REDACTED" in session  # redacted like the rest
+    assert again.created == ("made.txt",)  # the session file (in tmp/) and the inputs are no file it made
+
+
+def test_created_files_leave_out_what_was_there_and_sort_as_javascript():
+    from skill_eval.run.runner import created_files
+
+    assert created_files(["b.txt", "a.txt", "pre.md", "gone/"], {"pre.md": "0" * 64}) == ["a.txt", "b.txt"]
+    # JavaScript sorts by UTF-16 code units: an astral character sorts before U+FF01
+    assert created_files(["\uff01.txt", "\U0001f600.txt"], {}) == ["\U0001f600.txt", "\uff01.txt"]

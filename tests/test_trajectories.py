@@ -136,6 +136,8 @@ def test_previews_are_bounded_and_redacted_when_stored():
     assert len(events[0]["input"]) <= PREVIEW_CHARS
     resp = redact_response(parse_response(json.dumps({"output": "", "events": events}).encode(), "t"))
     assert secret not in resp.events[0].input and secret not in " ".join(resp.events[1].argv)
+    # the whole input is never cut, and redacted like the rest
+    assert resp.events[0].input_json.endswith("x" * 5000 + '"}') and secret not in resp.events[0].input_json
 
 
 def test_review_data_numbers_steps_in_order():
@@ -147,3 +149,4 @@ def test_review_data_numbers_steps_in_order():
                  {"type": "stop", "name": "end_turn"}])
     assert got == [["tool", 'Bash: {"command": "ls"}'], ["command", "ls"], ["skill", "pdf"],
                    ["stop", "end_turn"]]
+    assert steps([{"type": "tool_call", "name": "Read", "subagent": True}]) == [["tool", "[subagent] Read"]]

@@ -4,21 +4,20 @@
 session as JSON lines, cut to its first and last 12 lines (``window``), as the first-party judge
 sees it (FORMAT.md §4.2; the real CLI cuts a baseline's reference transcript the same way);
 ``files`` the paths the agent created, one a line; ``mock_calls`` the calls to mocked MCP tools.
-Each comes from one accessor below, so the run data other branches add (the session trace and
-created-file list of branch ``graders``, the mock calls of branch ``mocks``) is wired in one
-place. A focus the run has no data for is not judged: the grader fails, saying why.
+Each is read as plugin eval's regex graders read the same target (grade/checks: the kept
+session, the created-file list, the mock servers' record). A focus the run has no data for is
+not judged: the grader fails, saying why.
 
 Everything returned is redacted: a secret never reaches the judge.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.plugin_mocks import mock_calls_text
+from skill_eval.grade.checks.plugin_text import last_assistant_text
 from skill_eval.store.redact import redact
 
 WINDOW = 12  # lines kept at each end of a long trace or reference transcript
@@ -46,38 +45,8 @@ def window(text: str, keep: int = WINDOW) -> str:
 
 
 def session_trace(ctx: CheckContext) -> str | None:
-    """The session as JSON lines, or None. Runs on this branch keep no trace: the merge with
-    branch ``graders`` returns ``ctx.session()`` here (tried: 18/18 verdicts agree then)."""
-    return None
-
-
-def created_files(ctx: CheckContext) -> tuple[str, ...] | None:
-    """Workspace paths the agent created, or None when the run record has no such list (the
-    merge with branch ``graders`` returns ``ctx.created_files()`` here)."""
-    return None
-
-
-def mock_calls(ctx: CheckContext) -> str | None:
-    """The mocked MCP calls with inputs and answers, or None when no mock was active. Runs on
-    this branch have no mocks: the merge with branch ``mocks`` returns
-    ``mock_call_text(<the run's mock_calls records>)`` here for a run that had mocks."""
-    return None
-
-
-def mock_call_text(calls: Sequence[Mapping[str, Any]]) -> str:
-    """Mock call records (``{tool, input, output, error}``, one per call) as the first-party judge
-    is shown them (read from 2.1.332): one compact JSON object a line, ``{"tool", "input",
-    "output", "verdict": "ok"}``, or with ``"isError": true`` and ``"verdict": "tool_error"``."""
-    lines = []
-    for call in calls:
-        shown: dict[str, Any] = {"tool": call.get("tool"), "input": call.get("input"),
-                                 "output": call.get("output")}
-        if call.get("error"):
-            shown["isError"] = True
-        shown["verdict"] = "tool_error" if call.get("error") else "ok"
-        # JSON.stringify's spacing; the graders branch's intake/jsjson matches it number for number.
-        lines.append(json.dumps(shown, separators=(",", ":"), ensure_ascii=False))
-    return "\n".join(lines)
+    """The kept session as JSON lines, or None when the adapter kept none."""
+    return ctx.session()
 
 
 def _file(ctx: CheckContext, rel: str) -> Focus:
@@ -102,13 +71,13 @@ def focus_text(focus: str, ctx: CheckContext) -> Focus:
         return Focus("trace", None if trace is None else window(redact(trace)),
                      "this run's record keeps no session trace")
     if focus == "files":
-        made = created_files(ctx)
-        return Focus("files", None if made is None else redact("\n".join(made) or NO_FILES),
+        made = ctx.created_files()
+        return Focus("files", redact("\n".join(made) or NO_FILES),
                      "this run's record does not list the files the agent created")
     if focus == "mock_calls":
-        calls = mock_calls(ctx)
+        calls = mock_calls_text(ctx)
         return Focus("mock_calls", None if calls is None else redact(calls),
                      "no mock stand-ins were active in this run: a mock_calls focus has nothing to judge")
-    # The merge with branch ``graders`` reads plugin_text.last_assistant_text(ctx) here: plugin
-    # eval's last_message is the last assistant text of the session, as its regex graders see it.
-    return Focus("last_message", redact(ctx.output))
+    # Plugin eval's last_message is the last assistant text of the session, as its regex graders
+    # see it (the output where no session was kept).
+    return Focus("last_message", redact(last_assistant_text(ctx)))

@@ -32,7 +32,8 @@ def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts
     return CheckContext(output=run.output, outputs_dir=run.outputs_dir, files_dir=run.files_dir,
                         events=run.response.events, usage=run.response.usage, duration_s=run.duration_s,
                         skill_name=names[0], allow_scripts=allow_scripts, skill_root=skill_root,
-                        skill_aliases=names[1:])
+                        skill_aliases=names[1:], session_path=run.session_path, created=run.created,
+                        mock_calls=run.mock_calls)
 
 
 def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,

@@ -62,8 +62,10 @@ def compiled(pattern: str, case_sensitive: bool = True) -> rx.Pattern[str]:
         raise BadPattern(f"invalid regex {pattern!r}: {e}") from e
 
 
-def search(pattern: str | rx.Pattern[str], text: str, case_sensitive: bool = True) -> rx.Match[str] | None:
-    """``pattern.search(text)`` within the time left; PatternTimedOut when it runs out."""
+def search(pattern: str | rx.Pattern[str], text: str, case_sensitive: bool = True,
+           pos: int = 0) -> rx.Match[str] | None:
+    """``pattern.search(text, pos)`` within the time left; PatternTimedOut when it runs out.
+    Searching from ``pos`` is not slicing: lookbehinds still see the text before it."""
     compiled_pattern = compiled(pattern, case_sensitive) if isinstance(pattern, str) else pattern
     budget = _LEFT.get()
     left = REGEX_TIMEOUT_MS / 1000 if budget is None else min(REGEX_TIMEOUT_MS / 1000, budget[0])
@@ -71,7 +73,7 @@ def search(pattern: str | rx.Pattern[str], text: str, case_sensitive: bool = Tru
         raise PatternTimedOut(compiled_pattern.pattern)
     started = time.monotonic()
     try:
-        return compiled_pattern.search(text, timeout=left)
+        return compiled_pattern.search(text, pos, timeout=left)
     except TimeoutError as e:
         raise PatternTimedOut(compiled_pattern.pattern) from e
     finally:

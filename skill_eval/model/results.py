@@ -10,14 +10,18 @@ from typing import Any
 @dataclass(frozen=True)
 class Event:
     """An adapter event: ``skill_loaded`` (name = skill), ``tool_call`` (name = tool, input = a
-    bounded preview of its input), ``command`` (argv = the command line the agent ran),
+    bounded preview of its input, input_json = its whole input as ``claude plugin eval`` encodes
+    it, subagent = made inside a subagent), ``command`` (argv = the command line the agent ran),
     ``stop`` (name = why the agent stopped), ``unscorable`` (name = why the run cannot be
-    scored), ..."""
+    scored), ``session`` (name ``complete``: every step of the session is reported, so no
+    tool_call means no call), ..."""
 
     type: str
     name: str | None = None
     argv: tuple[str, ...] | None = None
     input: str | None = None
+    input_json: str | None = None
+    subagent: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -27,13 +31,26 @@ class Event:
             out["argv"] = list(self.argv)
         if self.input is not None:
             out["input"] = self.input
+        if self.input_json is not None:
+            out["input_json"] = self.input_json
+        if self.subagent:
+            out["subagent"] = True
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Event:
         argv = data.get("argv")
         return cls(data["type"], data.get("name"), tuple(argv) if argv is not None else None,
-                   data.get("input"))
+                   data.get("input"), data.get("input_json"), data.get("subagent") is True)
+
+
+def loads_skill(events: tuple[Event, ...] | list[Event], i: int) -> bool:
+    """Is ``events[i]`` a ``Skill`` tool call that loaded a skill (its ``skill_loaded`` follows)?
+    Such a call is counted as the load, not as a step (tool-call counts, native trace checks);
+    plugin eval's graders see it as the tool call it is."""
+    e = events[i]
+    return (e.type == "tool_call" and e.name == "Skill" and i + 1 < len(events)
+            and events[i + 1].type == "skill_loaded")
 
 
 @dataclass(frozen=True)
@@ -52,8 +69,9 @@ class AdapterResponse:
         once; a command reported alone counts too); None when the adapter reports no steps nor
         turns (its trajectory is unknown, not empty)."""
         n, before = 0, None
-        for e in self.events:
-            if e.type == "tool_call" or (e.type == "command" and not (before and before.type == "tool_call")):
+        for i, e in enumerate(self.events):
+            if (e.type == "tool_call" and not loads_skill(self.events, i)) or (
+                    e.type == "command" and not (before and before.type == "tool_call")):
                 n += 1
             before = e
         return n if n or "num_turns" in self.usage else None
@@ -82,6 +100,13 @@ class RunResult:
     # What it ran under (timeout, output cap, sandbox, jobs; run/runner.run_limits), from its
     # meta.json; None for a run stored before it was recorded.
     limits: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    # The session as JSON lines (plugin eval's target: trace), when the adapter kept one.
+    session_path: Path | None = field(default=None, hash=False, compare=False)
+    # Workspace-relative paths of the files the run created (not the scaffold's, not only
+    # modified), sorted as JavaScript sorts strings; None for a run stored before they were listed.
+    created: tuple[str, ...] | None = field(default=None, hash=False, compare=False)
+    # Every call to a mocked MCP tool ({tool, input, output, error}); None: no mocks were served.
+    mock_calls: tuple[dict[str, Any], ...] | None = field(default=None, hash=False, compare=False)
 
     @property
     def output(self) -> str:

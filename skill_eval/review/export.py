@@ -55,7 +55,7 @@ from skill_eval import __version__
 from skill_eval.errors import SkillEvalError
 from skill_eval.fs.safenames import path_component
 from skill_eval.model.cases import Case
-from skill_eval.model.results import RunError, RunResult
+from skill_eval.model.results import RunError, RunResult, loads_skill
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.benchmark import usage_tokens
 from skill_eval.review.source import ResultSource
@@ -134,7 +134,9 @@ def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_
         summary = _summary(expectations)
         tokens = usage_tokens(result.response.usage)
         duration = result.duration_s
-        tool_calls = Counter(e.name or "unknown" for e in result.response.events if e.type == "tool_call")
+        events = result.response.events
+        tool_calls = Counter(e.name or "unknown" for i, e in enumerate(events)
+                             if e.type == "tool_call" and not loads_skill(events, i))
         if creator:
             transcript = _transcript(case, result)
             write_text(run_dir / "transcript.md", transcript)

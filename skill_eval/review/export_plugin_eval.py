@@ -33,7 +33,9 @@ def _js_escape(text: str) -> str:
 def _arm(check: Check) -> dict[str, Any]:
     if check.arms == ("with_skill",):
         return {"arm": "with-only"}
-    return {"arm": "both"} if check.type == "loaded_skill" else {}
+    fired = check.type == "loaded_skill" or (
+        check.type == "plugin_tool_used" and check.params.get("tool") == "Skill")
+    return {"arm": "both"} if fired else {}
 
 
 def _regex(pattern: str, check: Check, negate: bool) -> dict[str, Any]:
@@ -43,6 +45,10 @@ def _regex(pattern: str, check: Check, negate: bool) -> dict[str, Any]:
     if negate:
         out["match"] = "not_contains"
     return out
+
+
+_PLUGIN_TYPES = {"plugin_regex": "regex", "plugin_tool_used": "tool_used", "plugin_tool_order": "tool_order",
+                 "plugin_file_exists": "file_exists"}
 
 
 def grader_for(check: Check, skill: str) -> dict[str, Any] | None:
@@ -81,6 +87,10 @@ def grader_for(check: Check, skill: str) -> dict[str, Any] | None:
         found.update({k: p[s] for k, s in (("min", "min_count"), ("max", "max_count")) if s in p})
     elif check.type == "file_exists":
         found = {"type": "file_exists", "path": p["path"]}
+    elif check.type in _PLUGIN_TYPES:  # plugin eval's own graders: their options as they were
+        found = {"type": _PLUGIN_TYPES[check.type], **{k: v for k, v in p.items() if k != "file"}}
+        if "file" in p:
+            found["target"] = {"source": "file", "path": p["file"]}
     else:
         return None
     return {**found, **_arm(check), **({"weight": check.weight} if check.weight != 1.0 else {})}

@@ -29,6 +29,9 @@ MAX_USAGE = 10**15
 _REPLAY_FIELDS = ("protocol_version", "mode", "skill", "prompt", "files", "model", "case", "trigger")
 
 
+SESSION = "tmp/skill-eval-session.jsonl"
+
+
 def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
                   skill_rel: str | None) -> dict[str, Any]:
     """The protocol-v1 request for one run. Never carries expected output, checks or rubric."""
@@ -42,6 +45,8 @@ def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
         "workspace": str(workspace),
         "model": spec.model,
         "case": {"id": spec.case.id, "iteration": spec.iteration},
+        # Where an adapter that can keep the session writes it (claude-code), for target: trace.
+        "session": SESSION,
     }
     if spec.case.kind == "trigger":
         request["trigger"] = True
@@ -120,6 +125,9 @@ def parse_response(raw: bytes, source: str) -> AdapterResponse:
                            usage=_usage(data.get("usage", {}), source))
 
 
+_EVENT_FIELDS = ("type", "name", "argv", "input", "input_json", "subagent")
+
+
 def _events(raw: Any, source: str) -> tuple[Event, ...]:
     if not isinstance(raw, list):
         raise AdapterError(f"{source}: adapter response 'events' must be a list, got {type(raw).__name__}")
@@ -127,10 +135,10 @@ def _events(raw: Any, source: str) -> tuple[Event, ...]:
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             raise AdapterError(f"{source}: events[{i}] must be an object, got {type(item).__name__}")
-        extra = sorted(k for k in item if k not in ("type", "name", "argv", "input"))
+        extra = sorted(k for k in item if k not in _EVENT_FIELDS)
         if extra:
             raise AdapterError(f"{source}: events[{i}] has unknown field(s) {', '.join(extra)}; "
-                               "allowed: type, name, argv, input")
+                               f"allowed: {', '.join(_EVENT_FIELDS)}")
         kind, name, argv = item.get("type"), item.get("name"), item.get("argv")
         if not isinstance(kind, str) or not kind:
             raise AdapterError(f"{source}: events[{i}].type must be a non-empty string")
@@ -139,9 +147,16 @@ def _events(raw: Any, source: str) -> tuple[Event, ...]:
         preview = item.get("input")
         if preview is not None and not isinstance(preview, str):
             raise AdapterError(f"{source}: events[{i}].input must be a string, got {type(preview).__name__}")
+        whole, subagent = item.get("input_json"), item.get("subagent", False)
+        if whole is not None and not isinstance(whole, str):
+            raise AdapterError(f"{source}: events[{i}].input_json must be a string, "
+                               f"got {type(whole).__name__}")
+        if not isinstance(subagent, bool):
+            raise AdapterError(f"{source}: events[{i}].subagent must be true or false")
         events.append(Event(clean(kind), clean(name) if name is not None else None,
                             _argv(kind, name, argv, f"{source}: events[{i}]"),
-                            _preview(clean(preview), INPUT_PREVIEW) if preview is not None else None))
+                            _preview(clean(preview), INPUT_PREVIEW) if preview is not None else None,
+                            clean(whole) if whole is not None else None, subagent))
     return tuple(events)
 
 

@@ -35,7 +35,7 @@ from skill_eval.run.mockrun import mocks_refusal
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT
-from skill_eval.run.runner import conclude, env_refusal, record_error
+from skill_eval.run.runner import conclude, env_refusal, read_session, record_error
 from skill_eval.run.scaffold import ScaffoldFailed, place_history, run_scaffold
 from skill_eval.run.shipment import RemoteJob
 from skill_eval.run.workspace import JOB_PREFIX, Workspace, ablate_copy, remove_stale
@@ -60,6 +60,7 @@ class RemoteOutcome:
     error_message: str = ""
     duration_s: float = 0.0
     host: str = ""
+    session: str | None = None  # the session the adapter kept (target: trace), if it kept one
 
 
 def _materialize(root: Path, job: RemoteJob, blobs: Mapping[str, bytes]) -> Workspace:
@@ -183,7 +184,8 @@ def run_job(job: RemoteJob, blobs: Mapping[str, bytes]) -> RemoteOutcome:
                              proc.capped)
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
         kept, dropped = _kept(ws, job.max_output_bytes, job.max_kept_files) if ok else ((), ())
-        return RemoteOutcome(key, proc, kept, dropped, None, "", proc.duration_s, host)
+        session = read_session(ws.path) if ok else None
+        return RemoteOutcome(key, proc, kept, dropped, None, "", proc.duration_s, host, session)
     finally:
         remove_tree(root)
 
@@ -204,4 +206,4 @@ def finish(spec: RunSpec, suite: Suite, store: Store, job: RemoteJob,
                                                 outcome.duration_s))
     replay = replay_key(build_request(spec, Path("/"), job.inputs, job.skill_rel))
     return conclude(spec, suite, store, outcome.proc, replay, [(f.rel, f.data) for f in outcome.kept],
-                    dict(outcome.dropped))
+                    dict(outcome.dropped), session=outcome.session)

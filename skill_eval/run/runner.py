@@ -19,7 +19,7 @@ from skill_eval.plan.types import RunSpec
 from skill_eval.run import janitor, mockrun, sandbox, unscorable
 from skill_eval.run.adapters._common import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
-from skill_eval.run.protocol import build_request, parse_response, planned_replay_key, replay_key
+from skill_eval.run.protocol import SESSION, build_request, parse_response, planned_replay_key, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable
 from skill_eval.run.scaffold import ScaffoldFailed, listing, place_history, run_scaffold
 from skill_eval.run.workspace import NOT_KEPT, prepare_workspace
@@ -111,8 +111,9 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
                                                 proc.duration_s))
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
         kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
+        session = read_session(workspace.path) if ok else None
         return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing,
-                        {"mock_calls": calls} if mocks is not None else None)
+                        session=session, extra={"mock_calls": calls} if mocks is not None else None)
     finally:
         if mocks is not None:
             mocks.remove()
@@ -164,7 +165,7 @@ def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
 
 def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
              kept: Sequence[tuple[str, bytes]] = (), dropped: Mapping[str, str] | None = None,
-             pre_existing: Mapping[str, str] | None = None,
+             pre_existing: Mapping[str, str] | None = None, session: str | None = None,
              extra: Mapping[str, object] | None = None) -> RunResult | RunError:
     """What the adapter process did -> the store: an error, or the run with the files it left
     (``kept``: workspace-relative path and bytes; ``dropped``: path -> why it was not kept).
@@ -191,13 +192,14 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     if pre_existing is not None:
         # The workspace after the scaffold, before the agent: files here were not created by it.
         meta["pre_existing"] = dict(pre_existing)
+    meta["created"] = created_files([rel for rel, _ in kept] + list(dropped or {}), pre_existing or {})
     if extra:
         # Every call the run made to a mocked MCP tool, input and answer (the mock_calls target).
         meta.update(extra)
     if dropped:
         meta["files_not_kept"] = dict(dropped)  # the run stays: a paid run is never thrown away
     stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,
-                           stderr=proc.stderr.decode("utf-8", "replace"))
+                           stderr=proc.stderr.decode("utf-8", "replace"), session=session)
     store.put_json("replay", replay, {"run": spec.key})
     store.clear_error(spec.key)
     return stored  # its not_kept: the files above and any whose name could not be stored
@@ -210,6 +212,27 @@ def index_replay(store: Store, spec: RunSpec, files: list[list[str]]) -> None:
     key = planned_replay_key(spec, files)
     if store.get_json("replay", key) != {"run": spec.key}:
         store.put_json("replay", key, {"run": spec.key})
+
+
+SESSION_CAP = 64 * 1_048_576  # a session past this is not kept: target: trace then fails, never hangs
+
+
+def created_files(left: list[str], pre_existing: Mapping[str, str]) -> list[str]:
+    """The files the run created: those it left that were not there before it started (plugin
+    eval's ``files`` target), sorted as JavaScript sorts strings (by UTF-16 code units)."""
+    return sorted({p for p in left if p not in pre_existing and p != "." and not p.endswith("/")},
+                  key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+
+
+def read_session(workspace: Path) -> str | None:
+    """The session the adapter kept at the request's ``session`` path, if it wrote one."""
+    path = workspace / SESSION
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > SESSION_CAP:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def record_error(store: Store, error: RunError) -> RunError:

@@ -39,6 +39,7 @@ from skill_eval.store.redact import redact, redact_bytes, redact_json
 
 MANIFEST = "COMPLETE.json"
 FILES = "files"  # the kept workspace files of an entry
+SESSION = "session.jsonl"  # the session as JSON lines, when the adapter kept one
 LEGACY_OUTPUTS = "outputs"  # entries stored before workspace files were kept
 _RESERVED_KINDS = {"runs", "errors", "tmp", "lock"}
 
@@ -84,7 +85,7 @@ class Store:
 
     def put_run(self, key: str, response: AdapterResponse, duration_s: float, meta: dict[str, Any],
                 outputs: Path | None = None, stderr: str = "",
-                files: Sequence[tuple[str, bytes]] = ()) -> RunResult:
+                files: Sequence[tuple[str, bytes]] = (), session: str | None = None) -> RunResult:
         """Store a run. Everything is redacted here, whatever the caller did: the response, the
         stderr, and the kept ``files`` (``(workspace-relative path, bytes)`` pairs; ``outputs``
         is a folder whose files are kept as ``outputs/<rel>``). Kept names are made printable
@@ -107,6 +108,8 @@ class Store:
             }
             if stderr:
                 files["stderr.txt"] = stderr.encode("utf-8")
+            if session is not None:
+                files[SESSION] = redact(session).encode("utf-8")
             manifest: dict[str, str] = {}
             for name, data in files.items():
                 (tmp / name).write_bytes(data)
@@ -131,7 +134,8 @@ class Store:
                 shutil.rmtree(tmp, ignore_errors=True)
         limits = meta.get("limits")
         return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)), not_kept=not_kept,
-                         limits=limits if isinstance(limits, dict) else None)
+                         limits=limits if isinstance(limits, dict) else None,
+                         **_session_and_created(self.run_dir(key), meta))
 
     def _install(self, tmp: Path, key: str) -> None:
         target = self.run_dir(key)
@@ -169,11 +173,11 @@ class Store:
         except (OSError, ValueError, KeyError, TypeError):
             self._discard(target)
             return None
-        return RunResult(key, response, duration, *_kept_dirs(target), limits=self._limits(key))
-
-    def _limits(self, key: str) -> dict[str, Any] | None:
-        limits = (self.get_meta(key) or {}).get("limits")
-        return limits if isinstance(limits, dict) else None
+        meta = self.get_meta(key) or {}
+        limits = meta.get("limits")
+        return RunResult(key, response, duration, *_kept_dirs(target),
+                         limits=limits if isinstance(limits, dict) else None,
+                         **_session_and_created(target, meta))
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         try:
@@ -293,10 +297,18 @@ def redact_response(response: AdapterResponse) -> AdapterResponse:
         output=redact(response.output),
         events=tuple(Event(redact(e.type), redact(e.name) if e.name else e.name,
                            tuple(redact(a) for a in e.argv) if e.argv is not None else None,
-                           redact(e.input) if e.input else e.input)
+                           redact(e.input) if e.input else e.input,
+                           redact(e.input_json) if e.input_json else e.input_json, e.subagent)
                      for e in response.events),
         usage={redact(k): v for k, v in response.usage.items()},
     )
+
+
+def _session_and_created(entry: Path, meta: dict[str, Any]) -> dict[str, Any]:
+    created, calls = meta.get("created"), meta.get("mock_calls")
+    return {"session_path": entry / SESSION if (entry / SESSION).is_file() else None,
+            "created": tuple(created) if isinstance(created, list) else None,
+            "mock_calls": tuple(c for c in calls if isinstance(c, dict)) if isinstance(calls, list) else None}
 
 
 def _kept_dirs(entry: Path) -> tuple[Path | None, Path | None]:

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from skill_eval.errors import InvalidInput, Problem
-from skill_eval.grade.checks import efficiency, files, reference, skills, structured, text, trace
+from skill_eval.grade.checks import (
+    efficiency,
+    files,
+    plugin_text,
+    plugin_tools,
+    reference,
+    skills,
+    structured,
+    text,
+    trace,
+)
 from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult, clip
 from skill_eval.grade.checks.script import script
 from skill_eval.grade.checks.secrets import no_secrets
@@ -36,6 +46,11 @@ CHECKS: dict[str, CheckFn] = {
     "tool_call": trace.tool_call,
     "tool_count_le": trace.tool_count_le,
     "no_secrets": no_secrets,
+    # claude plugin eval's graders, with its semantics (docs/dialects.md)
+    "plugin_regex": plugin_text.plugin_regex,
+    "plugin_tool_used": plugin_tools.plugin_tool_used,
+    "plugin_tool_order": plugin_tools.plugin_tool_order,
+    "plugin_file_exists": plugin_tools.plugin_file_exists,
 }
 
 
@@ -59,6 +74,11 @@ def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | Non
     return CheckResult(check.id, check.type, check.required, passed, evidence)
 
 
+# The JavaScript patterns of each plugin-eval check type (a bad one is a load error).
+_JS_PATTERNS = {"plugin_regex": ("pattern",), "plugin_tool_used": ("input_match",),
+                "plugin_tool_order": ("before", "after")}
+
+
 def check_problem(check: Check) -> str | None:
     """Why ``check`` cannot be applied, found without a run (for validate); None when fine."""
     if check.type not in CHECKS:
@@ -66,6 +86,17 @@ def check_problem(check: Check) -> str | None:
     if check.type == "regex" or check.type == "not_regex":
         try:
             text.compiled(str(check.params.get("pattern", "")), check.case_sensitive)
+        except CheckParamError as e:
+            return str(e)
+    if check.type in _JS_PATTERNS:
+        try:
+            for key in _JS_PATTERNS[check.type]:
+                side = check.params.get(key)
+                pattern = side.get("input_match") if isinstance(side, dict) else side
+                if pattern in (None, "") or (key in ("before", "after") and isinstance(side, str)):
+                    continue
+                flags = check.params.get("flags", "") if key == "pattern" else ""
+                plugin_text.compile_js(pattern, flags, key)
         except CheckParamError as e:
             return str(e)
     if check.type == "json_schema" and isinstance(check.params.get("schema"), dict):

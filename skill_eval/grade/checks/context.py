@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,6 +28,44 @@ class CheckContext:
     allow_scripts: bool = False
     skill_root: Path | None = None  # the skill folder: a script check's ``cwd`` is relative to it
     skill_aliases: tuple[str, ...] = ()  # other names the skill goes by (its SKILL.md name)
+    session_path: Path | None = None  # the session as JSON lines (plugin eval's target: trace)
+    created: tuple[str, ...] | None = None  # files the run created; None: not listed (older run)
+    # calls to mocked MCP tools as the mock servers recorded them; None: no mocks were served
+    mock_calls: tuple[Mapping[str, Any], ...] | None = field(default=None, hash=False)
+
+    def session(self) -> str | None:
+        """The kept session, one JSON message per line; None when the adapter kept none."""
+        if self.session_path is None:
+            return None
+        try:
+            return self.session_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    @cached_property
+    def session_messages(self) -> tuple[dict[str, Any], ...] | None:
+        """The kept session's messages, parsed once per run; None when none was kept."""
+        text = self.session()
+        if text is None:
+            return None
+        out = []
+        for line in text.split("\n"):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                out.append(message)
+        return tuple(out)
+
+    def created_files(self) -> tuple[str, ...]:
+        """Paths the run created; for a run stored before they were listed, every kept file."""
+        if self.created is not None:
+            return self.created
+        if self.files_dir is None or not self.files_dir.is_dir():
+            return ()
+        return tuple(sorted(p.relative_to(self.files_dir).as_posix()
+                            for p in self.files_dir.rglob("*") if p.is_file()))
 
     @cached_property
     def folded(self) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.text import compiled
 from skill_eval.intake.timedmatch import search
+from skill_eval.model.results import loads_skill
 
 if TYPE_CHECKING:
     import regex as rx_engine
@@ -36,7 +37,7 @@ def _steps(ctx: CheckContext) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     events = list(ctx.events)
     for i, e in enumerate(events):
-        if e.type == "tool_call" and e.name:
+        if e.type == "tool_call" and e.name and not loads_skill(events, i):
             out.append((e.name, e.name))
         elif e.type == "command" and e.argv:
             before = events[i - 1] if i else None
@@ -48,8 +49,11 @@ def _steps(ctx: CheckContext) -> list[tuple[str, str]]:
     return out
 
 
-def _traced(ctx: CheckContext) -> bool:
-    return any(e.type in ("command", "tool_call") for e in ctx.events)
+def traced(ctx: CheckContext) -> bool:
+    """Did the adapter report the run's steps? Some step, or its word that it reports the whole
+    session (claude-code, codex: ``session complete``), so a run with no call is a clean trace."""
+    return any(e.type in ("command", "tool_call") or (e.type == "session" and e.name == "complete")
+               for e in ctx.events)
 
 
 def _pattern(params: Mapping[str, Any], case_sensitive: bool, key: str = "pattern") -> rx_engine.Pattern[str]:
@@ -76,7 +80,7 @@ def _limit(params: Mapping[str, Any], key: str = "max") -> float:
 def command_ran(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     rx = _pattern(params, case_sensitive)
     commands = _commands(ctx)
-    if not _traced(ctx):
+    if not traced(ctx):
         return False, NO_TRACE
     hit = next((c for c in commands if search(rx, c)), None)
     return (True, clip(f"ran {hit!r}")) if hit else (False, clip(f"no command matched /{rx.pattern}/ "
@@ -85,7 +89,7 @@ def command_ran(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckConte
 
 def command_not_ran(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     rx = _pattern(params, case_sensitive)
-    if not _traced(ctx):
+    if not traced(ctx):
         return False, NO_TRACE
     hit = next((c for c in _commands(ctx) if search(rx, c)), None)
     return (False, clip(f"ran {hit!r}, which matches /{rx.pattern}/")) if hit else (
@@ -105,14 +109,14 @@ def _in_order(patterns: list[rx_engine.Pattern[str]], texts: list[str]) -> tuple
 
 def command_order(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     patterns = _patterns(params, case_sensitive, "patterns")
-    if not _traced(ctx):
+    if not traced(ctx):
         return False, NO_TRACE
     return _in_order(patterns, _commands(ctx))
 
 
 def command_count_le(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     limit = _limit(params)
-    if not _traced(ctx):
+    if not traced(ctx):
         return False, NO_TRACE
     n = len(_commands(ctx))
     return n <= limit, f"{n} command(s) {'≤' if n <= limit else '>'} max {limit:g}"
@@ -121,7 +125,7 @@ def command_count_le(params: Mapping[str, Any], case_sensitive: bool, ctx: Check
 def no_repeated_command_loop(params: Mapping[str, Any], case_sensitive: bool,
                              ctx: CheckContext) -> tuple[bool, str]:
     limit = _limit(params)
-    if not _traced(ctx):
+    if not traced(ctx):
         return False, NO_TRACE
     commands = _commands(ctx)
     worst, times = max(Counter(commands).items(), key=lambda kv: kv[1], default=("", 0))
@@ -144,7 +148,7 @@ def _selected(params: Mapping[str, Any], ctx: CheckContext) -> list[tuple[str, s
 def tool_call(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     """One of: ``expected_no_call``, ``required_calls``, ``call_set``, ``order``, else a count of
     calls matching ``tool`` / ``pattern`` between ``min_count`` (1) and ``max_count``."""
-    if not _traced(ctx):
+    if not traced(ctx):
         return False, NO_TRACE
     names = [name.casefold() for name, _ in _steps(ctx) if name != "bash"]
     if params.get("expected_no_call"):
@@ -195,7 +199,7 @@ def tool_call(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext
 
 def tool_count_le(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
     limit = _limit(params)
-    if not _traced(ctx):
+    if not traced(ctx):
         return False, NO_TRACE
     n = len(_selected(params, ctx))
     verdict = "≤" if n <= limit else ">"

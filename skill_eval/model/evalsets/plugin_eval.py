@@ -196,8 +196,11 @@ def read_case(
         return None, [], c.problems, []
     if not graders:
         c.problem(source, "no graders: add graders/<name>.md or a graders: list", 1, "error")
-    # §8: when every grader is a plugin-fired indicator, all are scored normally in both arms.
-    only_fired = all(indicator_candidate(g) for _, g, _, _ in graders)
+    mocks = read_mocks(eval_dir, folder, plugin_root(eval_dir), lambda m: c.problem(source, m, 1, "error"))
+    # §8: a grader on mock_calls is an indicator when every mocked server is the plugin's own;
+    # when every grader is an indicator, all are scored normally in both arms.
+    own = mocks is not None and bool(mocks.servers) and all(s.declared for s in mocks.servers)
+    only_fired = all(indicator_candidate(g, own) for _, g, _, _ in graders)
     checks: list[Check] = []
     rubric: list[RubricItem] = []
     unmapped: list[str] = []
@@ -212,7 +215,7 @@ def read_case(
         if weight_of(g) is None:
             c.problem(gfile, f"grader '{gname}': weight {g.get('weight')!r} must be a number above 0 "
                       "(claude plugin eval refuses to load the case)", line, "error")
-        mapped = map_grader(gname, g, indicator=indicator_candidate(g) and not only_fired)
+        mapped = map_grader(gname, g, indicator=indicator_candidate(g, own) and not only_fired)
         for w in mapped.warnings:
             c.problem(gfile, f"grader '{gname}': {w}", line)
         if mapped.check is not None and check_path_problem(mapped.check) is not None:
@@ -236,7 +239,6 @@ def read_case(
                 f"grader '{gname}' ({mapped.type}) is not graded by skill-eval: {mapped.unmapped}",
                 line,
             )
-    mocks = read_mocks(eval_dir, folder, plugin_root(eval_dir), lambda m: c.problem(source, m, 1, "error"))
     settings = read_settings(folder, spec, lambda m: c.problem(source, m, 1, "error"), mocks)
     _check_plugins(c, folder, spec.get("plugins"), source)
     fixtures = _fixtures(c, folder, spec.get("add_dirs"), base, yaml_file)
@@ -297,11 +299,13 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
         seen.add(case.id)
         cases.append(case)
         unmapped += lost
+        # The skill a "skill fired" grader names owns the case.
         owner[case.id] = next(
             (
-                c.params.get("skill")
+                named
                 for c in case.checks
-                if c.type == "loaded_skill" and c.params.get("skill")
+                if c.type == "plugin_tool_used"
+                and (named := skill_named({"type": "tool_used", **c.params})) is not None
             ),
             None,
         )

@@ -1,12 +1,12 @@
 """``claude plugin eval`` graders → our checks and rubric items, one for one.
 
-regex (on the final message, or on a file: ``file``) → ``regex`` / ``not_regex``; ``tool_used`` on ``Skill`` →
-``loaded_skill``; on a shell tool, or without ``input_match`` → ``tool_call`` (min/max kept);
-``tool_order`` between shell commands or plain tool names → ``tool_call`` with ``order``;
-``file_exists`` with a plain path → ``file_exists``; ``llm`` and ``baseline`` → a rubric item
-the judge votes on three times (see grade/judge.py). Everything else (a regex on the trace or
-the created-files list, ``count:N``, a glob, ``exists: false``, input matches on tools whose
-input our events do not carry) is
+The deterministic graders become the check types that grade with plugin eval's own semantics
+(grade/checks/plugin_text.py, plugin_tools.py): ``regex`` → ``plugin_regex`` (JavaScript
+pattern and flags, contains / not_contains / count:N, on last_message, trace, files, mock_calls
+or a file), ``tool_used`` → ``plugin_tool_used``, ``tool_order`` → ``plugin_tool_order``,
+``file_exists`` → ``plugin_file_exists`` (glob, ``exists: false``); ``llm`` and ``baseline`` →
+a rubric item the judge votes on three times (grade/votes.py). Each keeps its ``weight``, and
+§8's plugin-fired indicators are marked (``indicator_candidate``). What cannot be graded here is
 returned as *unmapped*, with the reason, for ``inspect`` to name: never dropped silently.
 """
 
@@ -41,11 +41,9 @@ GRADER_KEYS = (
     "focus",
     "baseline_file",
 )
-SHELL_TOOLS = ("bash", "shell")
 FOCUS_NAMES = ("last_message", "trace", "files", "mock_calls")
 JUDGE_VOTES = 3  # claude plugin eval's judge votes per llm/baseline grader per run; 2 pass it
 _SKILL_NAME = re.compile(r"([a-z0-9][a-z0-9-]*)\"?\s*\$?$")
-_GLOB = re.compile(r"[*?\[]")
 
 
 @dataclass(frozen=True)
@@ -95,13 +93,6 @@ def weight_of(grader: dict[str, Any]) -> float | None:
     return float(raw)
 
 
-def _flags(pattern: str, flags: Any) -> tuple[str, bool]:
-    """Our pattern and case sensitivity for a JavaScript pattern with ``flags``."""
-    text = flags if isinstance(flags, str) else ""
-    inline = "".join(f for f in "ms" if f in text)
-    return (f"(?{inline}){pattern}" if inline else pattern), "i" not in text
-
-
 def _count(raw: Any, default: int | None) -> int | None:
     return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else default
 
@@ -130,51 +121,22 @@ def map_grader(name: str, grader: dict[str, Any], indicator: bool) -> Mapped:
         return Mapped(name, kind_text, unmapped=why)
 
     if kind == "regex":
-        pattern = grader.get("pattern")
-        if not isinstance(pattern, str) or not pattern:
-            return unmapped("a regex grader needs 'pattern' (the body is not read as the pattern)")
-        target = grader.get("target", "last_message")
-        where: dict[str, Any] = {}
-        if (
-            isinstance(target, dict)
-            and target.get("source") == "file"
-            and isinstance(target.get("path"), str)
-        ):
-            where = {"file": target["path"]}  # the workspace file after the run, as kept
-        elif target != "last_message":
-            shown = target.get("source") if isinstance(target, dict) else target
-            return unmapped(f"target {shown!r}: skill-eval's regex checks read the output or one kept file")
-        match = grader.get("match", "contains")
-        if match not in ("contains", "not_contains"):
-            return unmapped(f"match {match!r}: only contains and not_contains have a skill-eval check")
-        ours, sensitive = _flags(pattern, grader.get("flags"))
-        warns = (
-            ("inline (?i) is not supported by claude plugin eval; skill-eval reads it as case-insensitive",)
-            if "(?i)" in pattern
-            else ()
-        )
-        return check(
-            "regex" if match == "contains" else "not_regex", {"pattern": ours, **where}, sensitive, warns
-        )
+        return _regex(grader, check, unmapped)
     if kind == "tool_used":
         return _tool_used(grader, check, unmapped)
     if kind == "tool_order":
         sides = [_order_side(grader.get(k)) for k in ("before", "after")]
         if None in sides:
-            return unmapped(
-                "tool_order on a tool's input other than a shell command: skill-eval's "
-                "tool_call events carry only the tool's name"
-            )
-        return check("tool_call", {"order": sides})
+            return unmapped("tool_order needs 'before' and 'after', each a tool name or {tool, input_match}")
+        return check("plugin_tool_order", {"before": sides[0], "after": sides[1]}, True)
     if kind == "file_exists":
         path = grader.get("path")
         if not isinstance(path, str) or not path:
             return unmapped("file_exists needs 'path'")
-        if grader.get("exists", True) is False:
-            return unmapped("exists: false (a file must not be created) has no skill-eval check")
-        if _GLOB.search(path):
-            return unmapped(f"path {path!r} is a glob; skill-eval's file_exists takes one path")
-        return check("file_exists", {"path": path})
+        exists = grader.get("exists", True)
+        if not isinstance(exists, bool):
+            return unmapped("file_exists 'exists' must be true or false")
+        return check("plugin_file_exists", {"path": path, **({} if exists else {"exists": False})}, True)
     if kind in ("llm", "llm_rubric", "baseline"):
         return _judged(name, kind_text, grader, unmapped, weight, indicator)
     return unmapped(f"unknown grader type {kind!r}")
@@ -238,42 +200,56 @@ def with_reference(item: RubricItem, case_dir: Path) -> tuple[RubricItem | None,
     return replace(item, reference=text), None
 
 
+def _regex(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:
+    pattern = grader.get("pattern")
+    if not isinstance(pattern, str) or not pattern:
+        return unmapped("a regex grader needs 'pattern' (the body is not read as the pattern)")
+    target = grader.get("target", "last_message")
+    params: dict[str, Any] = {"pattern": pattern}
+    if isinstance(target, dict) and target.get("source") == "file" and isinstance(target.get("path"), str):
+        params["file"] = target["path"]  # the workspace file after the run, as kept
+    elif target in ("last_message", "trace", "files", "mock_calls"):
+        if target != "last_message":
+            params["target"] = target
+    else:
+        return unmapped(f"target {target!r} is not one of last_message, trace, files, mock_calls, "
+                        "{source: file, path}")
+    flags = grader.get("flags", "")
+    if not isinstance(flags, str):
+        return unmapped("'flags' must be a string such as i or gm")
+    if flags:
+        params["flags"] = flags
+    match = grader.get("match", "contains")
+    if not isinstance(match, str) or not (
+            match in ("contains", "not_contains") or match.startswith("count:")):
+        return unmapped(f"match {match!r}: claude plugin eval knows contains, not_contains and count:N")
+    if match != "contains":
+        params["match"] = match
+    warns = (("inline (?i) is not JavaScript: claude plugin eval's grader throws on it, so it always "
+              "fails (there and here); use flags: i",) if re.search(r"\(\?[a-zA-Z-]+\)", pattern) else ())
+    return check("plugin_regex", params, True, warns)
+
+
 def _tool_used(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:
     tool = grader.get("tool")
     if not isinstance(tool, str) or not tool:
         return unmapped("tool_used needs 'tool'")
     low, high = _count(grader.get("min"), 1), _count(grader.get("max"), None)
+    params: dict[str, Any] = {"tool": tool}
     match = grader.get("input_match")
-    if tool.lower() == "skill":
-        params: dict[str, Any] = {}
-        skill = skill_named(grader)
-        if skill:
-            params["skill"] = skill
-        if low == 0 and high == 0:
-            params["expected"] = False
-        elif low != 1 or high is not None:
-            return unmapped("min/max on Skill calls other than 'at least once' or 'never'")
-        return check("loaded_skill", params)
-    params = {"tool": "bash" if tool.lower() in SHELL_TOOLS else tool, "min_count": low}
-    if high is not None:
-        params["max_count"] = high
     if isinstance(match, str) and match:
-        if tool.lower() not in SHELL_TOOLS:
-            return unmapped(
-                f"input_match on {tool}: skill-eval's tool_call events carry only the tool's "
-                "name (a shell command's line is matched)"
-            )
-        params["pattern"] = match
-    return check("tool_call", params, True)
+        params["input_match"] = match
+    if low != 1:
+        params["min"] = low
+    if high is not None:
+        params["max"] = high
+    return check("plugin_tool_used", params, True)
 
 
-def _order_side(side: Any) -> str | None:
+def _order_side(side: Any) -> str | dict[str, str] | None:
     if isinstance(side, str) and side:
-        return f"^{re.escape(side)}$"
-    if isinstance(side, dict) and isinstance(side.get("tool"), str):
+        return side
+    if isinstance(side, dict) and isinstance(side.get("tool"), str) and side["tool"]:
         match = side.get("input_match")
-        if side["tool"].lower() in SHELL_TOOLS and isinstance(match, str) and match:
-            return match
-        if match is None:
-            return f"^{re.escape(side['tool'])}$"
+        return {"tool": side["tool"], **({"input_match": match} if isinstance(match, str) and match else {})}
     return None

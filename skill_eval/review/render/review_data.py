@@ -30,7 +30,9 @@ def steps(events: list[Any]) -> list[list[str]]:
         kind, name = e.get("type"), str(e.get("name") or "")
         if kind == "tool_call":
             preview = e.get("input")
-            out.append(["tool", name + (f": {preview}" if isinstance(preview, str) and preview else "")])
+            inside = "[subagent] " if e.get("subagent") is True else ""
+            shown = f": {preview}" if isinstance(preview, str) and preview else ""
+            out.append(["tool", inside + name + shown])
         elif kind == "command" and isinstance(e.get("argv"), list):
             out.append(["command", " ".join(str(a) for a in e["argv"])])
         elif kind == "stop" and name:

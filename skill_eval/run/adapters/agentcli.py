@@ -63,18 +63,40 @@ class Collected:
             self.events.append({"type": "skill_loaded", "name": name})
 
     def forget_skill(self, name: str) -> None:
-        """A load that did not happen after all (the CLI refused it): a plain tool call then."""
+        """A load that did not happen after all (the CLI refused it): only its tool call stays."""
         if name in self._skills:
             self._skills.discard(name)
-            self.events = [{"type": "tool_call", "name": "Skill"}
-                           if e == {"type": "skill_loaded", "name": name} else e for e in self.events]
+            self.events = [e for e in self.events if e != {"type": "skill_loaded", "name": name}]
 
     def response(self) -> dict[str, Any]:
-        events = ([{"type": "model", "name": self.model}] if self.model else []) + self.events
+        events = ([{"type": "model", "name": self.model}] if self.model else []) + _within_budget(self.events)
         usage = {
             k: v for k, v in self.usage.items() if isinstance(v, int | float) and not isinstance(v, bool)
         }
         return {"output": self.output, "events": events, "usage": usage}
+
+
+# The whole inputs of tool calls are reported up to this many characters in all: the response
+# shares the run's output cap (max_output_bytes, 1 MiB by default) and a run writing large files
+# must not be killed for reporting them. Past it the calls keep their preview; claude-code's kept
+# session still has every input, and plugin eval's graders read them there.
+INPUT_JSON_BUDGET = 256 * 1024
+
+
+def _within_budget(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    used, out, cut = 0, [], 0
+    for e in events:
+        whole = e.get("input_json")
+        if isinstance(whole, str):
+            used += len(whole)
+            if used > INPUT_JSON_BUDGET:
+                e = {k: v for k, v in e.items() if k != "input_json"}
+                cut += 1
+        out.append(e)
+    if cut:
+        out.append({"type": "warning", "name": f"the whole input of {cut} tool call(s) is past "
+                    f"{INPUT_JSON_BUDGET // 1024} KiB in all: kept in the session only"})
+    return out
 
 
 def workspace_of(request: dict[str, Any]) -> Path:
@@ -133,6 +155,27 @@ def prepare_skill(request: dict[str, Any], workspace: Path, install_dirs: Sequen
     if _inside(src, staged.resolve()) and staged.is_dir():
         shutil.rmtree(staged)
     return name
+
+
+def remove_installed(workspace: Path, install_dirs: Sequence[str], name: str | None) -> None:
+    """Take the skill copies ``prepare_skill`` made out again once the agent is done: they are
+    the adapter's plumbing, not files the run created (plugin eval's ``files`` target). Folders
+    left empty by that go too."""
+    if not name:
+        return
+    for d in install_dirs:
+        if os.path.isabs(d):
+            continue
+        dest = workspace / d / name
+        if dest.is_dir() and not dest.is_symlink():
+            shutil.rmtree(dest, ignore_errors=True)
+        for parent in (workspace / d, *(workspace / d).parents):
+            if parent == workspace or not _inside(parent, workspace):
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
 
 
 def isolated_env(workspace: Path) -> dict[str, str]:

@@ -38,14 +38,13 @@ from skill_eval.run.adapters.agentcli import (
     Collected,
     find_binary,
     isolated_env,
-    json_lines,
     last_line,
     model_for,
     number,
     prepare_skill,
     print_version,
+    remove_installed,
     run_cli,
-    skills_read_in,
     workspace_of,
 )
 from skill_eval.run.adapters.agentfaults import (
@@ -55,8 +54,9 @@ from skill_eval.run.adapters.agentfaults import (
     explain,
 )
 from skill_eval.run.adapters.claude_flags import mcp_args, settings_args
+from skill_eval.run.adapters.claude_stream import parse_claude_stream, refused_skill_calls, write_session
 from skill_eval.run.adapters.judge_prompt import judge_main
-from skill_eval.run.adapters.trajectory import CLAUDE_SHELL_TOOLS, claude_stop, tool_events
+from skill_eval.run.adapters.trajectory import claude_stop
 
 # --------------------------------------------------------------------------- Claude Code
 
@@ -65,8 +65,9 @@ INSTALL_DIR = ".claude/skills"
 
 # Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
 # 2: tokens as billed (the sum over result.modelUsage), split per model; a refused Skill call
-# is no load.
-BUILTIN_VERSION = "2"
+# is no load. 3: every tool call with its whole input (input_json, subagent), the session kept
+# (plugin eval's target: trace), the skill copy taken out after the run (target: files).
+BUILTIN_VERSION = "3"
 # CLAUDE_CODE_MAX_RETRIES: Claude Code retries every API error (a bad key too) ~10 times
 # over ~3 minutes; a suite can lower that without listing it in its own env.
 ENV = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_MAX_RETRIES")
@@ -91,56 +92,6 @@ def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]
     return {"agent_version": agent_version(str(options.get("claude_bin") or "claude"))}
 
 
-_READ_TOOLS = {"Read", "View", "NotebookRead", "Bash"}
-
-
-def _skill_from_input(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return None
-    for key in ("skill", "command", "name"):
-        value = data.get(key)
-        if isinstance(value, str) and value.strip():
-            # "/pdf", "plugin:pdf" -> "pdf"
-            return value.strip().lstrip("/").split(":")[-1].split()[0]
-    return None
-
-
-def parse_claude_stream(path: Path) -> tuple[Collected, dict[str, Any] | None]:
-    got = Collected()
-    result: dict[str, Any] | None = None
-    for _lineno, ev in json_lines(path, "claude"):
-        kind = ev.get("type")
-        if kind == "system" and ev.get("subtype") == "init":
-            if isinstance(ev.get("model"), str):
-                got.model = ev["model"]
-        elif kind == "assistant":
-            message = ev.get("message") if isinstance(ev.get("message"), dict) else {}
-            if got.model is None and isinstance(message.get("model"), str):
-                got.model = message["model"]
-            content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if not isinstance(block, dict) or block.get("type") != "tool_use":
-                    continue
-                tool = str(block.get("name") or "unknown")
-                data = block.get("input")
-                if tool == "Skill":
-                    name = _skill_from_input(data)
-                    if name:
-                        got.skill_loaded(name)
-                    else:
-                        got.tool_call(tool)
-                    continue
-                got.events.extend(tool_events(tool, data, shell=tool in CLAUDE_SHELL_TOOLS))
-                if tool in _READ_TOOLS and isinstance(data, dict):
-                    for key in ("file_path", "path", "notebook_path", "command"):
-                        if isinstance(data.get(key), str):
-                            for name in skills_read_in(data[key]):
-                                got.skill_loaded(name)
-        elif kind == "result":
-            result = ev
-    return got, result
-
-
 # result.modelUsage field -> our usage key (Anthropic's names, as result.usage spells them).
 _MODEL_USAGE_KEYS = {
     "inputTokens": "input_tokens",
@@ -148,25 +99,6 @@ _MODEL_USAGE_KEYS = {
     "cacheReadInputTokens": "cache_read_input_tokens",
     "cacheCreationInputTokens": "cache_creation_input_tokens",
 }
-
-
-def refused_skill_calls(path: Path) -> set[str]:
-    """Skills whose every ``Skill`` call the CLI answered with an error (turned off, e.g. by
-    disable_bundled_skills; unknown; already running): asked for, never loaded."""
-    calls: dict[str, str] = {}  # tool_use id -> skill
-    errored: dict[str, bool] = {}  # tool_use id -> its tool_result is an error
-    for _lineno, ev in json_lines(path, "claude"):
-        message = ev.get("message") if isinstance(ev.get("message"), dict) else {}
-        content = message.get("content") if isinstance(message.get("content"), list) else []
-        for block in (b for b in content if isinstance(b, dict)):
-            if block.get("type") == "tool_use" and block.get("name") == "Skill":
-                name = _skill_from_input(block.get("input"))
-                if name and isinstance(block.get("id"), str):
-                    calls[block["id"]] = name
-            elif block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
-                errored[block["tool_use_id"]] = block.get("is_error") is True
-    names = set(calls.values())
-    return {n for n in names if all(errored.get(i, False) for i, m in calls.items() if m == n)}
 
 
 def _usage_from_result(result: dict[str, Any]) -> dict[str, float]:
@@ -259,6 +191,7 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
                 detail = one_line(result["result"])
             fail(f"claude exited with status {done.returncode}" + (f": {detail}" if detail else ""))
         got, result = parse_claude_stream(done.stdout_path)
+        write_session(done.stdout_path, getattr(args, "session", None))
         for name in refused_skill_calls(done.stdout_path):
             got.forget_skill(name)
         if result is None:
@@ -365,6 +298,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args.settings = request.get("settings") if isinstance(request.get("settings"), dict) else {}
     env.update({str(k): str(v) for k, v in (args.settings.get("env") or {}).items()
                 if str(k).startswith("EVAL_")})
+    session = request.get("session")
+    args.session = workspace / session if isinstance(session, str) and session else None
     servers = request.get("mcp_servers")
     args.mcp_servers = [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
     history = request.get("history")
@@ -372,7 +307,10 @@ def _main(argv: Sequence[str] | None) -> int:
     own = args.settings.get("timeout_seconds")
     if own is not None and (args.timeout is None or float(own) < args.timeout):
         args.timeout = float(own)
-    got = run_claude(args, prompt, workspace, env)
+    try:
+        got = run_claude(args, prompt, workspace, env)
+    finally:
+        remove_installed(workspace, [INSTALL_DIR], args.tested_skill)
     write_json(got.response())
     return 0
 

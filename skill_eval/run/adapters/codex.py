@@ -49,20 +49,22 @@ from skill_eval.run.adapters.agentcli import (
     model_for,
     prepare_skill,
     print_version,
+    remove_installed,
     run_cli,
     workspace_of,
 )
 from skill_eval.run.adapters.agentfaults import CODEX_DEFAULT_URL, CodexWatch, explain
 from skill_eval.run.adapters.codex_stream import parse_codex_stream
 from skill_eval.run.adapters.judge_prompt import judge_main
-from skill_eval.run.adapters.trajectory import codex_session_steps
+from skill_eval.run.adapters.trajectory import SESSION_COMPLETE, codex_session_steps
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"
 
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
-# 2: the skill installed once (Codex listed both copies); 3: skill loads from the session log too.
-BUILTIN_VERSION = "3"
+# 2: the skill installed once (Codex listed both copies); 3: skill loads from the session log too;
+# 4: every tool call with its whole input (input_json), "session complete".
+BUILTIN_VERSION = "4"
 ENV = ("CODEX_API_KEY",)
 OPTION_FLAGS = {
     "model": "--model",
@@ -143,6 +145,7 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
         got.add_steps(codex_session_steps(env.get("CODEX_HOME"), stream.thread_id))
     for name in codexlog.session_skill_reads(env, stream.thread_id):
         got.skill_loaded(name)
+    got.events.append(dict(SESSION_COMPLETE))
     for text in stream.warnings:
         got.events.append({"type": "warning", "name": text})
     return got
@@ -266,8 +269,12 @@ def _main(argv: Sequence[str] | None) -> int:
     args.model = model_for(request, args.model)
     workspace = workspace_of(request)
     env = codex_env(workspace)
-    prepare_skill(request, workspace, skill_dirs(args, env))
-    got = run_codex(args, prompt, workspace, env)
+    dirs = skill_dirs(args, env)
+    installed = prepare_skill(request, workspace, dirs)
+    try:
+        got = run_codex(args, prompt, workspace, env)
+    finally:  # the skill copy is the adapter's plumbing, no file the run created
+        remove_installed(workspace, dirs, installed)
     write_json(got.response())
     return 0
 

@@ -18,9 +18,13 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from skill_eval.intake.jsjson import js_stringify
 from skill_eval.run.adapters.codexlog import session_calls
 
 PREVIEW_CHARS = 400
+# Said by an adapter that reports every step of the session (claude-code, codex): a run with no
+# tool_call event then made no call, where another adapter's silence says nothing.
+SESSION_COMPLETE = {"type": "session", "name": "complete"}
 # Tools whose input is a shell command line: the call is reported with a ``command`` event.
 _SHELL_KEYS = ("command", "cmd")
 CLAUDE_SHELL_TOOLS = frozenset({"Bash"})
@@ -64,9 +68,14 @@ def codex_item_events(tool: str, item: dict[str, Any]) -> list[dict[str, Any]]:
     return tool_events(tool, data or None, shell=kind == "command_execution")
 
 
-def tool_events(name: str, data: Any, shell: bool) -> list[dict[str, Any]]:
-    """The events of one tool call: the call, and its command when it is a shell tool."""
-    events: list[dict[str, Any]] = [{"type": "tool_call", "name": name}]
+def tool_events(name: str, data: Any, shell: bool, subagent: bool = False) -> list[dict[str, Any]]:
+    """The events of one tool call: the call (its input as a preview for the page and whole as
+    ``input_json``, JSON.stringify's text, which plugin eval's ``input_match`` reads), and its
+    command when it is a shell tool."""
+    events: list[dict[str, Any]] = [{"type": "tool_call", "name": name,
+                                     "input_json": js_stringify(data) if data is not None else ""}]
+    if subagent:
+        events[0]["subagent"] = True
     if data not in (None, "", {}):
         events[0]["input"] = preview(data)
     if shell and isinstance(data, dict):

@@ -1,0 +1,358 @@
+"""Translate an ECMAScript pattern into one the ``regex`` engine matches identically.
+
+The parser follows ECMA-262 §22.2.1 (with Annex B's extensions when flag ``u`` is off) over the
+pattern's UTF-16 code units (without ``u``) or code points (with ``u``); jsregex.py hands it the
+units and converts the subject the same way. It emits only constructs whose meaning the engine
+shares exactly: explicit classes (jsregex_sets), lookarounds for ``^ $ \\b``, numbered groups,
+and a backreference as ``(?(n)\\n|)`` because in JS a reference to a group that has not matched
+matches the empty string. What has no faithful rendering raises JsRegexError naming it; what
+JavaScript itself rejects raises JsSyntaxError (``new RegExp`` throws).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from skill_eval.intake import jsregex_escape as esc
+from skill_eval.intake import jsregex_sets as cs
+from skill_eval.intake.jsregex_class import char_class
+from skill_eval.intake.jsregex_errors import JsRegexError, JsSyntaxError
+
+_CLASS_ESCAPES = {"d": cs.DIGITS, "s": cs.SPACE, "w": cs.WORD}
+_LOOKBEHIND = ([ord("=")], [ord("!")])
+_BIG = 1 << 53  # JS reads {n} bounds as numbers; anything past 2**53 is "infinite" enough
+
+
+class Piece(NamedTuple):
+    """Translated text, and whether it can match empty and tries that only after every
+    consuming way (what decides whether the engine repeats it the way JS does)."""
+
+    text: str
+    nullable: bool = False
+    empty_last: bool = True
+
+
+@dataclass
+class _Modes:
+    ignore_case: bool
+    multiline: bool
+    dot_all: bool
+
+
+@dataclass
+class Translator(esc.Reader):
+    modes: _Modes = field(default_factory=lambda: _Modes(False, False, False))
+    groups: int = 0  # capturing groups opened so far
+    names: dict[str, int] = field(default_factory=dict)
+    total_groups: int = 0
+    open_groups: list[int] = field(default_factory=list)
+    lookbehind: int = 0  # depth of lookbehinds around the current position
+    repeated: set[int] = field(default_factory=set)  # groups inside a quantifier that loops
+    behind: set[int] = field(default_factory=set)  # groups inside a lookbehind
+    backrefs: list[int] = field(default_factory=list)
+
+    # -- entry -----------------------------------------------------------------------------
+    def translate(self) -> str:
+        self._prescan()
+        out = self.disjunction().text
+        if self.at < len(self.units):
+            raise self.bad("unmatched ')'" if self.peek() == ord(")") else "lone quantifier")
+        for n in self.backrefs:
+            if n in self.repeated:
+                raise JsRegexError(f"backreference \\{n} to a group inside a repeated group (JS "
+                                   "clears such a group at each repetition; the engine keeps it)")
+            if n in self.behind:
+                raise JsRegexError(f"backreference \\{n} to a group inside a lookbehind (JS "
+                                   "captures there right to left)")
+        return out
+
+    def _prescan(self) -> None:
+        """Count capturing groups and note whether any is named: both change how escapes read."""
+        u, i, in_class = self.units, 0, False
+        while i < len(u):
+            c = u[i]
+            if c == ord("\\"):
+                i += 2
+                continue
+            if in_class:
+                in_class = c != ord("]")
+            elif c == ord("["):
+                in_class = True
+            elif c == ord("(") and (i + 1 >= len(u) or u[i + 1] != ord("?")):
+                self.total_groups += 1
+            elif c == ord("(") and u[i + 2:i + 3] == [ord("<")] and u[i + 3:i + 4] not in _LOOKBEHIND:
+                self.total_groups += 1
+                end = u.index(ord(">"), i) if ord(">") in u[i:] else len(u)
+                self.all_names.setdefault("".join(map(chr, u[i + 3:end])), self.total_groups)
+            i += 1
+
+    # -- structure -------------------------------------------------------------------------
+    def disjunction(self) -> Piece:
+        alternatives = [self.alternative()]
+        while self.eat("|"):
+            alternatives.append(self.alternative())
+        return Piece("|".join(a.text for a in alternatives), any(a.nullable for a in alternatives),
+                     not any(a.nullable for a in alternatives[:-1]) and alternatives[-1].empty_last)
+
+    def alternative(self) -> Piece:
+        parts: list[Piece] = []
+        while (c := self.peek()) is not None and c not in (ord("|"), ord(")")):
+            parts.append(self.term())
+        return Piece("".join(p.text for p in parts), all(p.nullable for p in parts),
+                     all(p.empty_last for p in parts))
+
+    def term(self) -> Piece:
+        assertion = self.assertion()
+        if assertion is not None:
+            text, quantifiable = assertion
+            if self._quantifier_ahead():
+                if not quantifiable:
+                    raise self.bad("nothing to repeat (a quantifier after an assertion)")
+                raise JsRegexError("quantified lookahead (Annex B) is not supported")
+            return Piece(text, True)
+        before, start = self.groups, self.at
+        atom = self.atom()
+        quantifier = self.quantifier()
+        if quantifier is None:
+            return atom
+        text, low, high, lazy = quantifier
+        if high is None or high > 1:
+            self.repeated.update(range(before + 1, self.groups + 1))
+        if (high is None or high > low) and atom.nullable and not atom.empty_last:
+            # JS fails a repetition (past the minimum) that matches empty and backtracks into
+            # it for a longer way; the engine stops repeating instead. They agree only when
+            # matching empty is the repeated part's last resort.
+            shown = "".join(map(chr, self.units[start:self.at]))
+            raise JsRegexError(f"a repeated part that can match empty before it tries to consume "
+                               f"('{shown}': JS and the engine repeat it differently)")
+        nullable = low == 0 or atom.nullable
+        if high == low:
+            empty_last = atom.empty_last or high == 0
+        else:
+            empty_last = not nullable if lazy else (low == 0 or atom.empty_last)
+        return Piece(f"(?:{atom.text}){text}", nullable, empty_last)
+
+    def _quantifier_ahead(self) -> bool:
+        c = self.peek()
+        if c in (ord("*"), ord("+"), ord("?")):
+            return True
+        return c == ord("{") and self._braces(consume=False) is not None
+
+    def _braces(self, consume: bool) -> tuple[int, int | None] | None:
+        """A ``{n}``, ``{n,}`` or ``{n,m}`` at the cursor as (min, max); None when not one."""
+        j, u = self.at + 1, self.units
+
+        def number(j: int) -> tuple[int | None, int]:
+            start = j
+            while j < len(u) and 0x30 <= u[j] <= 0x39:
+                j += 1
+            return (int("".join(map(chr, u[start:j]))) if j > start else None), j
+
+        low, j = number(j)
+        if low is None:
+            return None
+        high: int | None = low
+        if j < len(u) and u[j] == ord(","):
+            high, j = number(j + 1)
+        if j >= len(u) or u[j] != ord("}"):
+            return None
+        if consume:
+            self.at = j + 1
+        return min(low, _BIG), None if high is None else min(high, _BIG)
+
+    def quantifier(self) -> tuple[str, int, int | None, bool] | None:
+        c = self.peek()
+        if c == ord("{"):
+            bounds = self._braces(consume=True)
+            if bounds is None:
+                if self.unicode:
+                    raise self.bad("incomplete quantifier '{'")
+                return None
+            low, high = bounds
+            if high is not None and high < low:
+                raise self.bad("numbers out of order in {} quantifier")
+            text = f"{{{low}}}" if high == low else f"{{{low},{'' if high is None else high}}}"
+        elif c in (ord("*"), ord("+"), ord("?")):
+            self.at += 1
+            text, low, high = chr(c), int(c == ord("+")), 1 if c == ord("?") else None
+        else:
+            return None
+        lazy = self.eat("?")
+        return text + ("?" if lazy else ""), low, high, lazy
+
+    def assertion(self) -> tuple[str, bool] | None:
+        m = self.modes
+        not_line = cs.emit(cs.LINE_TERMINATORS, negate=True)
+        if self.eat("^"):
+            return (f"(?<!{not_line})" if m.multiline else "(?<![\\u0000-\\U0010ffff])"), False
+        if self.eat("$"):
+            return (f"(?!{not_line})" if m.multiline else "(?![\\u0000-\\U0010ffff])"), False
+        if self.eat("\\b") or self.eat("\\B"):
+            w = cs.emit(cs.word_characters(self.unicode, m.ignore_case))
+            boundary = self.units[self.at - 1] == ord("b")
+            return ((f"(?:(?<={w})(?!{w})|(?<!{w})(?={w}))" if boundary
+                     else f"(?:(?<={w})(?={w})|(?<!{w})(?!{w}))"), False)
+        for opener, engine, behind in (("(?=", "(?=", False), ("(?!", "(?!", False),
+                                       ("(?<=", "(?<=", True), ("(?<!", "(?<!", True)):
+            if self.eat(opener):
+                self.lookbehind += behind
+                inner = self.disjunction().text
+                self.lookbehind -= behind
+                if not self.eat(")"):
+                    raise self.bad("unterminated group")
+                return f"{engine}{inner})", not behind and not self.unicode
+        return None
+
+    # -- atoms -----------------------------------------------------------------------------
+    def atom(self) -> Piece:
+        c = self.peek()
+        assert c is not None
+        if c == ord("."):
+            self.at += 1
+            return Piece(cs.emit(cs.EVERYTHING if self.modes.dot_all else cs.complement(cs.LINE_TERMINATORS)))
+        if c == ord("("):
+            return self.group()
+        if c == ord("["):
+            self.at += 1
+            return Piece(self.char_class())
+        if c == ord("\\"):
+            self.at += 1
+            return self.atom_escape()
+        if c in (ord("*"), ord("+"), ord("?")) or (c == ord("{") and self._braces(consume=False)):
+            raise self.bad("nothing to repeat")
+        if self.unicode and c in (ord("{"), ord("}"), ord("]")):
+            raise self.bad(f"lone '{chr(c)}' (escape it under flag u)")
+        self.at += 1
+        return Piece(self.literal(c))
+
+    def literal(self, code: int) -> str:
+        return cs.emit(self.fold(((code, code),)))
+
+    def fold(self, ranges: cs.Ranges) -> cs.Ranges:
+        return cs.case_closure(ranges, self.unicode) if self.modes.ignore_case else ranges
+
+    def group(self) -> Piece:
+        self.at += 1  # "("
+        saved = _Modes(**vars(self.modes))
+        if self.eat("?:"):
+            prefix = "(?:"
+        elif self.eat("?<"):
+            name = self.group_name()
+            if name in self.names:
+                raise JsRegexError(f"duplicate group name <{name}> (only newer engines accept it)")
+            self.groups += 1
+            self.names[name] = self.groups
+            prefix = "("
+        elif self.peek() == ord("?"):
+            prefix = self.modifiers()
+        else:
+            self.groups += 1
+            prefix = "("
+        number = self.groups if prefix == "(" else None
+        if number is not None:
+            self.open_groups.append(number)
+            if self.lookbehind:
+                self.behind.add(number)
+        inner = self.disjunction()
+        self.modes = saved
+        if number is not None:
+            self.open_groups.pop()
+        if not self.eat(")"):
+            raise self.bad("unterminated group")
+        return Piece(f"{prefix}{inner.text})", inner.nullable, inner.empty_last)
+
+    def modifiers(self) -> str:
+        """``(?ims-ims:...)``, the ES2025 pattern modifiers the CLI's engine (JavaScriptCore in
+        Bun) accepts. ``(?i)`` without a colon is not JavaScript at all."""
+        start = self.at
+        self.at += 1
+        on, off, seen_dash = "", "", False
+        while (c := self.peek()) is not None and chr(c) in "ims-":
+            if chr(c) == "-":
+                if seen_dash:
+                    raise self.bad("invalid group modifiers")
+                seen_dash = True
+            elif chr(c) in on + off:
+                raise self.bad("repeated flag in group modifiers")
+            else:
+                off, on = (off + chr(c), on) if seen_dash else (off, on + chr(c))
+            self.at += 1
+        if self.peek() == ord(")") and on + off:
+            shown = "".join(map(chr, self.units[start:self.at + 1]))
+            raise JsSyntaxError(f"inline flag group '({shown}' is not JavaScript (new RegExp throws "
+                                "'Invalid regular expression: ... unrecognized character after (?'); "
+                                "put the flags in 'flags' (e.g. flags: i) or scope them as (?i:...)")
+        if not self.eat(":") or not on + off:
+            raise self.bad(f"invalid group '(?{''.join(map(chr, self.units[start + 1:self.at + 1]))}'")
+        for flag, value in [*((f, True) for f in on), *((f, False) for f in off)]:
+            attr = {"i": "ignore_case", "m": "multiline", "s": "dot_all"}[flag]
+            setattr(self.modes, attr, value)
+        return "(?:"
+
+    def group_name(self) -> str:
+        start = self.at
+        while (c := self.peek()) is not None and c != ord(">"):
+            if c == ord("\\"):
+                raise JsRegexError("an escape inside a group name is not supported")
+            self.at += 1
+        name = "".join(map(chr, self.units[start:self.at]))
+        if c is None or not name or not name.replace("$", "_").isidentifier():
+            raise self.bad(f"invalid capture group name <{name}>")
+        self.at += 1
+        return name
+
+    def backref(self, number: int) -> str:
+        if self.lookbehind:
+            raise JsRegexError("a backreference inside a lookbehind is not supported")
+        if number in self.open_groups:
+            return "(?:)"  # inside its own group it has not matched yet: JS matches empty
+        self.backrefs.append(number)
+        if self.modes.ignore_case and not self.unicode:
+            raise JsRegexError(f"backreference \\{number} under flag i without u (JS compares "
+                               "upper-cased text; the engine folds case differently)")
+        ref = f"(?i:\\{number})" if self.modes.ignore_case else f"\\{number}"
+        return f"(?({number}){ref}|)"
+
+    def atom_escape(self) -> Piece:
+        c = self.peek()
+        if c is None:
+            raise self.bad("\\ at end of pattern")
+        if 0x31 <= c <= 0x39:
+            start, value = self.at, esc.decimal(self)
+            if value <= self.total_groups:
+                return Piece(self.backref(value), True)
+            if self.unicode:
+                raise self.bad(f"backreference \\{value} to a group that does not exist")
+            self.at = start
+            return Piece(self.literal(esc.legacy_escape(self)))
+        if c == ord("k") and (self.unicode or bool(self.all_names)):
+            self.at += 1
+            if not self.eat("<"):
+                raise self.bad("invalid named reference")
+            name = self.group_name()
+            if name not in self.all_names:
+                raise self.bad(f"invalid named capture referenced <{name}>")
+            return Piece(self.backref(self.all_names[name]), True)
+        ranges = self.class_escape()
+        if ranges is not None:
+            return Piece(ranges if isinstance(ranges, str) else cs.emit(self.fold(ranges)))
+        return Piece(self.literal(esc.character_escape(self, in_class=False)))
+
+    def class_escape(self) -> cs.Ranges | str | None:
+        """``\\d \\D \\s \\S \\w \\W`` as ranges, ``\\p{..}`` as engine text; None otherwise."""
+        c = self.peek()
+        assert c is not None
+        name = chr(c)
+        if name.lower() in _CLASS_ESCAPES:
+            self.at += 1
+            ranges = _CLASS_ESCAPES[name.lower()]
+            if name == "w" or name == "W":
+                ranges = cs.word_characters(self.unicode, self.modes.ignore_case)
+            return cs.complement(ranges) if name.isupper() else ranges
+        if name in "pP" and self.unicode:
+            raise JsRegexError(f"Unicode property escape \\{name}{{...}} is not supported")
+        return None
+
+    def char_class(self) -> str:
+        return char_class(self, self)
