@@ -54,7 +54,7 @@ def _join_pair(m: re.Match[str]) -> str:
 def js_text(text: str, unicode: bool) -> str:
     """``text`` as a JS engine walks it: UTF-16 code units, or code points under ``u``."""
     if unicode:
-        return _PAIR.sub(_join_pair, text) if any("\ud800" <= c <= "\udfff" for c in text) else text
+        return text if text.isascii() else _PAIR.sub(_join_pair, text)
     return _ASTRAL.sub(_split_astral, text) if not text.isascii() else text
 
 

@@ -91,7 +91,12 @@ def _case_classes(unicode: bool) -> dict[int, tuple[int, ...]]:
 
 def case_closure(ranges: Ranges, unicode: bool) -> Ranges:
     """``ranges`` plus every character that canonicalizes like one of its members."""
-    extra = [(o, o) for c, group in _case_classes(unicode).items() if contains(ranges, c) for o in group]
+    classes = _case_classes(unicode)
+    if sum(hi - lo + 1 for lo, hi in ranges) < len(classes):  # few members: look each one up
+        members = (c for lo, hi in ranges for c in range(lo, hi + 1) if c in classes)
+    else:
+        members = (c for c in classes if contains(ranges, c))
+    extra = [(o, o) for c in members for o in classes[c]]
     return normalize([*ranges, *extra]) if extra else ranges
 
 
