@@ -64,6 +64,9 @@ SPEC_FACTS = [
     # ES2025 modifier groups: the CLI's engine takes them (node 20 does not).
     ("(?i:k)x", "", "Kx kX", True, 1), ("(?-i:a)A", "i", "aa Aa", True, 1), ("(?s:.)", "", "\n", True, 1),
     ("(?m:^x)", "", "a\nx", True, 1), ("(?i:[^k])", "u", "\u212a", False, 0),
+    # Property escapes (under u; without it \p is 'p'); under i, JS closes the set's complement.
+    ("\\p{L}+", "u", "é1σ", True, 2), ("\\P{Ll}", "iu", "a", True, 1), ("[^\\P{Lu}]", "iu", "a", False, 0),
+    ("\\p{L}", "", "p{L}", True, 1), ("\\p{sc=Grek}", "u", "aσ", True, 1),
     # A repeated part that can match empty only as its last resort repeats alike in both.
     ("(a|)+b", "", "aab b", True, 2), ("(?:a*)*", "", "aa", True, 2), ("(?:x|\\b){2}", "", "a", True, 2),
 ]
@@ -85,6 +88,7 @@ INVALID = [
     ("\\q", "u", "invalid escape"), ("\\1", "u", "does not exist"), ("[\\w-z]", "u", "class"),
     ("\\k<x>(?<n>a)", "", "named capture"), ("(?<1a>x)", "", "group name"), ("(?-:a)", "", "(?-:"),
     ("\\u{110000}", "u", "out of range"), ("(?<=a)*", "", "nothing to repeat"),
+    ("\\p{letter}", "u", "property name"), ("\\p{L", "u", "property name"),
 ]
 
 
@@ -96,7 +100,7 @@ def test_what_javascript_rejects_is_a_syntax_error_naming_it(pattern: str, flags
 
 # Valid JavaScript without a faithful translation: refused, never matched differently.
 REFUSED = [
-    ("a", "v", "flag v"), ("a", "x", "not a JS RegExp flag"), ("\\p{L}", "u", "property escape"),
+    ("a", "v", "flag v"), ("a", "x", "not a JS RegExp flag"), ("\\p{Math}", "u", "property escape \\p{Math}"),
     ("(a)\\1", "i", "without u"), ("(?:(a)|b)+\\1", "", "repeated group"),
     ("(?<=(a))\\1", "", "lookbehind"), ("(?<=\\1(a))b", "", "inside a lookbehind"),
     ("(?<n>a)|(?<n>b)", "", "duplicate group name"), ("(?=a)*", "", "quantified lookahead"),
@@ -149,10 +153,12 @@ _LITERALS = ["a", "b", "A", "k", "K", "\u212a", "s", "S", "\u017f", "ß", "ẞ",
              "Σ", "1", "_", " ", "-", "\n", "\u2028", "\u00a0", "\U0001F600", "{", "}", "]", "{1}", "{1,"]
 _ESCAPES = ["\\.", "\\n", "\\r", "\\t", "\\x41", "\\u0061", "\\u{1F600}", "\\u{61}", "\\cJ", "\\0",
             "\\101", "\\8", "\\-", "\\/", "\\ud83d", "\\ude00", "\\ud83d\\ude00", "\\$", "\\k", "\\q",
-            "\\c", "\\c1", "\\1", "\\2", "\\k<x>", "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "."]
+            "\\c", "\\c1", "\\1", "\\2", "\\k<x>", "\\p{L}", "\\P{Ll}", "\\p{Lu}",
+            "\\p{Script=Greek}", "\\p{Extended_Pictographic}", "\\p{letter}", "\\p{Math}",
+            "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "."]
 _CLASS_ITEMS = ["a", "b", "A", "s", "K", "\u017f", "é", "σ", "-", "^", "\U0001F600", "a-c", "A-Z",
                 "a-z", "\u00e0-\u00ff", "0-9", "\\d", "\\w", "\\W", "\\s", "\\b", "\\-", "\\]", "\\c1",
-                "\\x41", "\\u212a", "\\ud83d"]
+                "\\x41", "\\u212a", "\\ud83d", "\\p{Lu}", "\\P{L}", "\\p{sc=Grek}"]
 _FLAGS = ["", "i", "m", "s", "u", "iu", "ms", "g", "y", "imsu", "dgi", "gy", "iy", "su", "mu"]
 _TEXT_CHARS = "aAbBkK\u212asS\u017fßẞéÉσςΣ1_ -\n\r\u2028\u00a0\U0001F600{}.x"
 

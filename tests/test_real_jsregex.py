@@ -44,7 +44,8 @@ def _predicted() -> tuple[list[dict[str, str]], dict[str, bool]]:
 def test_plugin_eval_grades_regexes_as_jsregex_predicts(which: str, tmp_path) -> None:  # noqa: ANN001
     claude = cli("claude", which)
     graders, expected = _predicted()
-    case = {"case.yaml": f"schema_version: '1.1'\nname: rx\nruns: 1\nexecution:\n  max_turns: 2\ngraders: {json.dumps(graders)}\n",
+    case = {"case.yaml": "schema_version: '1.1'\nname: rx\nruns: 1\nexecution:\n  max_turns: 2\n"
+                         f"graders: {json.dumps(graders)}\n",
             "prompt.md": "Answer.\n"}
     plugin = write_plugin(tmp_path / "plug", {"rx": case})
     theirs = plugin_eval(claude, plugin, Script(answer_with_skill=ANSWER, answer_without_skill=ANSWER),

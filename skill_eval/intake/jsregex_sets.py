@@ -100,6 +100,16 @@ def case_closure(ranges: Ranges, unicode: bool) -> Ranges:
     return normalize([*ranges, *extra]) if extra else ranges
 
 
+def property_closure(prop: str, unicode: bool) -> Ranges:
+    """The characters flag ``i`` adds to a property escape (engine text ``\\p{..}``): those that
+    canonicalize like a member. Only cased characters can, so only they are tried."""
+    import regex as rx
+
+    member = rx.compile(prop, rx.VERSION0).fullmatch
+    classes = _case_classes(unicode)
+    return normalize((o, o) for c in classes if member(chr(c)) for o in classes[c])
+
+
 def word_characters(unicode: bool, ignore_case: bool) -> Ranges:
     """JS WordCharacters (what \\b tests): under ``u`` and ``i`` it gains 'ſ' and the Kelvin sign."""
     return case_closure(WORD, True) if unicode and ignore_case else WORD

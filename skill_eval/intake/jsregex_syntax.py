@@ -18,6 +18,7 @@ from skill_eval.intake import jsregex_escape as esc
 from skill_eval.intake import jsregex_sets as cs
 from skill_eval.intake.jsregex_class import char_class
 from skill_eval.intake.jsregex_errors import JsRegexError, JsSyntaxError
+from skill_eval.intake.jsregex_props import property_escape
 
 _CLASS_ESCAPES = {"d": cs.DIGITS, "s": cs.SPACE, "w": cs.WORD}
 _LOOKBEHIND = ([ord("=")], [ord("!")])
@@ -232,6 +233,10 @@ class Translator(esc.Reader):
     def fold(self, ranges: cs.Ranges) -> cs.Ranges:
         return cs.case_closure(ranges, self.unicode) if self.modes.ignore_case else ranges
 
+    def fold_property(self, prop: str) -> cs.Ranges:
+        """What flag i adds to a property escape's set (nothing without i)."""
+        return cs.property_closure(prop, self.unicode) if self.modes.ignore_case else ()
+
     def group(self) -> Piece:
         self.at += 1  # "("
         saved = _Modes(**vars(self.modes))
@@ -336,7 +341,9 @@ class Translator(esc.Reader):
             return Piece(self.backref(self.all_names[name]), True)
         ranges = self.class_escape()
         if ranges is not None:
-            return Piece(ranges if isinstance(ranges, str) else cs.emit(self.fold(ranges)))
+            if isinstance(ranges, str):  # a property: the engine expands it, JS's i closes it
+                return Piece(cs.emit(self.fold_property(ranges), extra=ranges))
+            return Piece(cs.emit(self.fold(ranges)))
         return Piece(self.literal(esc.character_escape(self, in_class=False)))
 
     def class_escape(self) -> cs.Ranges | str | None:
@@ -351,7 +358,8 @@ class Translator(esc.Reader):
                 ranges = cs.word_characters(self.unicode, self.modes.ignore_case)
             return cs.complement(ranges) if name.isupper() else ranges
         if name in "pP" and self.unicode:
-            raise JsRegexError(f"Unicode property escape \\{name}{{...}} is not supported")
+            self.at += 1
+            return property_escape(self, negated=name == "P")
         return None
 
     def char_class(self) -> str:
