@@ -82,10 +82,11 @@ def _canonicalize(code: int, unicode: bool) -> int:
 def _case_classes(unicode: bool) -> dict[int, tuple[int, ...]]:
     """Every character with case variants -> all characters that canonicalize alike (itself too)."""
     groups: dict[int, list[int]] = defaultdict(list)
-    for code in range(min(_CASED_BELOW, MAX_CODE_POINT if unicode else MAX_UNIT + 1)):
-        if 0xD800 <= code <= 0xDFFF:
-            continue
-        groups[_canonicalize(code, unicode)].append(code)
+    # Only a character with a case mapping can share a canonical form with another (fold
+    # targets have mappings too); filtering on that first is what keeps this near 30 ms.
+    for ch in map(chr, range(min(_CASED_BELOW, MAX_CODE_POINT if unicode else MAX_UNIT + 1))):
+        if ch.upper() != ch or ch.lower() != ch:
+            groups[_canonicalize(ord(ch), unicode)].append(ord(ch))
     return {c: tuple(g) for g in groups.values() if len(g) > 1 for c in g}
 
 
