@@ -35,7 +35,7 @@ class Piece(NamedTuple):
 
 
 @dataclass
-class _Modes:
+class Modes:
     ignore_case: bool
     multiline: bool
     dot_all: bool
@@ -43,7 +43,7 @@ class _Modes:
 
 @dataclass
 class Translator(esc.Reader):
-    modes: _Modes = field(default_factory=lambda: _Modes(False, False, False))
+    modes: Modes = field(default_factory=lambda: Modes(False, False, False))
     groups: int = 0  # capturing groups opened so far
     names: dict[str, int] = field(default_factory=dict)
     total_groups: int = 0
@@ -239,7 +239,7 @@ class Translator(esc.Reader):
 
     def group(self) -> Piece:
         self.at += 1  # "("
-        saved = _Modes(**vars(self.modes))
+        saved = Modes(**vars(self.modes))
         if self.eat("?:"):
             prefix = "(?:"
         elif self.eat("?<"):
