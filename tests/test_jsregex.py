@@ -69,6 +69,9 @@ SPEC_FACTS = [
     # Property escapes (under u; without it \p is 'p'); under i, JS closes the set's complement.
     ("\\p{L}+", "u", "é1σ", True, 2), ("\\P{Ll}", "iu", "a", True, 1), ("[^\\P{Lu}]", "iu", "a", False, 0),
     ("\\p{L}", "", "p{L}", True, 1), ("\\p{sc=Grek}", "u", "aσ", True, 1),
+    # The Kelvin sign is its own upper case, so without u /\u212a/i matches it alone. (node's V8
+    # loses it from k|\u212a|k; JavaScriptCore does not.)
+    ("k|\u212a|k", "i", "\u212a", True, 1),
     # ES2025 duplicate names in different alternatives (JavaScriptCore; node 20 rejects them).
     ("(?:(?<n>a)|(?<n>b))\\k<n>", "", "aa ab bb", True, 2),
     ("(?:(?<n>a)|x(?<n>b))\\k<n>", "", "xbb xb", True, 1),
@@ -218,6 +221,11 @@ def test_matches_as_javascript_does(node: JsNode, pattern: str, flags: str, text
         return
     assert not isinstance(theirs, str), f"JavaScript rejects /{pattern}/{flags} ({theirs}); we took it"
     ours = [(rx.search(t), rx.count(t)) for t in texts]
+    if ours != theirs and "i" in flags and "u" not in flags and ("\u212a" in pattern or "\\u212a" in pattern):
+        # V8 drops the Kelvin sign from some alternations under i (k|\u212a|k); JavaScriptCore,
+        # the CLI's engine, does not (SPEC_FACTS has the case; tests/test_real_jsregex.py).
+        event("V8's Kelvin-sign bug")
+        return
     event("compared")
     assert ours == theirs, f"/{pattern}/{flags} -> {rx.translated}"
 
