@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from skill_eval.intake import timedmatch
 from skill_eval.intake.jsregex_errors import JsRegexError, JsSyntaxError
-from skill_eval.intake.jsregex_syntax import Translator, _Modes
+from skill_eval.intake.jsregex_syntax import Modes, Translator
 
 if TYPE_CHECKING:
     import regex as rx
@@ -54,7 +54,7 @@ def _join_pair(m: re.Match[str]) -> str:
 def js_text(text: str, unicode: bool) -> str:
     """``text`` as a JS engine walks it: UTF-16 code units, or code points under ``u``."""
     if unicode:
-        return _PAIR.sub(_join_pair, text) if any("\ud800" <= c <= "\udfff" for c in text) else text
+        return text if text.isascii() else _PAIR.sub(_join_pair, text)
     return _ASTRAL.sub(_split_astral, text) if not text.isascii() else text
 
 
@@ -109,7 +109,7 @@ def js_regex(pattern: str, flags: str = "") -> JsRegex:
     _check_flags(flags)
     unicode = "u" in flags
     units = list(map(ord, js_text(pattern, unicode)))
-    modes = _Modes(ignore_case="i" in flags, multiline="m" in flags, dot_all="s" in flags)
+    modes = Modes(ignore_case="i" in flags, multiline="m" in flags, dot_all="s" in flags)
     try:
         translated = Translator(units, unicode, modes=modes).translate()
     except RecursionError:

@@ -22,11 +22,14 @@ class ClassReader(Protocol):
 
     def fold(self, ranges: cs.Ranges) -> cs.Ranges: ...
 
+    def fold_property(self, prop: str) -> cs.Ranges: ...
+
 _DASH, _CLOSE, _BACKSLASH = ord("-"), ord("]"), ord("\\")
 
 
-def _atom(t: esc.Reader, classes: ClassReader) -> cs.Ranges | int:
-    """One class atom: a character's code, or the set of a class escape."""
+def _atom(t: esc.Reader, classes: ClassReader) -> cs.Ranges | int | str:
+    """One class atom: a character's code, the set of a class escape, or a property escape (the
+    engine's text)."""
     c = t.peek()
     if c is None:
         raise t.bad("unterminated character class")
@@ -40,8 +43,6 @@ def _atom(t: esc.Reader, classes: ClassReader) -> cs.Ranges | int:
         t.at += 1
         return 0x08
     escaped = classes.class_escape()
-    if isinstance(escaped, str):  # pragma: no cover - property escapes are refused before this
-        raise t.bad("unexpected escape in class")
     if escaped is not None:
         return escaped
     return esc.character_escape(t, in_class=True)
@@ -50,9 +51,14 @@ def _atom(t: esc.Reader, classes: ClassReader) -> cs.Ranges | int:
 def char_class(t: esc.Reader, classes: ClassReader) -> str:
     negate = t.eat("^")
     members: list[tuple[int, int]] = []
+    props: list[str] = []
 
-    def add(item: cs.Ranges | int) -> None:
-        members.extend(((item, item),) if isinstance(item, int) else item)
+    def add(item: cs.Ranges | int | str) -> None:
+        if isinstance(item, str):
+            props.append(item)
+            members.extend(classes.fold_property(item))
+        else:
+            members.extend(((item, item),) if isinstance(item, int) else item)
 
     while t.peek() != _CLOSE:
         first = _atom(t, classes)
@@ -72,4 +78,4 @@ def char_class(t: esc.Reader, classes: ClassReader) -> str:
             continue
         add(first)
     t.at += 1  # "]"
-    return cs.emit(classes.fold(cs.normalize(members)), negate=negate)
+    return cs.emit(classes.fold(cs.normalize(members)), negate=negate, extra="".join(props))

@@ -1,4 +1,5 @@
-"""Escapes of a JavaScript pattern that stand for one character (ECMA-262 §22.2.1 CharacterEscape,
+"""The cursor over a JavaScript pattern (with its group count and names, read ahead), and the
+escapes that stand for one character (ECMA-262 §22.2.1 CharacterEscape,
 with Annex B's legacy forms when flag ``u`` is off): ``\\n``, ``\\cX``, ``\\xHH``, ``\\uHHHH``,
 ``\\u{H...}``, ``\\0``, octal and identity escapes. Each reads at the translator's cursor, just
 after the backslash, and returns the character's code.
@@ -9,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from skill_eval.intake import jsregex_sets as cs
-from skill_eval.intake.jsregex_errors import JsSyntaxError
+from skill_eval.intake.jsregex_errors import JsRegexError, JsSyntaxError
 
 SYNTAX = frozenset(map(ord, "^$\\.*+?()[]{}|/"))
 _CONTROL = {ord("f"): 0x0C, ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09, ord("v"): 0x0B}
 _HEX = frozenset(map(ord, "0123456789abcdefABCDEF"))
+_LOOKBEHIND = ([ord("=")], [ord("!")])
 
 
 @dataclass
@@ -23,7 +25,8 @@ class Reader:
     units: list[int]
     unicode: bool
     at: int = 0
-    all_names: dict[str, int] = field(default_factory=dict)  # every group name, forward ones too
+    all_names: dict[str, list[int]] = field(default_factory=dict)  # name -> its groups' numbers
+    total_groups: int = 0
 
     def peek(self, k: int = 0) -> int | None:
         return self.units[self.at + k] if self.at + k < len(self.units) else None
@@ -37,6 +40,40 @@ class Reader:
 
     def bad(self, what: str) -> JsSyntaxError:
         return JsSyntaxError(f"invalid JavaScript regex: {what}")
+
+    def prescan(self) -> None:
+        """Count capturing groups and note whether any is named: both change how escapes read."""
+        u, i, in_class = self.units, 0, False
+        while i < len(u):
+            c = u[i]
+            if c == ord("\\"):
+                i += 2
+                continue
+            if in_class:
+                in_class = c != ord("]")
+            elif c == ord("["):
+                in_class = True
+            elif c == ord("(") and (i + 1 >= len(u) or u[i + 1] != ord("?")):
+                self.total_groups += 1
+            elif c == ord("(") and u[i + 2:i + 3] == [ord("<")] and u[i + 3:i + 4] not in _LOOKBEHIND:
+                self.total_groups += 1
+                end = u.index(ord(">"), i) if ord(">") in u[i:] else len(u)
+                self.all_names.setdefault("".join(map(chr, u[i + 3:end])), []).append(self.total_groups)
+            i += 1
+
+    # -- structure -------------------------------------------------------------------------
+
+    def group_name(self) -> str:
+        start = self.at
+        while (c := self.peek()) is not None and c != ord(">"):
+            if c == ord("\\"):
+                raise JsRegexError("an escape inside a group name is not supported")
+            self.at += 1
+        name = "".join(map(chr, self.units[start:self.at]))
+        if c is None or not name or not name.replace("$", "_").isidentifier():
+            raise self.bad(f"invalid capture group name <{name}>")
+        self.at += 1
+        return name
 
 
 def decimal(t: Reader) -> int:

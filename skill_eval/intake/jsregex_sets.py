@@ -82,17 +82,33 @@ def _canonicalize(code: int, unicode: bool) -> int:
 def _case_classes(unicode: bool) -> dict[int, tuple[int, ...]]:
     """Every character with case variants -> all characters that canonicalize alike (itself too)."""
     groups: dict[int, list[int]] = defaultdict(list)
-    for code in range(min(_CASED_BELOW, MAX_CODE_POINT if unicode else MAX_UNIT + 1)):
-        if 0xD800 <= code <= 0xDFFF:
-            continue
-        groups[_canonicalize(code, unicode)].append(code)
+    # Only a character with a case mapping can share a canonical form with another (fold
+    # targets have mappings too); filtering on that first is what keeps this near 30 ms.
+    for ch in map(chr, range(min(_CASED_BELOW, MAX_CODE_POINT if unicode else MAX_UNIT + 1))):
+        if ch.upper() != ch or ch.lower() != ch:
+            groups[_canonicalize(ord(ch), unicode)].append(ord(ch))
     return {c: tuple(g) for g in groups.values() if len(g) > 1 for c in g}
 
 
 def case_closure(ranges: Ranges, unicode: bool) -> Ranges:
     """``ranges`` plus every character that canonicalizes like one of its members."""
-    extra = [(o, o) for c, group in _case_classes(unicode).items() if contains(ranges, c) for o in group]
+    classes = _case_classes(unicode)
+    if sum(hi - lo + 1 for lo, hi in ranges) < len(classes):  # few members: look each one up
+        members = (c for lo, hi in ranges for c in range(lo, hi + 1) if c in classes)
+    else:
+        members = (c for c in classes if contains(ranges, c))
+    extra = [(o, o) for c in members for o in classes[c]]
     return normalize([*ranges, *extra]) if extra else ranges
+
+
+def property_closure(prop: str, unicode: bool) -> Ranges:
+    """The characters flag ``i`` adds to a property escape (engine text ``\\p{..}``): those that
+    canonicalize like a member. Only cased characters can, so only they are tried."""
+    import regex as rx
+
+    member = rx.compile(prop, rx.VERSION0).fullmatch
+    classes = _case_classes(unicode)
+    return normalize((o, o) for c in classes if member(chr(c)) for o in classes[c])
 
 
 def word_characters(unicode: bool, ignore_case: bool) -> Ranges:

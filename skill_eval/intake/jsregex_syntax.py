@@ -18,10 +18,18 @@ from skill_eval.intake import jsregex_escape as esc
 from skill_eval.intake import jsregex_sets as cs
 from skill_eval.intake.jsregex_class import char_class
 from skill_eval.intake.jsregex_errors import JsRegexError, JsSyntaxError
+from skill_eval.intake.jsregex_props import property_escape
 
 _CLASS_ESCAPES = {"d": cs.DIGITS, "s": cs.SPACE, "w": cs.WORD}
-_LOOKBEHIND = ([ord("=")], [ord("!")])
 _BIG = 1 << 53  # JS reads {n} bounds as numbers; anything past 2**53 is "infinite" enough
+
+
+def _exclusive(one: tuple[tuple[int, int], ...], other: tuple[tuple[int, int], ...]) -> bool:
+    """Whether two places lie in different alternatives of one disjunction (never both match)."""
+    for (d1, a1), (d2, a2) in zip(one, other, strict=False):
+        if (d1, a1) != (d2, a2):
+            return d1 == d2
+    return False
 
 
 class Piece(NamedTuple):
@@ -34,7 +42,7 @@ class Piece(NamedTuple):
 
 
 @dataclass
-class _Modes:
+class Modes:
     ignore_case: bool
     multiline: bool
     dot_all: bool
@@ -42,10 +50,11 @@ class _Modes:
 
 @dataclass
 class Translator(esc.Reader):
-    modes: _Modes = field(default_factory=lambda: _Modes(False, False, False))
+    modes: Modes = field(default_factory=lambda: Modes(False, False, False))
     groups: int = 0  # capturing groups opened so far
-    names: dict[str, int] = field(default_factory=dict)
-    total_groups: int = 0
+    names: dict[str, list[tuple[tuple[int, int], ...]]] = field(default_factory=dict)  # -> alt_paths
+    alt_path: list[tuple[int, int]] = field(default_factory=list)  # (disjunction, alternative) chain
+    disjunctions: int = 0
     open_groups: list[int] = field(default_factory=list)
     lookbehind: int = 0  # depth of lookbehinds around the current position
     repeated: set[int] = field(default_factory=set)  # groups inside a quantifier that loops
@@ -54,7 +63,7 @@ class Translator(esc.Reader):
 
     # -- entry -----------------------------------------------------------------------------
     def translate(self) -> str:
-        self._prescan()
+        self.prescan()
         out = self.disjunction().text
         if self.at < len(self.units):
             raise self.bad("unmatched ')'" if self.peek() == ord(")") else "lone quantifier")
@@ -67,31 +76,15 @@ class Translator(esc.Reader):
                                    "captures there right to left)")
         return out
 
-    def _prescan(self) -> None:
-        """Count capturing groups and note whether any is named: both change how escapes read."""
-        u, i, in_class = self.units, 0, False
-        while i < len(u):
-            c = u[i]
-            if c == ord("\\"):
-                i += 2
-                continue
-            if in_class:
-                in_class = c != ord("]")
-            elif c == ord("["):
-                in_class = True
-            elif c == ord("(") and (i + 1 >= len(u) or u[i + 1] != ord("?")):
-                self.total_groups += 1
-            elif c == ord("(") and u[i + 2:i + 3] == [ord("<")] and u[i + 3:i + 4] not in _LOOKBEHIND:
-                self.total_groups += 1
-                end = u.index(ord(">"), i) if ord(">") in u[i:] else len(u)
-                self.all_names.setdefault("".join(map(chr, u[i + 3:end])), self.total_groups)
-            i += 1
-
-    # -- structure -------------------------------------------------------------------------
     def disjunction(self) -> Piece:
+        ident = self.disjunctions
+        self.disjunctions += 1
+        self.alt_path.append((ident, 0))
         alternatives = [self.alternative()]
         while self.eat("|"):
+            self.alt_path[-1] = (ident, len(alternatives))
             alternatives.append(self.alternative())
+        self.alt_path.pop()
         return Piece("|".join(a.text for a in alternatives), any(a.nullable for a in alternatives),
                      not any(a.nullable for a in alternatives[:-1]) and alternatives[-1].empty_last)
 
@@ -232,17 +225,23 @@ class Translator(esc.Reader):
     def fold(self, ranges: cs.Ranges) -> cs.Ranges:
         return cs.case_closure(ranges, self.unicode) if self.modes.ignore_case else ranges
 
+    def fold_property(self, prop: str) -> cs.Ranges:
+        """What flag i adds to a property escape's set (nothing without i)."""
+        return cs.property_closure(prop, self.unicode) if self.modes.ignore_case else ()
+
     def group(self) -> Piece:
         self.at += 1  # "("
-        saved = _Modes(**vars(self.modes))
+        saved = Modes(**vars(self.modes))
         if self.eat("?:"):
             prefix = "(?:"
         elif self.eat("?<"):
             name = self.group_name()
-            if name in self.names:
-                raise JsRegexError(f"duplicate group name <{name}> (only newer engines accept it)")
+            here = tuple(self.alt_path)
+            if not all(_exclusive(there, here) for there in self.names.get(name, [])):
+                raise self.bad(f"duplicate capture group name <{name}> (groups may share a name "
+                               "only in different alternatives)")
             self.groups += 1
-            self.names[name] = self.groups
+            self.names.setdefault(name, []).append(here)
             prefix = "("
         elif self.peek() == ord("?"):
             prefix = self.modifiers()
@@ -290,29 +289,22 @@ class Translator(esc.Reader):
             setattr(self.modes, attr, value)
         return "(?:"
 
-    def group_name(self) -> str:
-        start = self.at
-        while (c := self.peek()) is not None and c != ord(">"):
-            if c == ord("\\"):
-                raise JsRegexError("an escape inside a group name is not supported")
-            self.at += 1
-        name = "".join(map(chr, self.units[start:self.at]))
-        if c is None or not name or not name.replace("$", "_").isidentifier():
-            raise self.bad(f"invalid capture group name <{name}>")
-        self.at += 1
-        return name
-
-    def backref(self, number: int) -> str:
+    def backref(self, *numbers: int) -> str:
+        """A reference to the group(s) of these numbers (several share a name in different
+        alternatives, so at most one has matched): what that one matched, else empty."""
         if self.lookbehind:
             raise JsRegexError("a backreference inside a lookbehind is not supported")
-        if number in self.open_groups:
+        if any(n in self.open_groups for n in numbers):
             return "(?:)"  # inside its own group it has not matched yet: JS matches empty
-        self.backrefs.append(number)
+        self.backrefs.extend(numbers)
         if self.modes.ignore_case and not self.unicode:
-            raise JsRegexError(f"backreference \\{number} under flag i without u (JS compares "
+            raise JsRegexError(f"backreference \\{numbers[0]} under flag i without u (JS compares "
                                "upper-cased text; the engine folds case differently)")
-        ref = f"(?i:\\{number})" if self.modes.ignore_case else f"\\{number}"
-        return f"(?({number}){ref}|)"
+        out = ""
+        for n in reversed(numbers):
+            ref = f"(?i:\\{n})" if self.modes.ignore_case else f"\\{n}"
+            out = f"(?({n}){ref}|{out})"
+        return out
 
     def atom_escape(self) -> Piece:
         c = self.peek()
@@ -333,10 +325,12 @@ class Translator(esc.Reader):
             name = self.group_name()
             if name not in self.all_names:
                 raise self.bad(f"invalid named capture referenced <{name}>")
-            return Piece(self.backref(self.all_names[name]), True)
+            return Piece(self.backref(*self.all_names[name]), True)
         ranges = self.class_escape()
         if ranges is not None:
-            return Piece(ranges if isinstance(ranges, str) else cs.emit(self.fold(ranges)))
+            if isinstance(ranges, str):  # a property: the engine expands it, JS's i closes it
+                return Piece(cs.emit(self.fold_property(ranges), extra=ranges))
+            return Piece(cs.emit(self.fold(ranges)))
         return Piece(self.literal(esc.character_escape(self, in_class=False)))
 
     def class_escape(self) -> cs.Ranges | str | None:
@@ -351,7 +345,8 @@ class Translator(esc.Reader):
                 ranges = cs.word_characters(self.unicode, self.modes.ignore_case)
             return cs.complement(ranges) if name.isupper() else ranges
         if name in "pP" and self.unicode:
-            raise JsRegexError(f"Unicode property escape \\{name}{{...}} is not supported")
+            self.at += 1
+            return property_escape(self, negated=name == "P")
         return None
 
     def char_class(self) -> str:
