@@ -140,7 +140,7 @@ def test_a_cases_mocks_are_hashable_like_the_rest_of_its_settings(tmp_path):
     assert lookup.expect == (("id", ("a", "b")),)
 
 
-def test_a_mock_calls_grader_is_a_plugin_fired_indicator_only_when_every_mocked_server_is_the_plugins(tmp_path):
+def test_a_mock_calls_grader_is_an_indicator_only_when_every_mocked_server_is_the_plugins(tmp_path):
     graders = {"evals/c/graders/called.md": "---\ntype: regex\ntarget: mock_calls\npattern: lookup\n---\n",
                "evals/c/graders/says.md": "---\ntype: regex\npattern: note\n---\n"}
     own = {k: v for k, v in SUITE.items() if not k.startswith("evals/mocks/web/")}
