@@ -176,3 +176,6 @@ def test_created_files_leave_out_what_was_there_and_sort_as_javascript():
     assert created_files(["b.txt", "a.txt", "pre.md", "gone/"], {"pre.md": "0" * 64}) == ["a.txt", "b.txt"]
     # JavaScript sorts by UTF-16 code units: an astral character sorts before U+FF01
     assert created_files(["\uff01.txt", "\U0001f600.txt"], {}) == ["\U0001f600.txt", "\uff01.txt"]
+    # A name that is not UTF-8 (os.listdir gives its bad byte as a lone surrogate) is listed as
+    # Node lists it, so the run's meta.json can hold it.
+    assert created_files(["caf\udce9.txt"], {}) == ["caf\ufffd.txt"]

@@ -219,9 +219,15 @@ SESSION_CAP = 64 * 1_048_576  # a session past this is not kept: target: trace t
 
 def created_files(left: list[str], pre_existing: Mapping[str, str]) -> list[str]:
     """The files the run created: those it left that were not there before it started (plugin
-    eval's ``files`` target), sorted as JavaScript sorts strings (by UTF-16 code units)."""
-    return sorted({p for p in left if p not in pre_existing and p != "." and not p.endswith("/")},
-                  key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+    eval's ``files`` target), sorted as JavaScript sorts strings (by UTF-16 code units). A name
+    that is not UTF-8 is listed as Node reads it, its bad bytes as U+FFFD (it must still fit in
+    the run's JSON record)."""
+    made = {_as_node_reads(p) for p in left if p not in pre_existing and p != "." and not p.endswith("/")}
+    return sorted(made, key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+
+
+def _as_node_reads(name: str) -> str:
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def read_session(workspace: Path) -> str | None:
