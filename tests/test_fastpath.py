@@ -220,3 +220,41 @@ def test_a_fingerprint_recorded_in_the_tick_of_a_change_is_not_trusted(kit):
     code, out, err = kit.run()
     assert code == 0 and not out.startswith("Up to date") and kit.calls() == 0, out + err
     assert kit.run()[1].startswith("Up to date")  # recorded again, later: trusted
+
+
+
+DECLARES = json.dumps({"mcpServers": {"notes": {"command": "never-started"}}})
+MANIFEST = ".claude-plugin/plugin.json"
+
+
+@pytest.mark.parametrize(("before", "edit"), [
+    ({".mcp.json": DECLARES}, {".mcp.json": '{"mcpServers": {}}'}),  # notes no longer the plugin's
+    ({".mcp.json": DECLARES}, {MANIFEST: '{"name": "renamed"}'}),
+    ({MANIFEST: None, "plugin.json": '{"name": "p"}', ".mcp.json": DECLARES},
+     {"plugin.json": '{"name": "renamed"}'}),
+    ({MANIFEST: json.dumps({"name": "p", "mcpServers": "servers.json"}), "servers.json": "{}"},
+     {"servers.json": json.dumps({"notes": {"command": "never-started"}})}),
+], ids=["mcp.json", "manifest", "root-manifest", "named-config"])
+def test_a_plugin_file_the_eval_reader_reads_is_watched(tmp_path, before, edit):
+    """A plugin eval suite's reader reads the plugin's manifest and MCP configuration (they name
+    the mocked servers, so they are in the run key): an edit to one defeats the fast path."""
+    from pluginkit import PluginKit
+
+    pytest.importorskip("mcp")
+    kit = PluginKit.create(tmp_path, {"a": {"prompt.md": "Go a.\n"}})
+    kit.write({"evals/mocks/notes/lookup.md": "NOTE\n"})
+    for rel, text in before.items():
+        if text is None:
+            (kit.root / rel).unlink()
+        else:
+            kit.write({rel: text})
+    assert kit.run()[0] == 0
+    assert kit.run()[1].startswith("Up to date")
+    kit.reset()
+    kit.write(edit)
+    _, out, _ = kit.status()
+    assert "would run 1" in out
+    assert "mocked servers' names (plugin manifest or MCP configuration) changed" in out
+    code, out, err = kit.run()
+    assert code == 0 and not out.startswith("Up to date"), out + err
+    assert [r["case"]["id"] for r in kit.requests()] == ["a"]

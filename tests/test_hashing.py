@@ -199,6 +199,17 @@ def test_golden_key_of_a_case_with_settings(plugin):
     assert _settings_keys(plugin.root)["a"] == SETTINGS_GOLDEN
 
 
+# A plugin eval case that sets nothing that runs (b's scaffold runs only under --scaffold) runs
+# under plugin eval's tool grants all the same, so they are in its key. Semantic change (issue
+# 43): it was f3d8ab17874d05e0c853d9c8542c3146d11ec90247fbe57a4ffcbe53657c459c while such a case
+# ran with the adapter's full tool set. Bump only on purpose.
+UNSET_GOLDEN = "19eeaf907c01811d3a5a08b391875966161bcc3be02dedef0dd22c3556cfc14a"
+
+
+def test_golden_key_of_a_case_that_sets_nothing(plugin):
+    assert _settings_keys(plugin.root)["b"] == UNSET_GOLDEN
+
+
 @pytest.mark.parametrize(("old", "new"), [
     ("max_turns: 3", "max_turns: 4"), ("timeout_seconds: 30", "timeout_seconds: 31"),
     ("model: sonnet", "model: opus"), ("be brief", "be terse"), ("EVAL_X: '1'", "EVAL_X: '2'"),

@@ -126,10 +126,11 @@ def test_a_case_with_mocks_gets_plugin_evals_grants_even_when_it_lists_no_tools(
 
     _write(tmp_path, SUITE)
     mocks, _ = _read(tmp_path)
-    carried = RunSettings(mocks=mocks).request()
+    # As every plugin eval case (gated): tests/test_runsettings.py has those without mocks.
+    carried = RunSettings(mocks=mocks, gated=True).request()
     assert carried["allowed_tools"] == [] and carried["disallowed_tools"] == list(GATED_TOOLS)
-    assert "tools" in RunSettings(mocks=mocks).key_material((), False)
-    assert RunSettings(max_turns=2).request() == {"max_turns": 2}  # no mocks: as before
+    assert "tools" in RunSettings(mocks=mocks, gated=True).key_material((), False)
+    assert RunSettings(max_turns=2).request() == {"max_turns": 2}  # not gated: as before
 
 
 def test_a_cases_mocks_are_hashable_like_the_rest_of_its_settings(tmp_path):

@@ -11,6 +11,7 @@ import pytest
 from skill_eval.cli.main import main
 from skill_eval.model.evalsets import read_evalset
 from skill_eval.model.project import load_project
+from skill_eval.model.runsettings import RunSettings
 from skill_eval.review.export_plugin_eval import export_cases
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "realworld-plugin-evals"
@@ -117,7 +118,8 @@ def test_graders_map_to_checks_and_rubric_and_the_rest_is_named(tmp_path):
     assert ref.reference == '{"type":"assistant","text":"hello"}\n'
     problems = [p.format() for p in es.problems]
     assert beta.settings is not None and beta.settings.runs == 2  # the case's own run settings
-    assert plain.settings is None
+    # It sets nothing, yet runs under plugin eval's tool grants (FORMAT.md §7.3).
+    assert plain.settings == RunSettings(gated=True)
     assert not any("not used" in p for p in problems)
 
 

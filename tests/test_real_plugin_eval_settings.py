@@ -117,3 +117,25 @@ def test_both_arms_end_and_are_offered_tools_as_under_plugin_eval(which, tmp_pat
     assert ours.causes() == theirs.causes()
     assert {arm for _, arm, _ in ours.causes()} == {"with", "without"}
     assert sorted(ours.tool_lists()) == sorted(theirs.tool_lists())
+
+
+# Cases that list no tools: with no settings at all, and with only max_turns. plugin eval offers
+# them its read-only set all the same (FORMAT.md §7.3: allowed_tools defaults to []), in both arms.
+UNLISTED = {
+    "bare": {"prompt.md": "Say hi.\n", "graders/g.md": GRADER},
+    "turns-only": {"prompt.md": "---\nmax_turns: 3\n---\nSay hello.\n", "graders/g.md": GRADER},
+}
+
+
+@pytest.mark.parametrize("which", PLUGIN_EVAL_SETS)
+def test_a_case_listing_no_tools_is_offered_plugin_evals_tools_in_both_arms(which, tmp_path):
+    claude = cli("claude", which)
+    script = Script(answer_with_skill="done", answer_without_skill="done")
+    plugin = write_plugin(tmp_path / "plug", UNLISTED)
+    theirs = plugin_eval(claude, plugin, script, "--runs", "1")  # with-without, as by default
+    ours = skill_eval(claude, plugin, script, tmp_path / "se", "--iterations", "1",
+                      variants=("with_skill", "without_skill"))
+    assert ours.causes() == theirs.causes()
+    assert sorted(ours.tool_lists()) == sorted(theirs.tool_lists())
+    offered = {t for tools in ours.tool_lists() for t in tools}
+    assert "Read" in offered and not offered & {"Bash", "Write", "Edit", "WebFetch"}

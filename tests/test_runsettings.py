@@ -9,7 +9,7 @@ import json
 import pytest
 from pluginkit import PluginKit
 
-from skill_eval.model.runsettings import RunSettings
+from skill_eval.model.runsettings import GATED_TOOLS, RunSettings
 
 A = {"prompt.md": "---\nruns: 2\nmax_turns: 3\nallowed_tools: [Read, Bash]\nenv: {EVAL_X: '1'}\n"
                   "append_system_prompt: be brief\ntimeout_seconds: 30\n---\nGo a.\n"}
@@ -34,7 +34,9 @@ def test_a_case_runs_its_own_number_of_times_with_its_settings_in_the_request(ki
     assert settings["allowed_tools"] == ["Read"] and "Bash" in settings["disallowed_tools"]
     assert "not granted: Bash (1 case)" in err
     assert kit.metas()["a"][0]["limits"]["timeout_seconds"] == 30
-    assert "settings" not in [r for r in kit.requests() if r["case"]["id"] == "b"][0]
+    # b lists no tools: plugin eval's grants all the same, none of its own (FORMAT.md §7.3).
+    b = [r for r in kit.requests() if r["case"]["id"] == "b"][0]
+    assert b["settings"] == {"allowed_tools": [], "disallowed_tools": list(GATED_TOOLS)}
 
 
 def test_iterations_on_the_command_line_override_the_cases_runs(kit):
@@ -174,3 +176,28 @@ def test_inspect_counts_the_settings_cases_carry(kit):
                                  "env": 1, "allowed_tools": 1, "scaffold": 1}
     code, out, _ = kit.cli("inspect", str(kit.root / "evals"))
     assert "case settings applied: runs (1 case), max_turns (1 case)" in out
+
+
+def test_a_case_setting_nothing_runs_under_plugin_evals_grants_in_both_arms(tmp_path):
+    kit = PluginKit.create(tmp_path, {"bare": {"prompt.md": "Go.\n"},
+                                      "turns": {"prompt.md": "---\nmax_turns: 2\n---\nGo.\n"}})
+    kit.write_suite(variants="[with_skill, without_skill]")
+    code, _, err = kit.run()
+    assert code == 0, err
+    grants = {"allowed_tools": [], "disallowed_tools": list(GATED_TOOLS)}
+    got = {(r["case"]["id"], r["mode"]): {k: r["settings"][k] for k in grants} for r in kit.requests()}
+    assert got == {(c, m): grants for c in ("bare", "turns") for m in ("with_skill", "without_skill")}
+    kit.reset()
+    _, _, err = kit.run("--allow-tools", "Write")  # a suite grant reaches them too: they re-run
+    assert {r["settings"]["allowed_tools"] == ["Write"] for r in kit.requests()} == {True}
+    assert len(kit.requests()) == 4
+
+
+def test_an_adapter_with_tools_of_its_own_refuses_a_case_that_sets_nothing(tmp_path):
+    kit = PluginKit.create(tmp_path, {"bare": {"prompt.md": "Go.\n"}})
+    kit.write_suite(adapter="{builtin: codex}")
+    code, _, err = kit.cli("validate", str(kit.suite))
+    assert code == 2 and "case 'bare' sets nothing, but runs under plugin eval's tool grants" in err
+    kit.write_suite(adapter="{builtin: demo}")  # no builtin tools: nothing to remove
+    code, _, err = kit.cli("validate", str(kit.suite))
+    assert code == 0, err

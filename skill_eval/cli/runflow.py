@@ -99,7 +99,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.cli.progress import ProgressLine
     from skill_eval.engine.engine import Engine
     from skill_eval.engine.executors import make_executor
-    from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, watch_files
+    from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, reader_inputs, watch_files
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
     from skill_eval.review.tablekeys import skill_files, stale_skills, summary_files, summary_is_stale
@@ -138,7 +138,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
                 if es.path.is_dir() and not es.path.is_relative_to(suite.skills_dir)
                 for p in sorted(es.path.rglob("*"))
                 if p.is_file() and "results" not in p.relative_to(es.path).parts]
-    watch = watch_files(adapter.argv, outside)
+    watch = sorted(set(watch_files(adapter.argv, outside)) | set(reader_inputs(project.skills)))
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))
     fp = fingerprint(suite, fast_options(options, split), watch)

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,13 @@ def watch_files(argv: tuple[str, ...], extra: list[str]) -> list[str]:
             # adapter reads inside it belongs in adapter.depends, which validate says.
             out.append(os.path.abspath(arg))
     return sorted(set(out))
+
+
+def reader_inputs(skills: Iterable[Any]) -> list[str]:
+    """What eval-set readers read outside their eval sets (EvalSet.inputs: a plugin's manifest
+    and MCP configuration), by absolute path: watched whether or not each exists, unlike
+    watch_files, so one added later is seen too. Any reader's, so a new one needs no change here."""
+    return sorted({os.path.abspath(p) for se in skills for es in se.evalsets for p in es.inputs})
 
 
 def _adapter_files(suite: Suite) -> list[str]:

@@ -64,7 +64,8 @@ def run_reason(spec: RunSpec, plan: Plan, state: SuiteState, store: Store, force
     return "; ".join(reasons) or "key scheme or protocol changed"
 
 
-_SETTING_NAMES = {"scaffold": "scaffold script", "tools": "tool grants"}
+_SETTING_NAMES = {"scaffold": "scaffold script", "tools": "tool grants",
+                  "mock_servers": "mocked servers' names (plugin manifest or MCP configuration)"}
 
 
 def _settings_changed(old: dict[str, str], new: dict[str, str]) -> list[str]:

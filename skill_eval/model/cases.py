@@ -148,6 +148,10 @@ class EvalSet:
     ablations: tuple[Ablation, ...] = ()  # declared beside the cases (harness manifests)
     # Graders of the source format that no check or rubric item stands for ("case/grader (type): why").
     unmapped: tuple[str, ...] = ()
+    # Files outside the eval set that its reader read or looked for (a plugin's manifest and MCP
+    # configuration): what they hold can change the cases' keys, so the fast path watches them,
+    # missing ones too (one added later is seen).
+    inputs: tuple[Path, ...] = ()
 
     @property
     def tasks(self) -> tuple[Case, ...]:

@@ -99,8 +99,24 @@ def mcp_installed() -> bool:
         return False
 
 
+def _manifests(root: Path) -> tuple[Path, Path]:
+    return root / ".claude-plugin" / "plugin.json", root / "plugin.json"
+
+
+def plugin_files(root: Path) -> tuple[Path, ...]:
+    """Every plugin file plugin_name and declared_servers read or look for (existing or not):
+    the reader's inputs outside the eval folder (EvalSet.inputs)."""
+    out = [*_manifests(root), root / ".mcp.json"]
+    for manifest in _manifests(root):
+        data = _json(manifest)
+        listed = data.get("mcpServers") if isinstance(data, dict) else None
+        if isinstance(listed, str):
+            out.append(root / listed)
+    return tuple(dict.fromkeys(out))
+
+
 def plugin_name(root: Path) -> str:
-    for manifest in (root / ".claude-plugin" / "plugin.json", root / "plugin.json"):
+    for manifest in _manifests(root):
         data = _json(manifest)
         if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
             return data["name"]
@@ -110,8 +126,7 @@ def plugin_name(root: Path) -> str:
 def declared_servers(root: Path) -> set[str]:
     """Server names in the plugin's MCP configuration (``.mcp.json``, plugin.json's ``mcpServers``)."""
     found: set[str] = set()
-    manifest = next((m for m in (root / ".claude-plugin" / "plugin.json", root / "plugin.json")
-                     if m.is_file()), None)
+    manifest = next((m for m in _manifests(root) if m.is_file()), None)
     sources: list[Any] = [_json(root / ".mcp.json")]
     listed = _json(manifest).get("mcpServers") if manifest and isinstance(_json(manifest), dict) else None
     sources.append(_json(root / listed) if isinstance(listed, str) else listed)

@@ -95,7 +95,9 @@ def load_evalsets(skill: Skill, cache: EvalSetCache | None = None) -> tuple[list
             except InvalidInput as exc:
                 problems.extend(exc.problems)
                 continue
-            if cached and cache is not None:
+            # A set whose reader read files elsewhere (EvalSet.inputs) is not cached: the cache
+            # vouches only for the files beside the eval-set file.
+            if cached and cache is not None and not es.inputs:
                 cache.put(path, skill.path, fmt, es)
         sets.append(es)
         problems.extend(es.problems)

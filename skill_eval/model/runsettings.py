@@ -3,7 +3,9 @@
 
 Grants follow plugin eval (FORMAT.md §7.3): of the tools a case lists, only the read-only ones
 are granted; the suite's ``allow_tools`` (plugin eval's ``--allow-tools``) grants more for every
-case; every other builtin tool is removed from the session. A Bash grant in any form
+case; every other builtin tool is removed from the session. That holds for every case a plugin
+eval suite holds (``gated``), whatever it sets: one listing no tools grants itself none (plugin
+eval's ``allowed_tools`` defaults to ``[]``). A Bash grant in any form
 (``Bash``, ``Bash(npm test *)``) means the agent runs sandboxed.
 """
 
@@ -88,6 +90,7 @@ class RunSettings:
     scaffold: Scaffold | None = None
     history: CaseFile | None = None  # context.history_file: a transcript the run resumes
     mocks: Mocks | None = None  # mocked MCP servers (the suite's mocks/ and the case's own)
+    gated: bool = False  # runs under plugin eval's grants whatever it sets (every plugin eval case)
 
     def bad_env_keys(self) -> list[str]:
         """``env`` keys outside ``EVAL_*``: each fails the run (as in plugin eval)."""
@@ -109,9 +112,9 @@ class RunSettings:
 
     def grants_apply(self, suite_grants: tuple[str, ...] = ()) -> bool:
         """Whether plugin eval's grants (read-only tools listed, the suite's, nothing else) are
-        applied: where the case lists tools or the suite grants some, and always for a case
-        with mocked servers (plugin eval's tool list even where the case lists none)."""
-        return self.allowed_tools is not None or bool(suite_grants) or self.mocks is not None
+        applied: always for a plugin eval case (``gated``: its tool list is plugin eval's even
+        where it lists none or sets nothing), else where tools are listed or granted."""
+        return self.gated or self.allowed_tools is not None or bool(suite_grants)
 
     def needs_sandbox(self, suite_grants: tuple[str, ...] = ()) -> bool:
         return any(tool_name(g) in SHELL_TOOLS for g in self.granted(suite_grants))

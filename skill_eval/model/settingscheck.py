@@ -15,6 +15,10 @@ from skill_eval.model.mocks import EXTRA, mcp_installed
 _AGENT_SETTINGS = ("max_turns", "append_system_prompt", "env", "allowed_tools", "history", "mocks")
 # Builtins that apply them all (a command adapter gets them in the request and answers for itself).
 HONOURS_SETTINGS = ("claude-code", "claude_code")
+# Builtins with tools of their own (a shell, file edits) that plugin eval's grants would remove:
+# every plugin eval case is refused there, even one that lists no tools (it grants itself none).
+# The other builtins offer no builtin tools, so a case that lists none asks nothing of them.
+OWN_TOOLS = ("codex",)
 
 
 def _set(settings: Any, name: str) -> bool:
@@ -44,6 +48,8 @@ def settings_problems(project: Any) -> list[Problem]:
                 single.append(case.id)
             if builtin is not None and builtin not in HONOURS_SETTINGS:
                 names = [n for n in _AGENT_SETTINGS if _set(s, n)]
+                if not names and builtin in OWN_TOOLS and s.gated:
+                    names = ["nothing, but runs under plugin eval's tool grants (read-only tools only)"]
                 if names:
                     out.append(Problem(where, f"case '{case.id}' sets {', '.join(names)}, which adapter "
                                        f"{builtin} cannot apply; use adapter: {{builtin: claude-code}}",

@@ -31,7 +31,7 @@ from skill_eval.model.evalsets.plugin_graders import (
 )
 from skill_eval.model.evalsets.plugin_settings import read_settings
 from skill_eval.model.evalsets.validate import check_path_problem
-from skill_eval.model.mocks import read_mocks
+from skill_eval.model.mocks import plugin_files, read_mocks
 
 FORMAT = "plugin_eval"
 # Keys of prompt.md's frontmatter and case.yaml's top level / execution: section (plugin eval's docs).
@@ -323,7 +323,8 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
     if skill_name is not None and len(skills) > 1:
         first = skills[0]
         cases = [c for c in cases if (owner[c.id] if owner[c.id] in skills else first) == skill_name]
-    return EvalSet(path, FORMAT, skill_name, tuple(cases), tuple(problems), unmapped=tuple(unmapped))
+    return EvalSet(path, FORMAT, skill_name, tuple(cases), tuple(problems), unmapped=tuple(unmapped),
+                   inputs=plugin_files(plugin_root(path)))
 
 
 __all__ = ["detect", "detect_folder", "read", "case_dirs", "skill_named"]

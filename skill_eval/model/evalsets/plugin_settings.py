@@ -50,8 +50,9 @@ def _case_file(folder: Path, spec: dict[str, Any], key: str, report: Report) -> 
 
 
 def read_settings(folder: Path, spec: dict[str, Any], report: Report,
-                  mocks: Mocks | None = None) -> RunSettings | None:
-    """The case's settings, or None when it sets none; each bad value is reported."""
+                  mocks: Mocks | None = None) -> RunSettings:
+    """The case's settings; each bad value is reported. Never None: a case that sets nothing
+    still runs under plugin eval's tool grants (``gated``, FORMAT.md §7.3)."""
     env = spec.get("env") or {}
     if not isinstance(env, dict):
         report("env: must be a mapping of EVAL_* names to values")
@@ -72,5 +73,6 @@ def read_settings(folder: Path, spec: dict[str, Any], report: Report,
         scaffold=_case_file(folder, spec, "scaffold_script", report),
         history=_case_file(folder, spec, "history_file", report),
         mocks=mocks,
+        gated=True,
     )
-    return None if settings.empty else settings
+    return settings
