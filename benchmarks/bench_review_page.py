@@ -24,10 +24,10 @@ from tabulate import tabulate
 from skill_eval.grade.grading import grade_run
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunResult
-from skill_eval.review.benchmark import RunRecord, build_benchmark
-from skill_eval.review.pagecache import PageCache, run_rel
+from skill_eval.review.comparison.benchmark import RunRecord, build_benchmark
+from skill_eval.review.render.page.cache import PageCache, run_rel
+from skill_eval.review.render.page.run_data import review_data
 from skill_eval.review.render.review import review_page
-from skill_eval.review.render.review_data import review_data
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -33,24 +33,24 @@ PHASES = [
     ("workspace removal", "skill_eval.run.workspace", "remove", "Workspace"),
     ("adapter process (all)", "skill_eval.run.runner", "run_process", None),
     ("  process start", "skill_eval.run.process", "_start", None),
-    ("  cgroup", "skill_eval.run.cgroup", "create", "Group"),
-    ("  cgroup", "skill_eval.run.cgroup", "kill", "Group"),
-    ("  cgroup", "skill_eval.run.cgroup", "remove", "Group"),
-    ("  reaper sweep", "skill_eval.run.reaper", "reap", None),
-    ("  reaper sweep", "skill_eval.run.reaper", "sweep", None),
-    ("  reaper sweep", "skill_eval.run.reaper", "become_subreaper", None),
+    ("  cgroup", "skill_eval.run.containment.cgroup", "create", "Group"),
+    ("  cgroup", "skill_eval.run.containment.cgroup", "kill", "Group"),
+    ("  cgroup", "skill_eval.run.containment.cgroup", "remove", "Group"),
+    ("  reaper sweep", "skill_eval.run.containment.reaper", "reap", None),
+    ("  reaper sweep", "skill_eval.run.containment.reaper", "sweep", None),
+    ("  reaper sweep", "skill_eval.run.containment.reaper", "become_subreaper", None),
     ("store write", "skill_eval.store.store", "put_run", "Store"),
     ("store write", "skill_eval.store.store", "put_json", "Store"),
     ("store write", "skill_eval.store.store", "clear_error", "Store"),
     ("redaction (inside writes)", "skill_eval.store.redact", "redact", None),
     ("redaction (inside writes)", "skill_eval.store.redact", "redact_bytes", None),
     ("grading", "skill_eval.engine.engine", "grade_one", "Engine"),
-    ("table rebuild (all)", "skill_eval.review.tables", "build_skill", None),
-    ("table rebuild (all)", "skill_eval.review.tables", "build_summary", None),
-    ("  per-run views", "skill_eval.review.tables", "_sync_views", None),
-    ("  benchmark.json", "skill_eval.review.benchmark", "build_benchmark", None),
-    ("  summary tables", "skill_eval.review.tables", "_adjusted", None),
-    ("  page data + page", "skill_eval.review.tables", "review_html", None),
+    ("table rebuild (all)", "skill_eval.review.folder.tables", "build_skill", None),
+    ("table rebuild (all)", "skill_eval.review.folder.tables", "build_summary", None),
+    ("  per-run views", "skill_eval.review.folder.tables", "_sync_views", None),
+    ("  benchmark.json", "skill_eval.review.comparison.benchmark", "build_benchmark", None),
+    ("  summary tables", "skill_eval.review.folder.tables", "_adjusted", None),
+    ("  page data + page", "skill_eval.review.folder.tables", "review_html", None),
     ("doit + everything it ran", "skill_eval.engine.tasks", "execute", None),
     ("one run, end to end", "skill_eval.engine.engine", "run_one", "Engine"),
     ("load project", "skill_eval.model.project", "load_project", None),
@@ -61,7 +61,8 @@ PHASES = [
     ("stale leftovers sweep", "skill_eval.run.workspace", "remove_stale", None),
 ]
 # Modules that import a wrapped function by name: their binding is rewrapped too.
-BY_NAME = {"redact": ["skill_eval.store.store", "skill_eval.run.runner", "skill_eval.review.tables"],
+BY_NAME = {"redact": ["skill_eval.store.store", "skill_eval.run.runner",
+                      "skill_eval.review.folder.tables"],
            "redact_bytes": ["skill_eval.store.store"], "prepare_workspace": [], "run_process": []}
 
 cpu: dict[str, float] = collections.defaultdict(float)
@@ -102,7 +103,8 @@ def main() -> None:
     started = time.process_time()
     import skill_eval.cli.main as cli  # noqa: F401 - timed as start-up
     for module in ("skill_eval.cli.runflow", "skill_eval.engine.engine", "skill_eval.engine.tasks",
-                   "skill_eval.review.tables", "skill_eval.review.render.review", "skill_eval.run.runner"):
+                   "skill_eval.review.folder.tables", "skill_eval.review.render.review",
+                   "skill_eval.run.runner"):
         importlib.import_module(module)
     imports = time.process_time() - started
     install()

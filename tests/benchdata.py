@@ -5,7 +5,7 @@ from __future__ import annotations
 from skill_eval.grade.grading import grade_run
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
-from skill_eval.review.benchmark import RunRecord
+from skill_eval.review.comparison.benchmark import RunRecord
 
 SKILL = "sk"
 CHECKS = (Check("ok", "contains", params={"value": "ok"}),

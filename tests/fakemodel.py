@@ -8,7 +8,7 @@ with ``function_call`` items) for one-turn agent runs, and plays a model that:
   loads it -- a ``Skill`` tool call for Claude Code, ``cat <path>/SKILL.md`` through the shell
   tool for Codex -- and then answers ``answer_with_skill``;
 - otherwise answers ``answer_without_skill`` at once;
-- when the request carries the judge prompt (run/adapters/judge_prompt.py), answers it with a
+- when the request carries the judge prompt (run/adapters/shared/judge_prompt.py), answers it with a
   verdict JSON: every rubric item passes when the judged answer contains ``judge_pass_if``;
 - when it is a one-word vote request (``claude plugin eval``'s judge for ``llm`` and ``baseline``
   graders, or skill-eval's own prompt for them: a message text ending by asking ``PASS or FAIL``),

@@ -14,8 +14,8 @@ from jsonschema import Draft202012Validator
 
 from skill_eval.cli.main import main
 from skill_eval.intake.schemas_io import load_schema
-from skill_eval.model.ablations import remove_section
-from skill_eval.review.ablations import verdict
+from skill_eval.model.ablation.parts import remove_section
+from skill_eval.review.comparison.ablations import verdict
 
 SKILL_MD = """\
 ---

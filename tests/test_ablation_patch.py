@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skill_eval.model.ablation_patch import apply, parse
+from skill_eval.model.ablation.patch import apply, parse
 
 TEXT = "# Skill\n\n## Rules\n\nLabel every finding.\nCite the line.\n\n## Tone\n\nBe kind.\n"
 

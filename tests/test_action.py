@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skill_eval.cli.init_cmd import init_project
+from skill_eval.cli.subcommands.init import init_project
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())

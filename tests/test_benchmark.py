@@ -7,7 +7,7 @@ from benchdata import SKILL, case, error, main_fixture, record
 from jsonschema import Draft202012Validator
 
 from skill_eval.intake.schemas_io import load_schema
-from skill_eval.review.benchmark import RunRecord, build_benchmark, diff_benchmarks
+from skill_eval.review.comparison.benchmark import RunRecord, build_benchmark, diff_benchmarks
 
 
 def valid(bench: dict) -> dict:

@@ -398,9 +398,9 @@ def test_disable_bundled_skills_option(workspace, fake_bin, tmp_path):
     assert settings == {"disableBundledSkills": True,
                         "skillOverrides": {"doctor": "off", "plugin-authoring": "off"}}
     assert argv.index("--settings") < argv.index("--")
-    from skill_eval.run.adapters import bundled
+    from skill_eval.run.adapters.shared import bundled_skills
 
-    kept = json.loads(bundled.claude_args("doctor")[1])["skillOverrides"]
+    kept = json.loads(bundled_skills.claude_args("doctor")[1])["skillOverrides"]
     assert kept == {"plugin-authoring": "off"}
     ok(run(workspace, request(workspace, mode="without_skill"), path=str(fake_bin),
            FAKE_TRANSCRIPT=str(DATA / "normal.jsonl"), FAKE_LOG=str(log)))

@@ -41,7 +41,7 @@ def test_the_session_is_each_json_line_as_json_stringify_writes_it(tmp_path):
 
 
 def test_whole_inputs_past_the_budget_stay_in_the_session_only():
-    from skill_eval.run.adapters.agentcli import INPUT_JSON_BUDGET, Collected
+    from skill_eval.run.adapters.shared.agentcli import INPUT_JSON_BUDGET, Collected
 
     got = Collected()
     big = "x" * (INPUT_JSON_BUDGET // 2 + 10)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from suitekit import Kit, case
 
-from skill_eval.review.compare import CaseChange, compare
+from skill_eval.review.versions.compare import CaseChange, compare
 from skill_eval.store.history import CaseCounts, HistoryRecord
 
 DATA = Path(__file__).parent / "data" / "test_compare"

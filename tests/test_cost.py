@@ -10,7 +10,7 @@ from skill_eval.grade.grading import grade_run
 from skill_eval.intake.schemas_io import load_schema
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunError, RunResult
-from skill_eval.review.benchmark import RunRecord, build_benchmark, usage_tokens
+from skill_eval.review.comparison.benchmark import RunRecord, build_benchmark, usage_tokens
 from skill_eval.review.render.markdown import benchmark_md, summary_md
 
 CASE = Case(id="c1", prompt="p", checks=(Check("ok", "contains", params={"value": "ok"}),))

@@ -52,7 +52,7 @@ import skill_eval.engine.fastpath
 import skill_eval.engine.reasons
 import skill_eval.grade.grading
 import skill_eval.plan.keys
-import skill_eval.review.render.history_view as history_view
+import skill_eval.review.render.page.history as history_view
 import skill_eval.run.runner as runner
 
 GRADER_MODULES = (skill_eval.plan.keys, skill_eval.engine.engine, skill_eval.engine.fastpath,
@@ -61,7 +61,7 @@ GRADERS = (skill_eval.plan.keys.GRADER_VERSION, skill_eval.plan.keys.GRADER_VERS
 
 # For a run in a child process (killed part-way): durations pinned to 0 there too.
 SITECUSTOMIZE = """import dataclasses
-import skill_eval.review.render.history_view as history_view
+import skill_eval.review.render.page.history as history_view
 import skill_eval.run.runner as runner
 _real = runner.run_process
 runner.run_process = lambda *a, **k: dataclasses.replace(_real(*a, **k), duration_s=0.0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli.inspect_cmd import format_inspect, inspect_path
+from skill_eval.cli.subcommands.inspect import format_inspect, inspect_path
 from skill_eval.errors import InvalidInput
 from skill_eval.model.evalsets import READERS, find_evalsets, load_evalset, read_evalset
 

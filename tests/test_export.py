@@ -163,7 +163,7 @@ def test_errored_runs_are_named_not_failed(tmp_path: Path, capsys):
 
 def test_judge_graded_rubric_items_are_expectations():
     from skill_eval.model.cases import Case, Check, RubricItem
-    from skill_eval.review.export import _expectations
+    from skill_eval.review.exports.viewer_workspaces import _expectations
 
     case = Case(id="c", prompt="p", checks=(Check("has", "contains", params={"value": "x"}),),
                 rubric=(RubricItem("r1", "Clear"), RubricItem("r2", "Short")))

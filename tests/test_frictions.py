@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli.init_cmd import init_project
 from skill_eval.cli.main import COMMANDS, _parser, command_in, main
-from skill_eval.review.benchmark import _cost_lift
+from skill_eval.cli.subcommands.init import init_project
+from skill_eval.review.comparison.benchmark import _cost_lift
 
 ROOT = Path(__file__).resolve().parents[1]
 

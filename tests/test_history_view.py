@@ -1,4 +1,4 @@
-"""The review page's history parts (review/render/history_view.py): the compare table, the
+"""The review page's history parts (review/render/page/history.py): the compare table, the
 history strip, and the compared version's outputs beside the current ones, in a real browser."""
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli.init_cmd import init_project
 from skill_eval.cli.main import main
+from skill_eval.cli.subcommands.init import init_project
 from skill_eval.model.evaldraft import MARK, draft_evals
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""JSON text as JavaScript's JSON.stringify writes it (intake/jsjson.py), compared with node."""
+"""JSON text as JavaScript's JSON.stringify writes it (intake/javascript/json_text.py), compared with node."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skill_eval.intake.jsjson import js_number, js_stringify
+from skill_eval.intake.javascript.json_text import js_number, js_stringify
 
 NODE = shutil.which("node")
 _JS = ("const v = JSON.parse(require('fs').readFileSync(0, 'utf8'));"

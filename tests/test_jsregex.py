@@ -1,4 +1,4 @@
-"""intake/jsregex: JavaScript regexes matched as JavaScript matches them.
+"""intake/javascript/regex: JavaScript regexes matched as JavaScript matches them.
 
 The tables hold facts of JavaScript: the first is what the real ``claude plugin eval`` (2.1.332,
 Bun 1.4.6's JavaScriptCore) reported for graders on one answer text; the rest are ECMA-262 rules,
@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from jsnode import JsNode
 
-from skill_eval.intake import jsregex_sets as cs
 from skill_eval.intake import timedmatch as tm
-from skill_eval.intake.jsregex import JsRegexError, JsSyntaxError, js_regex, js_text
+from skill_eval.intake.javascript import regex_sets as cs
+from skill_eval.intake.javascript.regex import JsRegexError, JsSyntaxError, js_regex, js_text
 from skill_eval.intake.timedmatch import PatternTimedOut, pattern_budget
 
 # The answer text of the real-CLI experiment (docs/dialects.md, "JavaScript regexes").

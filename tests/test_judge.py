@@ -271,7 +271,7 @@ def test_no_judge_builtin_lets_the_output_forge_the_prompt(builtin, monkeypatch)
     import io
 
     from skill_eval.model.builtins import JUDGE_BUILTINS
-    from skill_eval.run.adapters import judge_prompt
+    from skill_eval.run.adapters.shared import judge_prompt
 
     assert builtin in JUDGE_BUILTINS
     module = importlib.import_module({"claude-code": "skill_eval.run.adapters.claude_code",

@@ -99,7 +99,7 @@ def test_changing_one_cases_mock_file_reruns_that_case_only_and_status_names_the
 
 
 def test_without_the_mcp_sdk_a_suite_with_mocks_fails_validate_naming_the_extra(kit, monkeypatch):
-    monkeypatch.setattr("skill_eval.model.settingscheck.mcp_installed", lambda: False)
+    monkeypatch.setattr("skill_eval.model.suitechecks.settings_support.mcp_installed", lambda: False)
     code, _, err = kit.cli("validate", str(kit.suite))
     assert code == 2 and "pip install 'skill-eval[mcp]'" in err
     assert len([ln for ln in err.splitlines() if "skill-eval[mcp]" in ln]) == 1

@@ -1,10 +1,10 @@
-"""Holm across a suite's comparisons and `gate: holm` (skill_eval/review/multiplicity.py)."""
+"""Holm across a suite's comparisons and `gate: holm` (skill_eval/review/comparison/multiplicity.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from skill_eval.review.multiplicity import adjust
+from skill_eval.review.comparison.multiplicity import adjust
 
 
 def _bench(p, mean=0.5, minimum=0.1, passed=3, graded=3, verdict="pass"):

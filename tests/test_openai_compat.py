@@ -13,7 +13,11 @@ import pytest
 from fakechat import FakeChat
 
 from skill_eval.run.adapters import openai_compat
-from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION, build_judge_prompt, parse_verdicts
+from skill_eval.run.adapters.shared.judge_prompt import (
+    JUDGE_PROMPT_VERSION,
+    build_judge_prompt,
+    parse_verdicts,
+)
 from skill_eval.run.protocol import parse_response
 
 REPO = Path(__file__).resolve().parents[1]

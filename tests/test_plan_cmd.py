@@ -1,5 +1,5 @@
-"""`skill-eval plan` (skill_eval/cli/plan_cmd.py, review/planning.py): cases, runs and cost from
-the stored per-case deltas."""
+"""`skill-eval plan` (skill_eval/cli/subcommands/plan.py, review/comparison/planning.py): cases,
+runs and cost from the stored per-case deltas."""
 
 from __future__ import annotations
 

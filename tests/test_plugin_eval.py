@@ -12,7 +12,7 @@ from skill_eval.cli.main import main
 from skill_eval.model.evalsets import read_evalset
 from skill_eval.model.project import load_project
 from skill_eval.model.runsettings import RunSettings
-from skill_eval.review.export_plugin_eval import export_cases
+from skill_eval.review.exports.plugin_eval import export_cases
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "realworld-plugin-evals"
 # repository folder, suite path, cases, graders: the table of the shared PROVENANCE.md

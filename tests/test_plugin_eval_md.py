@@ -3,7 +3,7 @@ summary.md and the review page's figures (only for benchmarks that have them).""
 
 from __future__ import annotations
 
-from skill_eval.review.plugin_scores import ArmRun, plugin_eval_block
+from skill_eval.review.comparison.plugin_scores import ArmRun, plugin_eval_block
 from skill_eval.review.render.plugin_eval_md import (
     plugin_eval_figures,
     plugin_eval_md,

@@ -1,4 +1,4 @@
-"""review/plugin_scores.py: claude plugin eval's run, case and suite numbers from stored grades,
+"""review/comparison/plugin_scores.py: claude plugin eval's run, case and suite numbers from stored grades,
 checked against a real ``claude plugin eval --json`` document (tests/data/plugin_scores/,
 made by the real CLI 2.1.332 against tests/fakemodel.py: weighted graders, arm: with-only and
 both, a Skill tool_used indicator, a case of indicators only, a single-arm history case, runs
@@ -17,7 +17,14 @@ from jsonschema import Draft202012Validator
 from pluginkit import PluginKit
 
 from skill_eval.intake.schemas_io import load_schema
-from skill_eval.review.plugin_scores import ArmRun, Mark, marks, plugin_eval_block, run_passed, run_score
+from skill_eval.review.comparison.plugin_scores import (
+    ArmRun,
+    Mark,
+    marks,
+    plugin_eval_block,
+    run_passed,
+    run_score,
+)
 from skill_eval.review.render.plugin_eval_json import aggregate_result
 
 REAL = json.loads((Path(__file__).parent / "data" / "plugin_scores" / "aggregate-result.json").read_text())

@@ -1,4 +1,4 @@
-"""The real ``claude plugin eval`` grades regex graders as intake/jsregex predicts: one case whose
+"""The real ``claude plugin eval`` grades regex graders as intake/javascript/regex predicts: one case whose
 answer holds every subject of tests/test_jsregex.py, with a ``contains``, a ``not_contains`` and
 a ``count:N`` grader (N from jsregex) per pattern of its tables. JavaScript rejects some patterns:
 plugin eval loads those and fails every such grader ("grader threw"). The CLI's engine is
@@ -15,7 +15,7 @@ from plugineval_oracle import plugin_eval, write_plugin
 from realcli import PLUGIN_EVAL_SETS, cli
 from test_jsregex import CLI_FACTS, CLI_TEXT, INVALID, SPEC_FACTS
 
-from skill_eval.intake.jsregex import JsSyntaxError, js_regex
+from skill_eval.intake.javascript.regex import JsSyntaxError, js_regex
 
 pytestmark = pytest.mark.slow
 

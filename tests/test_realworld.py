@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli.inspect_cmd import format_inspect, inspect_path
+from skill_eval.cli.subcommands.inspect import format_inspect, inspect_path
 
 REALWORLD = Path(__file__).resolve().parents[2] / "shared" / "realworld"
 SUFFIXES = (".json", ".yaml", ".yml")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from skill_eval.run import cgroup, owner, reaper
+from skill_eval.run.containment import cgroup, owner, reaper
 from skill_eval.run.process import run_process
 
 pytestmark = pytest.mark.skipif(not reaper.enabled(), reason="needs Linux /proc to find processes")

@@ -161,7 +161,7 @@ def test_a_file_changed_after_hashing_is_refused(run_setup, write_adapter):
 
 
 def test_an_ablation_arm_runs_remotely_on_the_ablated_copy(run_setup, write_adapter, tmp_path):
-    from skill_eval.model.ablations import AblatedSkill
+    from skill_eval.model.ablation.parts import AblatedSkill
 
     suite, spec = run_setup([write_adapter(ECHO, "echo.py")])
     ablated = AblatedSkill("no-guide", ("references/guide.md",), frozenset({"references/guide.md"}),

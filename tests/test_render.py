@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from benchdata import SKILL, case, error, main_fixture, record
 
-from skill_eval.review.benchmark import build_benchmark, diff_benchmarks
+from skill_eval.review.comparison.benchmark import build_benchmark, diff_benchmarks
 from skill_eval.review.render import (
     FORMATS,
     benchmark_md,

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from skill_eval.cli.init_cmd import init_project
 from skill_eval.cli.main import main
+from skill_eval.cli.subcommands.init import init_project
 from skill_eval.review.render.github import MAX_CHECK_ANNOTATIONS, annotations, failed_check_annotations
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
-from skill_eval.review.resultfiles import write_if_changed, write_text
+from skill_eval.review.folder.files import write_if_changed, write_text
 
 
 def test_a_shared_file_is_written_once_and_redacted(tmp_path) -> None:
@@ -39,7 +39,7 @@ def test_a_fifo_in_a_shared_files_place_is_replaced_without_waiting(tmp_path) ->
 
 
 def test_holds_is_exactly_these_bytes_in_a_plain_file(tmp_path) -> None:
-    from skill_eval.review.resultfiles import holds
+    from skill_eval.review.folder.files import holds
 
     f = tmp_path / "f"
     f.write_bytes(b"abc")
@@ -57,7 +57,7 @@ def test_holds_is_exactly_these_bytes_in_a_plain_file(tmp_path) -> None:
 def test_same_tree_is_what_copytree_would_make(tmp_path) -> None:
     import shutil
 
-    from skill_eval.review.resultfiles import same_tree
+    from skill_eval.review.folder.files import same_tree
 
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)

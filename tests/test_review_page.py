@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from suitekit import Kit
 
+from skill_eval.review.render.page.run_data import review_data
 from skill_eval.review.render.review import csp_hash, embed_json, review_page
-from skill_eval.review.render.review_data import review_data
 
 CHROMIUM = os.environ.get("SKILL_EVAL_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -1,5 +1,5 @@
 """A plugin eval case's own run settings (model/runsettings.py, read by
-model/evalsets/plugin_settings.py): what a run is given, what its key holds, what status says,
+model/evalsets/claude_plugin/run_settings.py): what a run is given, what its key holds, what status says,
 the scaffold, and what an adapter that cannot apply them does."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import time
 import pytest
 from suitekit import Kit
 
-from skill_eval.run import reaper
+from skill_eval.run.containment import reaper
 from skill_eval.store.store import Store
 
 pytestmark = pytest.mark.skipif(not reaper.enabled(), reason="needs Linux /proc to find processes")

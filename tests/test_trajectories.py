@@ -108,7 +108,7 @@ def test_codex_steps_in_events_and_page(tmp_path, capsys, model, monkeypatch, br
 # ---- without the CLIs --------------------------------------------------------------------------
 
 def test_codex_code_mode_steps_come_from_the_session_log(tmp_path):
-    from skill_eval.run.adapters.trajectory import codex_session_steps
+    from skill_eval.run.adapters.shared.trajectory import codex_session_steps
 
     log = tmp_path / "sessions" / "2026" / "rollout-x-T1.jsonl"
     log.parent.mkdir(parents=True)
@@ -127,7 +127,7 @@ def test_codex_code_mode_steps_come_from_the_session_log(tmp_path):
 
 
 def test_previews_are_bounded_and_redacted_when_stored():
-    from skill_eval.run.adapters.trajectory import PREVIEW_CHARS, tool_events
+    from skill_eval.run.adapters.shared.trajectory import PREVIEW_CHARS, tool_events
     from skill_eval.run.protocol import parse_response
     from skill_eval.store.store import redact_response
 
@@ -141,7 +141,7 @@ def test_previews_are_bounded_and_redacted_when_stored():
 
 
 def test_review_data_numbers_steps_in_order():
-    from skill_eval.review.render.review_data import steps
+    from skill_eval.review.render.page.run_data import steps
 
     got = steps([{"type": "model", "name": "m"},
                  {"type": "tool_call", "name": "Bash", "input": '{"command": "ls"}'},

@@ -122,7 +122,7 @@ def test_broken_measurement_warning(tmp_path: Path, capsys):
 
 @pytest.mark.slow
 def test_no_warning_when_runs_errored(tmp_path: Path):
-    from skill_eval.review.triggers import trigger_block
+    from skill_eval.review.comparison.triggers import trigger_block
 
     assert trigger_block([]) ["warnings"] == []
     root = _setup(tmp_path, mode="never")

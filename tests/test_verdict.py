@@ -1,4 +1,4 @@
-"""One verdict per skill x model, with the rule that decided it (skill_eval/review/verdict.py):
+"""One verdict per skill x model, with the rule that decided it (skill_eval/review/comparison/verdict.py):
 the line a user reads (console, benchmark.md, summary.md, JUnit, the page, GitHub annotations)
 for every combination of design (fixed sample, or the sequential decision of `run
 --until-decided`), outcome (pass / fail / undecided) and failed required checks."""
@@ -10,14 +10,14 @@ import pytest
 from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunError, RunResult
-from skill_eval.review.benchmark import NOT_RUN, RunRecord, build_benchmark
+from skill_eval.review.comparison.benchmark import NOT_RUN, RunRecord, build_benchmark
+from skill_eval.review.comparison.sequential import adaptive_block
+from skill_eval.review.comparison.verdict import exit_code, settle, stop_text, verdict_text
 from skill_eval.review.render.console import skill_lines
 from skill_eval.review.render.github import annotations
 from skill_eval.review.render.junit import junit_xml
 from skill_eval.review.render.markdown import benchmark_md, summary_md
 from skill_eval.review.render.review import figures
-from skill_eval.review.sequential import adaptive_block
-from skill_eval.review.verdict import exit_code, settle, stop_text, verdict_text
 
 CHECK = (Check("ok", "contains", params={"value": "ok"}),)
 
@@ -149,7 +149,7 @@ def test_until_decided_says_why_each_comparison_stopped():
 
 
 def test_gate_holm_names_the_adjusted_p_it_needed():
-    from skill_eval.review.multiplicity import adjust
+    from skill_eval.review.comparison.multiplicity import adjust
 
     small = bench("pass", sequential=False, failed_check=False)
     for c in small["cases"][2:]:  # two cases moved: the lift is big, the evidence thin
@@ -175,7 +175,7 @@ def test_summary_json_carries_the_verdict_its_rule_and_its_words():
 
 def test_the_schema_knows_every_word_and_rule():
     from skill_eval.intake.schemas_io import load_schema
-    from skill_eval.review.verdict import RULES, WORDS
+    from skill_eval.review.comparison.verdict import RULES, WORDS
 
     props = load_schema("benchmark")["properties"]
     assert tuple(props["verdict"]["enum"]) == WORDS and tuple(props["decided_by"]["enum"]) == RULES

@@ -15,7 +15,7 @@ from skill_eval.cli.main import main
 from skill_eval.grade import focus
 from skill_eval.grade.votes import tally
 from skill_eval.intake.schemas_io import validator
-from skill_eval.run.adapters.judge_prompt import build_vote_prompt, parse_vote
+from skill_eval.run.adapters.shared.judge_prompt import build_vote_prompt, parse_vote
 
 ADAPTER = """\
 import json, sys

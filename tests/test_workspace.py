@@ -53,7 +53,7 @@ def test_stale_workspaces_go_and_live_ones_stay(tmp_path):
     import subprocess
     import sys
 
-    from skill_eval.run import owner
+    from skill_eval.run.containment import owner
     from skill_eval.run.workspace import PREFIX, remove_stale
 
     # A live skill-eval holds its owner lock; a killed one's lock is free; one never had a file.

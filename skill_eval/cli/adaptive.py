@@ -31,7 +31,7 @@ def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None
     left off for these exact inputs. An edited skill has new keys, so it starts over."""
     from skill_eval.engine.engine import Engine
     from skill_eval.model.project import load_project
-    from skill_eval.review.benchmark import VARIANTS
+    from skill_eval.review.comparison.benchmark import VARIANTS
     from skill_eval.store.store import Store
 
     project = load_project(suite_path, split)
@@ -71,7 +71,7 @@ def run_until_decided(suite_path: str | Path, options: RunOptions, split: str | 
                       max_iterations: int | None) -> int:
     from skill_eval.cli.runflow import run_suite
     from skill_eval.model.config import load_suite
-    from skill_eval.review.planning import read_benches
+    from skill_eval.review.comparison.planning import read_benches
 
     if options.only or options.shard or options.force:
         raise SkillEvalError("--until-decided decides whole skill x model comparisons: it cannot be "
@@ -119,7 +119,7 @@ def _as_tuple(rounds: Rounds) -> tuple[tuple[str, str, int], ...]:
 def _outcome(benches: list[dict[str, Any]], code: int) -> int:
     """Exit 0 when every comparison passed, 1 when one failed or stayed undecided, 2 on errors;
     each comparison's verdict and why it stopped where it did, one line each."""
-    from skill_eval.review.verdict import exit_code, stop_text, verdict_cell
+    from skill_eval.review.comparison.verdict import exit_code, stop_text, verdict_cell
 
     decisions = [b["adaptive"]["decision"] for b in benches]
     runs = sum(b["adaptive"]["runs"] for b in benches)

@@ -21,7 +21,7 @@ def _out(line: str = "") -> None:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from skill_eval.cli.init_cmd import init_project, next_steps
+    from skill_eval.cli.subcommands.init import init_project, next_steps
 
     root = Path(args.dir)
     done = init_project(root, args.skill, args.adapter)
@@ -37,7 +37,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from skill_eval.model.project import load_project
-    from skill_eval.model.settingscheck import settings_problems
+    from skill_eval.model.suitechecks.settings_support import settings_problems
 
     all_problems: list[Problem] = []
     totals = [0, 0, 0]
@@ -164,7 +164,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     import dataclasses
 
     from skill_eval.cli.runflow import with_run_options
-    from skill_eval.cli.status_cmd import status
+    from skill_eval.cli.subcommands.status import status
 
     options = _options(args)
     project = _load(args)
@@ -190,7 +190,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from skill_eval.cli.inspect_cmd import format_inspect, inspect_path
+    from skill_eval.cli.subcommands.inspect import format_inspect, inspect_path
 
     path = Path(args.path)
     if not path.exists():
@@ -216,7 +216,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from skill_eval.engine.engine import Engine
-    from skill_eval.review.export import export
+    from skill_eval.review.exports.viewer_workspaces import export
     from skill_eval.store.store import Store
 
     project = _load(args)
@@ -233,7 +233,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _export_plugin_eval(project, out: Path) -> int:  # noqa: ANN001
     from skill_eval.fs.safenames import path_component
-    from skill_eval.review.export_plugin_eval import export_cases
+    from skill_eval.review.exports.plugin_eval import export_cases
 
     total = 0
     for se in project.skills:
@@ -246,17 +246,17 @@ def _export_plugin_eval(project, out: Path) -> int:  # noqa: ANN001
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from skill_eval.cli.plan_cmd import cmd_plan as plan
+    from skill_eval.cli.subcommands.plan import cmd_plan as plan
 
     return plan(args)
 def cmd_compare(args: argparse.Namespace) -> int:
-    from skill_eval.cli.compare_cmd import compare
+    from skill_eval.cli.subcommands.compare import compare
 
     return compare(_load(args), args.against, args.format, args.fail_on_regression, args.alpha)
 
 
 def cmd_bless(args: argparse.Namespace) -> int:
-    from skill_eval.cli.compare_cmd import bless
+    from skill_eval.cli.subcommands.compare import bless
 
     return bless(_load(args))
 

@@ -341,7 +341,7 @@ def entry() -> None:
         print("skill-eval: internal error (a bug in skill-eval, not in your suite); please report "
               "it with the traceback above", file=sys.stderr)
         code = 3
-    from skill_eval.run.reaper import kill_adopted
+    from skill_eval.run.containment.reaper import kill_adopted
 
     kill_adopted()
     sys.stdout.flush()

@@ -67,7 +67,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
         return int(check.data.get("outcome", {}).get("exit_code", 0))
 
     from skill_eval.model.project import load_project
-    from skill_eval.model.settingscheck import settings_problems
+    from skill_eval.model.suitechecks.settings_support import settings_problems
 
     # Only some skill folders changed since the last complete run: plan just those skills (the
     # others' runs, grades and tables were just re-checked by stat). Keys still decide.
@@ -102,9 +102,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, reader_inputs, watch_files
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
-    from skill_eval.review.tablekeys import skill_files, stale_skills, summary_files, summary_is_stale
-    from skill_eval.review.tables import build_skill, build_summary, verdict_exit_code, written_benches
-    from skill_eval.run.owner import release as release_owner
+    from skill_eval.review.folder.staleness import skill_files, stale_skills, summary_files, summary_is_stale
+    from skill_eval.review.folder.tables import build_skill, build_summary, verdict_exit_code, written_benches
+    from skill_eval.run.containment.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
     from skill_eval.run.workspace import remove_stale
 
@@ -252,7 +252,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     complete = (not partial and not failures and not engine.progress.errors
                 and not engine.judge_errors and not engine.budget_stopped and engine.fatal is None)
     if complete:
-        from skill_eval.review.history import record_run
+        from skill_eval.review.versions.history_records import record_run
 
         record_run(engine, benches)  # what compare and the review page's history read
         by_skill = dict(check.data["by_skill"]) if check is not None else {}
@@ -300,7 +300,7 @@ def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
 def table_files(engine: Engine) -> list[str]:
     """Every file a run writes under results/ but the per-run views (thousands of them, so a
     stat each would cost the no-op its milliseconds; `report` rewrites them all)."""
-    from skill_eval.review.tablekeys import skill_files, summary_files
+    from skill_eval.review.folder.staleness import skill_files, summary_files
 
     out = [str(p) for p in summary_files(engine)]
     for name in engine.skill_names:
@@ -339,8 +339,8 @@ def _moved(results: Path) -> list[dict[str, Any]]:
 
 def report(project: Project, fmt: str, out: Path | None) -> int:
     from skill_eval.engine.engine import Engine
+    from skill_eval.review.folder.tables import build_skill, build_summary, review_html, written_benches
     from skill_eval.review.render import FORMATS
-    from skill_eval.review.tables import build_skill, build_summary, review_html, written_benches
 
     if project.errors:
         raise InvalidInput(project.problems)
@@ -362,7 +362,7 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
     page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
     compared: list[str] = []
     if fmt == "github":
-        from skill_eval.cli.compare_cmd import github_compare
+        from skill_eval.cli.subcommands.compare import github_compare
 
         table, compared = github_compare(engine, project, benches)
         page += table

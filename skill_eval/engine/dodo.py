@@ -21,7 +21,7 @@ from skill_eval.engine.engine import Engine
 from skill_eval.engine.tasks import doit_config, task_dicts
 from skill_eval.errors import InvalidInput
 from skill_eval.model.project import load_project
-from skill_eval.review.tablekeys import skill_files
+from skill_eval.review.folder.staleness import skill_files
 from skill_eval.store.store import Store
 
 BASES = ("agent", "grade", "bench", "summary", "verdict")
@@ -70,12 +70,12 @@ class SuiteTasks:
         return self._groups
 
     def _verdict(self) -> TaskFailed | None:
-        from skill_eval.review.tables import load_benches, verdict_exit_code
-        from skill_eval.review.verdict import complete, verdict_text
+        from skill_eval.review.comparison.verdict import complete, verdict_text
+        from skill_eval.review.folder.tables import load_benches, verdict_exit_code
 
         benches = load_benches(self.engine())
         if benches and all(complete(b) for b in benches):
-            from skill_eval.review.history import record_run
+            from skill_eval.review.versions.history_records import record_run
 
             # Every table complete, as after a complete `skill-eval run`: what compare and the
             # review page's history read (a repeat of a pair's last record is not added).

@@ -90,7 +90,8 @@ class Engine:
         # the changed skills were planned (see runflow: the fast path's partial plan).
         self.skill_names: list[str] = [se.skill.name for se in project.skills]
         self.touched_slots: set[str] = set()  # runs and grades (re)made now: their views are rewritten
-        # The tables review.tables.build_summary wrote; build_skill clears it when a table changes.
+        # The tables review.folder.tables.build_summary wrote; build_skill clears it when
+        # a table changes.
         self.summary_benches: list[dict[str, Any]] | None = None
         self._judge: JudgeProcess | None = None
         self.keys = GradeKeys(self.suite, self.judge_identity)

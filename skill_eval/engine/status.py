@@ -14,7 +14,7 @@ from skill_eval.fs.hashing import key_of
 from skill_eval.model.project import Project
 from skill_eval.plan.planner import matches_any
 from skill_eval.plan.types import RunSpec
-from skill_eval.review.tablekeys import stale_skills
+from skill_eval.review.folder.staleness import stale_skills
 from skill_eval.store.store import Store
 
 

@@ -110,8 +110,8 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
     """doit task dicts by base name. With ``all_tasks`` every planned run gets a task whose
     up-to-date check asks the store (for doit's own CLI)."""
     from skill_eval.model.names import doit_name
-    from skill_eval.review.tablekeys import skill_is_stale, summary_is_stale
-    from skill_eval.review.tables import build_skill, build_summary
+    from skill_eval.review.folder.staleness import skill_is_stale, summary_is_stale
+    from skill_eval.review.folder.tables import build_skill, build_summary
 
     store = engine.store
     agent: list[dict[str, Any]] = []

@@ -67,7 +67,7 @@ def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], all
             if entry["id"] in critical:
                 entry["critical"] = True
     for c, entry in zip(checks, grade["checks"], strict=True):
-        # claude plugin eval's scoring inputs, only where set (review/plugin_scores.py reads them).
+        # claude plugin eval's scoring inputs, only where set (review/comparison/plugin_scores.py reads them).
         if c.weight != 1.0:
             entry["weight"] = c.weight
         if c.indicator:

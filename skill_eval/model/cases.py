@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.errors import Problem
-from skill_eval.model.ablations import Ablation
+from skill_eval.model.ablation.parts import Ablation
 from skill_eval.model.runsettings import RunSettings
 
 
@@ -29,7 +29,7 @@ class Check:
     arms: tuple[str, ...] | None = None  # the variants it applies to (None: every arm)
     # claude plugin eval's scoring (its §8/§9): the grader's weight in the run's score, and
     # whether it is a plugin-fired indicator, graded in the with-arm only and left out of the
-    # score of a two-arm case (review/plugin_scores.py).
+    # score of a two-arm case (review/comparison/plugin_scores.py).
     weight: float = 1.0
     indicator: bool = False
 

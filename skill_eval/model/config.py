@@ -11,7 +11,7 @@ from skill_eval.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.intake.schemas_io import describe_value, schema_problems
 from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.intake.yamlpos import load_yaml
-from skill_eval.model.ablations import Ablation, default_name
+from skill_eval.model.ablation.parts import Ablation, default_name
 from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 from skill_eval.model.runsettings import CaseRunOptions
@@ -97,7 +97,7 @@ class Suite:
     adaptive: AdaptiveConfig | None = None
     gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
-    threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (review/plugin_scores)
+    threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (comparison/plugin_scores)
 
     @property
     def root(self) -> Path:

@@ -19,7 +19,7 @@ from skill_eval import __version__
 from skill_eval.errors import Problem
 from skill_eval.fs.hashing import HashCache, key_of
 from skill_eval.fs.specialfiles import special_kind
-from skill_eval.model.ablations import Ablation
+from skill_eval.model.ablation.parts import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 
 # 2: checks carry critical/arms, rubric items critical; 3: ablations; 4: critical cases;

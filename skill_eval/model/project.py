@@ -7,13 +7,13 @@ from pathlib import Path
 
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.fs.hashing import HashCache
-from skill_eval.model.ablations import AblatedSkill
-from skill_eval.model.ablations_load import resolve_ablations, unknown_ablation_skills
+from skill_eval.model.ablation.declared import resolve_ablations, unknown_ablation_skills
+from skill_eval.model.ablation.parts import AblatedSkill
 from skill_eval.model.cases import Case, EvalSet
 from skill_eval.model.config import Suite, display_path, load_suite
 from skill_eval.model.evalcache import EvalSetCache
-from skill_eval.model.namecheck import name_problems
 from skill_eval.model.skills import Skill, discover_skills
+from skill_eval.model.suitechecks.folder_names import name_problems
 
 
 @dataclass(frozen=True)

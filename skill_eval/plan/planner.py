@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skill_eval.fs.hashing import HashCache, key_of, tree_digest
-from skill_eval.model.ablations import AblatedSkill
+from skill_eval.model.ablation.parts import AblatedSkill
 from skill_eval.model.cases import Case
 from skill_eval.model.project import Project
 from skill_eval.model.skills import Skill

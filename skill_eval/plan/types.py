@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from skill_eval.model.ablations import AblatedSkill
+from skill_eval.model.ablation.parts import AblatedSkill
 from skill_eval.model.cases import Case
 from skill_eval.plan.adapter import ResolvedAdapter
 

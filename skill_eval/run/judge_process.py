@@ -23,9 +23,9 @@ from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.model.builtins import judge_builtin, judge_problems
 from skill_eval.model.config import AdapterConfig, Suite, describe_judge
 from skill_eval.plan.adapter import ResolvedAdapter
-from skill_eval.run import owner
-from skill_eval.run.adapters._common import FATAL_EXIT
-from skill_eval.run.adapters.judge_prompt import JUDGE_PROMPT_VERSION
+from skill_eval.run.adapters.shared.judge_prompt import JUDGE_PROMPT_VERSION
+from skill_eval.run.adapters.shared.protocol_io import FATAL_EXIT
+from skill_eval.run.containment import owner
 from skill_eval.run.process import run_process
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.workspace import PREFIX, Workspace

@@ -22,7 +22,7 @@ from typing import IO
 
 from skill_eval.errors import AdapterError
 from skill_eval.fs.storage import writing
-from skill_eval.run import cgroup, owner, reaper
+from skill_eval.run.containment import cgroup, owner, reaper
 
 _POLL_S = 0.02
 _TERM_GRACE_S = 0.5

@@ -30,7 +30,8 @@ from skill_eval.model.config import Suite
 from skill_eval.model.results import RunError, RunResult
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
-from skill_eval.run import owner, sandbox
+from skill_eval.run import sandbox
+from skill_eval.run.containment import owner
 from skill_eval.run.mockrun import mocks_refusal
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key

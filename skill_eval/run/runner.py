@@ -17,7 +17,7 @@ from skill_eval.model.config import Suite
 from skill_eval.model.results import UNSCORABLE, RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.run import janitor, mockrun, sandbox, unscorable
-from skill_eval.run.adapters._common import FATAL_EXIT
+from skill_eval.run.adapters.shared.protocol_io import FATAL_EXIT
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import SESSION, build_request, parse_response, planned_replay_key, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable

@@ -5,9 +5,9 @@ skill_eval package for builtins, its script, ``adapter.depends`` files, an agent
 node_modules). The user's home, the store, results/, other workspaces and the skills' source
 folders are simply not mounted (docs/sandbox.md).
 
-Kill guarantees hold through bwrap: it is exec'ed by the cgroup launcher (run/cgroup.py), so
+Kill guarantees hold through bwrap: it is exec'ed by the cgroup launcher (run/containment/cgroup.py), so
 it and everything inside join the run's cgroup; it keeps the environment, so the reaper's
-token (run/reaper.py) reaches every descendant; ``--unshare-pid`` makes the adapter's tree a
+token (run/containment/reaper.py) reaches every descendant; ``--unshare-pid`` makes the adapter's tree a
 pid namespace whose init dies with bwrap, taking every process inside (setsid or not) with
 it; ``--die-with-parent`` kills the sandbox when skill-eval dies (kill -9). No
 ``--new-session``: the adapter stays in the process group the runner signals (it has no

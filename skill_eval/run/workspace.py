@@ -9,7 +9,7 @@ Every regular file the adapter leaves anywhere else (``outputs/x.json``, ``repor
 with the run: checks such as ``file_exists`` name files by their workspace-relative path.
 
 The folder is named ``skill-eval-ws-<owner pid>-<random>``: when skill-eval is killed before it
-can remove it (kill -9), the next run sees that the owner's lock is free (run/owner.py) and
+can remove it (kill -9), the next run sees that the owner's lock is free (run/containment/owner.py) and
 removes it (``remove_stale``). Workspaces in use are listed so a stop on a signal removes them.
 """
 
@@ -28,10 +28,10 @@ from skill_eval.errors import AdapterError
 from skill_eval.fs.hashing import tree_files
 from skill_eval.fs.removal import remove_tree
 from skill_eval.fs.storage import fault_of, writing
-from skill_eval.model.ablations import AblatedSkill
+from skill_eval.model.ablation.parts import AblatedSkill
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
-from skill_eval.run import cgroup, owner, reaper
+from skill_eval.run.containment import cgroup, owner, reaper
 
 _CHUNK = 1 << 20
 # Not the adapter's work: the fixtures and skill it was given, its private home and temp folders.

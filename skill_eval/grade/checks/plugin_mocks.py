@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext
-from skill_eval.intake.jsjson import js_stringify
+from skill_eval.intake.javascript.json_text import js_stringify
 
 UNAVAILABLE = ("no mock stand-ins were active in this run (no mocks/ folder applies to this case): "
                "a mock_calls grader has nothing to check")

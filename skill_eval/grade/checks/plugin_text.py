@@ -18,7 +18,7 @@ from typing import Any
 
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.plugin_mocks import UNAVAILABLE, mock_calls_text
-from skill_eval.intake.jsregex import JsRegex, JsRegexError, JsSyntaxError, js_regex
+from skill_eval.intake.javascript.regex import JsRegex, JsRegexError, JsSyntaxError, js_regex
 
 TARGETS = ("last_message", "trace", "files", "mock_calls")
 

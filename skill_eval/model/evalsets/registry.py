@@ -14,10 +14,10 @@ READERS: dict[str, str] = {
     "native": "skill_eval.model.evalsets.native",
     "skill_creator": "skill_eval.model.evalsets.skill_creator",
     "skill_forge": "skill_eval.model.evalsets.skill_forge",
-    "harness": "skill_eval.model.evalsets.harness",
+    "harness": "skill_eval.model.evalsets.harness_manifest.harness",
     "triggers": "skill_eval.model.evalsets.triggers",
     "required_veto": "skill_eval.model.evalsets.required_veto",
-    "plugin_eval": "skill_eval.model.evalsets.plugin_eval",  # a folder: detect_folder
+    "plugin_eval": "skill_eval.model.evalsets.claude_plugin.plugin_eval",  # a folder: detect_folder
 }
 
 

@@ -31,8 +31,8 @@ def _github(benches: Benches, moved: Moved) -> str:
 
 def _html(benches: Benches, moved: Moved) -> str:
     # Figures only: the CLI renders the page with every run's details (tables.review_html).
+    from skill_eval.review.render.page.run_data import review_data
     from skill_eval.review.render.review import review_page
-    from skill_eval.review.render.review_data import review_data
 
     return review_page(benches, moved, review_data(None, [(b, None) for b in benches], moved))
 

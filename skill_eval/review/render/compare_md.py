@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.compare import ALPHA, CaseChange, Comparison
 from skill_eval.review.render.markdown import _table, ci, md_text, pct, plural, pvalue, signed
+from skill_eval.review.versions.compare import ALPHA, CaseChange, Comparison
 
 SHOWN = ("regressed", "improved", "added", "removed", "unknown")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from skill_eval.review.comparison.verdict import p_aside, p_detail, verdict_text
 from skill_eval.review.render.markdown import loads, pct, plural, pvalue, signed, ungraded_note
 from skill_eval.review.render.statslines import decision_line, holm_note
-from skill_eval.review.verdict import p_aside, p_detail, verdict_text
 
 _SHOWN_FAILURES = 3
 

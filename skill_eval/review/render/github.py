@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skill_eval.review.comparison.verdict import verdict_text
 from skill_eval.review.render.markdown import pct, plural, summary_md
-from skill_eval.review.verdict import verdict_text
 
 _VERDICT_KIND = {"fail": "error", "error": "error", "undecided": "warning", "pass": "notice"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.verdict import decide, verdict_text
+from skill_eval.review.comparison.verdict import decide, verdict_text
 
 VERDICT_ORDER = {"pass": 0, "undecided": 1, "fail": 2, "error": 3}
 

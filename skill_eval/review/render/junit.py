@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skill_eval.review.comparison.verdict import rule, sequential, verdict_text
 from skill_eval.review.render.markdown import pvalue, signed
-from skill_eval.review.verdict import rule, sequential, verdict_text
 
 
 def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skill_eval.review.comparison.verdict import label, rule_text, sequential, verdict_cell
 from skill_eval.review.render.mdcells import (
     _clip,
     _num,
@@ -23,7 +24,6 @@ from skill_eval.review.render.mdcells import (
 from skill_eval.review.render.plugin_eval_md import plugin_eval_md, plugin_eval_summary_md
 from skill_eval.review.render.sections_md import ablation_md, ablation_summary_md, decision_summary_md
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
-from skill_eval.review.verdict import label, rule_text, sequential, verdict_cell
 
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
                  "p ≤ 0.05; treat the lift as unknown, not as an effect")

@@ -2,7 +2,7 @@
 ``claude plugin eval --json`` writes (FORMAT.md §11, field names taken from the real command's
 document, pinned in tests/data/plugin_scores/), so a dashboard or script built on the
 first-party output reads skill-eval's results unchanged. Built from benchmark.json's
-``plugin_eval`` blocks (review/plugin_scores.py); schemas/plugin-eval-result.schema.json.
+``plugin_eval`` blocks (review/comparison/plugin_scores.py); schemas/plugin-eval-result.schema.json.
 
 What skill-eval does not know is left out rather than invented: per-run turns, cost, start time
 and trace path, and each grader's type and options (``cases[].graders`` lists name and weight).

@@ -1,5 +1,5 @@
 """benchmark.md's and summary.md's section for ``claude plugin eval`` suites: the first-party
-numbers (review/plugin_scores.py) beside skill-eval's lift, interval and significance."""
+numbers (review/comparison/plugin_scores.py) beside skill-eval's lift, interval and significance."""
 
 from __future__ import annotations
 

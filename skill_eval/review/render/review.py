@@ -13,6 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from skill_eval.review.comparison.verdict import RULE_NAMES, label, p_detail, rule, rule_text, sequential
 from skill_eval.review.render.markdown import (
     ci,
     cost_note,
@@ -31,7 +32,6 @@ from skill_eval.review.render.markdown import (
 from skill_eval.review.render.plugin_eval_md import plugin_eval_figures
 from skill_eval.review.render.sections_md import ABLATION_VERDICTS
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
-from skill_eval.review.verdict import RULE_NAMES, label, p_detail, rule, rule_text, sequential
 
 _TEMPLATES = "templates"
 
@@ -134,7 +134,7 @@ def embed_parts(suite: str, skills: Sequence[str]) -> str:
 
 def review_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]],
                 data: Mapping[str, Any], history: Mapping[str, Any] | None = None) -> str:
-    """``history``: the compare table and strips (review/render/history_view.py), if any."""
+    """``history``: the compare table and strips (review/render/page/history.py), if any."""
     skills = data.get("skills", [])
     return render_page(benches, moved, embed_json(data), sum(page_runs(s) for s in skills),
                        str(data.get("suite", "skill-eval")), history)

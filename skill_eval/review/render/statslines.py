@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.verdict import RULE_NAMES
+from skill_eval.review.comparison.verdict import RULE_NAMES
 
 ARMS = (("with_skill", "with"), ("without_skill", "without"))
 

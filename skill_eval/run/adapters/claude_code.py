@@ -24,17 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skill_eval.run.adapters import bundled
-from skill_eval.run.adapters._common import (
-    agent_version,
-    fail,
-    one_line,
-    options_to_argv,
-    read_request,
-    run_entry,
-    write_json,
-)
-from skill_eval.run.adapters.agentcli import (
+from skill_eval.run.adapters.claude_flags import mcp_args, settings_args
+from skill_eval.run.adapters.claude_stream import parse_claude_stream, refused_skill_calls, write_session
+from skill_eval.run.adapters.shared import bundled_skills
+from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     find_binary,
     isolated_env,
@@ -47,16 +40,23 @@ from skill_eval.run.adapters.agentcli import (
     run_cli,
     workspace_of,
 )
-from skill_eval.run.adapters.agentfaults import (
+from skill_eval.run.adapters.shared.failure_causes import (
     CLAUDE_CONNECT_RETRIES,
     CLAUDE_DEFAULT_URL,
     ClaudeWatch,
     explain,
 )
-from skill_eval.run.adapters.claude_flags import mcp_args, settings_args
-from skill_eval.run.adapters.claude_stream import parse_claude_stream, refused_skill_calls, write_session
-from skill_eval.run.adapters.judge_prompt import judge_main
-from skill_eval.run.adapters.trajectory import claude_stop
+from skill_eval.run.adapters.shared.judge_prompt import judge_main
+from skill_eval.run.adapters.shared.protocol_io import (
+    agent_version,
+    fail,
+    one_line,
+    options_to_argv,
+    read_request,
+    run_entry,
+    write_json,
+)
+from skill_eval.run.adapters.shared.trajectory import claude_stop
 
 # --------------------------------------------------------------------------- Claude Code
 
@@ -166,7 +166,7 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     if args.permission_mode:
         argv += ["--permission-mode", args.permission_mode]
     if getattr(args, "disable_bundled_skills", False):
-        argv += bundled.claude_args(getattr(args, "tested_skill", None))
+        argv += bundled_skills.claude_args(getattr(args, "tested_skill", None))
     servers = getattr(args, "mcp_servers", None) or []
     argv += settings_args(getattr(args, "settings", None) or {}, bool(args.permission_mode),
                           [t for s in servers for t in s.get("tools") or []])

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skill_eval.intake.jsjson import js_stringify
-from skill_eval.run.adapters.agentcli import Collected, json_lines, skills_read_in
-from skill_eval.run.adapters.trajectory import CLAUDE_SHELL_TOOLS, SESSION_COMPLETE, tool_events
+from skill_eval.intake.javascript.json_text import js_stringify
+from skill_eval.run.adapters.shared.agentcli import Collected, json_lines, skills_read_in
+from skill_eval.run.adapters.shared.trajectory import CLAUDE_SHELL_TOOLS, SESSION_COMPLETE, tool_events
 
 _READ_TOOLS = {"Read", "View", "NotebookRead", "Bash"}
 

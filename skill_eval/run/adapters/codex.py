@@ -31,17 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skill_eval.run.adapters import bundled, codexlog
-from skill_eval.run.adapters._common import (
-    agent_version,
-    fail,
-    one_line,
-    options_to_argv,
-    read_request,
-    run_entry,
-    write_json,
-)
-from skill_eval.run.adapters.agentcli import (
+from skill_eval.run.adapters.codex_stream import parse_codex_stream
+from skill_eval.run.adapters.shared import bundled_skills, codex_session_log
+from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     find_binary,
     isolated_env,
@@ -53,10 +45,18 @@ from skill_eval.run.adapters.agentcli import (
     run_cli,
     workspace_of,
 )
-from skill_eval.run.adapters.agentfaults import CODEX_DEFAULT_URL, CodexWatch, explain
-from skill_eval.run.adapters.codex_stream import parse_codex_stream
-from skill_eval.run.adapters.judge_prompt import judge_main
-from skill_eval.run.adapters.trajectory import SESSION_COMPLETE, codex_session_steps
+from skill_eval.run.adapters.shared.failure_causes import CODEX_DEFAULT_URL, CodexWatch, explain
+from skill_eval.run.adapters.shared.judge_prompt import judge_main
+from skill_eval.run.adapters.shared.protocol_io import (
+    agent_version,
+    fail,
+    one_line,
+    options_to_argv,
+    read_request,
+    run_entry,
+    write_json,
+)
+from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE, codex_session_steps
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"
@@ -106,7 +106,7 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
     if args.sandbox:
         argv += ["--sandbox", args.sandbox]
     argv += provider_args(args.base_url, args.env_key)
-    argv += bundled.codex_args() if getattr(args, "disable_bundled_skills", False) else []
+    argv += bundled_skills.codex_args() if getattr(args, "disable_bundled_skills", False) else []
     argv += list(args.extra_arg or [])
     argv += ["--", prompt]
     with tempfile.TemporaryDirectory(prefix="skill-eval-codex-") as tmp:
@@ -143,7 +143,7 @@ def run_codex(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[
         got.model = _session_model(env, stream.thread_id) or args.model
     if not any(e["type"] == "tool_call" for e in got.events):  # 0.1xx: the steps are in the log
         got.add_steps(codex_session_steps(env.get("CODEX_HOME"), stream.thread_id))
-    for name in codexlog.session_skill_reads(env, stream.thread_id):
+    for name in codex_session_log.session_skill_reads(env, stream.thread_id):
         got.skill_loaded(name)
     got.events.append(dict(SESSION_COMPLETE))
     for text in stream.warnings:

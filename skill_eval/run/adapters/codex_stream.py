@@ -7,16 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skill_eval.run.adapters._common import (
-    one_line,
-)
-from skill_eval.run.adapters.agentcli import (
+from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     json_lines,
     number,
     skills_read_in,
 )
-from skill_eval.run.adapters.trajectory import codex_item_events
+from skill_eval.run.adapters.shared.protocol_io import (
+    one_line,
+)
+from skill_eval.run.adapters.shared.trajectory import codex_item_events
 
 _TOOL_ITEMS = {
     "command_execution": "command_execution",

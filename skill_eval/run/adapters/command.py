@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.errors import InvalidInput
-from skill_eval.model.adaptercheck import INTERPRETER, suite_command_problems
 from skill_eval.model.config import Suite
+from skill_eval.model.suitechecks.adapter_command import INTERPRETER, suite_command_problems
 from skill_eval.plan.adapter import ResolvedAdapter
 
 _INTERPRETER = INTERPRETER

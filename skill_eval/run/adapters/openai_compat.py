@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skill_eval.run.adapters._common import (
+from skill_eval.run.adapters.openai_http import USER_AGENT, Client
+from skill_eval.run.adapters.shared.judge_prompt import judge_main
+from skill_eval.run.adapters.shared.protocol_io import (
     fail,
     one_line,
     options_to_argv,
@@ -37,8 +39,6 @@ from skill_eval.run.adapters._common import (
     run_entry,
     write_json,
 )
-from skill_eval.run.adapters.judge_prompt import judge_main
-from skill_eval.run.adapters.openai_http import USER_AGENT, Client
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from skill_eval.run.adapters._common import fail, one_line
+from skill_eval.run.adapters.shared.protocol_io import fail, one_line
 
 USER_AGENT = "skill-eval-openai-compat/1"
 _BACKOFF_BASE = 0.5

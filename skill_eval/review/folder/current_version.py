@@ -1,0 +1,33 @@
+"""The current version of each skill x model, from what the store holds now (nothing is run or
+written under results/): what ``compare`` and ``bless`` set against another version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skill_eval.review.folder.staleness import models, skill_specs
+from skill_eval.review.folder.tables import stored_records
+from skill_eval.review.resultsource import ResultSource
+from skill_eval.review.versions.history_records import records_of
+from skill_eval.store.history import HistoryRecord
+
+
+def current_benches(engine: ResultSource) -> list[dict[str, Any]]:
+    """Each planned skill x model's benchmark, from the stored runs and grades."""
+    from skill_eval.review.comparison.benchmark import VARIANTS, RunRecord, build_benchmark
+
+    out = []
+    for se in engine.project.skills:
+        tasks = [c for c in se.cases if c.kind == "task"]
+        for model in models(engine):
+            specs = [s for s in skill_specs(engine, se.skill.name)
+                     if s.model == model and s.variant in VARIANTS and s.case.kind == "task"]
+            runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
+                    for spec, result, grade in stored_records(engine, specs)]
+            out.append(build_benchmark(engine.suite.name, se.skill.name, model, tasks, runs,
+                                       engine.suite.minimum_lift))
+    return out
+
+
+def current_records(engine: ResultSource) -> list[HistoryRecord]:
+    return records_of(engine, current_benches(engine))

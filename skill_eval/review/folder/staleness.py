@@ -1,0 +1,122 @@
+"""Where a suite's tables live under results/, and whether each is out of date: every table is
+written with the key of its inputs (``inputs_key``), read back here and compared with the key
+its inputs have now."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from skill_eval import __version__
+from skill_eval.fs.hashing import key_of
+from skill_eval.fs.safenames import path_component
+from skill_eval.plan.types import RunSpec
+from skill_eval.review.resultsource import ResultSource
+
+INPUTS_FIELD = "inputs_key"
+
+
+def skill_specs(engine: ResultSource, skill: str) -> list[RunSpec]:
+    return [s for s in engine.plan.runs if s.skill_name == skill]
+
+
+def models(engine: ResultSource) -> tuple[str, ...]:
+    return engine.suite.models
+
+
+def bench_dir(engine: ResultSource, skill: str, model: str) -> Path:
+    # Names reach the file system only through path_component: no separators, no '..', bounded.
+    base = engine.suite.results / path_component(skill)
+    return base if len(models(engine)) == 1 else base / path_component(model)
+
+
+def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
+    items = []
+    for spec in skill_specs(engine, skill):
+        if spec.model != model:
+            continue
+        has = engine.has_grade(spec)
+        items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
+    return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
+                   "suite": engine.suite.name, **_rule_inputs(engine)})
+
+
+def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
+    """The decision rule's settings, only where set (tables without them keep their keys)."""
+    out: dict[str, Any] = {}
+    if engine.adaptive is not None:
+        out["adaptive"] = [engine.adaptive.max_iterations, engine.adaptive.alpha, engine.suite.iterations]
+    if engine.sequential_verdict:
+        out["sequential_verdict"] = True  # the same tables, another verdict
+    if engine.suite.gate != "mean":
+        out["gate"] = engine.suite.gate
+    if engine.suite.threshold != 1.0:
+        out["threshold"] = engine.suite.threshold  # plugin eval's pass mark (benchmark plugin_eval)
+    return out
+
+
+# A top-level key as dump_json writes it (indent 2): a JSON string holds no raw newline, so
+# such a line can only be the object's own key.
+_TOP_INPUTS_KEY = '\n  "' + INPUTS_FIELD + '": "'
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def _stored_inputs_key(path: Path) -> str | None:
+    """The inputs key a table was written with. Asked for every skill's table several times per
+    rebuild, and a skill's benchmark.json is hundreds of KB on a big suite: a whole file as
+    dump_json writes it (tables are replaced whole, never half-written) gives its key by one
+    search; any other text is parsed."""
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    at = text.find(_TOP_INPUTS_KEY) if text.startswith("{\n") and text.endswith("\n}\n") else -1
+    if at >= 0:
+        start = at + len(_TOP_INPUTS_KEY)
+        end = text.find('"', start)
+        if end > start and _HEX.fullmatch(text, start, end):
+            return text[start:end]
+    try:
+        return json.loads(text).get(INPUTS_FIELD)
+    except (ValueError, AttributeError):
+        return None
+
+
+def skill_is_stale(engine: ResultSource, skill: str) -> bool:
+    return any(_stored_inputs_key(bench_dir(engine, skill, m) / "benchmark.json")
+               != bench_inputs_key(engine, skill, m)
+               or not (bench_dir(engine, skill, m) / "benchmark.md").is_file() for m in models(engine))
+
+
+SUMMARY_FORMATS = ("md", "json", "junit")  # written by every run, with the review page
+
+
+def summary_files(engine: ResultSource) -> list[Path]:
+    """The suite-level files every run writes under results/ (the review page included)."""
+    from skill_eval.review.render import FORMATS
+
+    return [engine.suite.results / FORMATS[f].filename for f in (*SUMMARY_FORMATS, "html")]
+
+
+def skill_files(engine: ResultSource, skill: str) -> list[Path]:
+    """The tables one skill's rebuild writes (per model)."""
+    return [bench_dir(engine, skill, m) / name for m in models(engine)
+            for name in ("benchmark.json", "benchmark.md")]
+
+
+def stale_skills(engine: ResultSource) -> list[str]:
+    """Skills whose tables do not match their inputs (or are missing)."""
+    return [se.skill.name for se in engine.project.skills if skill_is_stale(engine, se.skill.name)]
+
+
+def summary_inputs_key(engine: ResultSource) -> str:
+    keys = [_stored_inputs_key(bench_dir(engine, name, m) / "benchmark.json")
+            for name in engine.skill_names for m in models(engine)]
+    return key_of({"benches": keys, "version": __version__})
+
+
+def summary_is_stale(engine: ResultSource) -> bool:
+    return (_stored_inputs_key(engine.suite.results / ".summary-inputs.json") != summary_inputs_key(engine)
+            or not all(p.is_file() for p in summary_files(engine)))
