@@ -131,3 +131,44 @@ def test_no_module_over_400_lines():
     long = [f"{p.relative_to(ROOT)}: {n} lines" for p in sorted(PACKAGE.rglob("*.py"))
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400]
     assert long == [], "split these along a seam that has a name"
+
+
+def _folders_over(limit: int, package: Path) -> list[str]:
+    """Folders of ``package`` holding more than ``limit`` modules side by side (__init__.py counts)."""
+    counts = {d: len(list(d.glob("*.py"))) for d in {p.parent for p in package.rglob("*.py")}
+              if "__pycache__" not in d.parts}
+    return sorted(f"{d.relative_to(package.parent)}: {n} modules" for d, n in counts.items() if n > limit)
+
+
+def test_no_folder_has_more_than_15_modules_at_one_level():
+    assert _folders_over(15, PACKAGE) == [], \
+        "group these into subpackages, one per question their modules answer (docs/architecture.md)"
+
+
+def test_the_module_count_finds_a_crowded_folder(tmp_path):
+    crowded = tmp_path / "pkg" / "floor"
+    crowded.mkdir(parents=True)
+    for i in range(16):
+        (crowded / f"m{i}.py").write_text("")
+    assert _folders_over(15, tmp_path / "pkg") == ["pkg/floor: 16 modules"]
+    (crowded / "m0.py").unlink()
+    assert _folders_over(15, tmp_path / "pkg") == []
+
+
+def test_every_subpackage_says_what_it_owns():
+    for init in sorted(PACKAGE.rglob("__init__.py")):
+        folder = init.parent.relative_to(ROOT)
+        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), \
+            f"{folder}/__init__.py has no docstring saying what it owns and who may import it"
+
+
+def test_review_folders_are_layers_in_its_contract():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    review = next(c for c in config["contracts"] if c.get("containers") == ["skill_eval.review"])
+    named = sorted(part.strip() for layer in review["layers"] for part in layer.split("|"))
+    review_dir = PACKAGE / "review"
+    present = [p.parent.name for p in review_dir.glob("*/__init__.py")]
+    present += [p.stem for p in review_dir.glob("*.py") if p.stem != "__init__"]
+    assert named == sorted(present), "every folder and module of review/ is a layer in its contract"
