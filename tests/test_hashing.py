@@ -200,10 +200,13 @@ def test_golden_key_of_a_case_with_settings(plugin):
 
 
 # A plugin eval case that sets nothing that runs (b's scaffold runs only under --scaffold) runs
-# under plugin eval's tool grants all the same, so they are in its key. Semantic change (issue
-# 43): it was f3d8ab17874d05e0c853d9c8542c3146d11ec90247fbe57a4ffcbe53657c459c while such a case
-# ran with the adapter's full tool set. Bump only on purpose.
-UNSET_GOLDEN = "19eeaf907c01811d3a5a08b391875966161bcc3be02dedef0dd22c3556cfc14a"
+# under plugin eval's tool grants and its default turn cap of 10 all the same, so both are in its
+# key. Semantic changes (issue 43): it was
+# f3d8ab17874d05e0c853d9c8542c3146d11ec90247fbe57a4ffcbe53657c459c while such a case ran with the
+# adapter's full tool set, then
+# 19eeaf907c01811d3a5a08b391875966161bcc3be02dedef0dd22c3556cfc14a while it ran without a turn cap.
+# Bump only on purpose.
+UNSET_GOLDEN = "c0a21c5086befe3567c4ffe7b325699e89f39290452c3899733cb1c693341931"
 
 
 def test_golden_key_of_a_case_that_sets_nothing(plugin):

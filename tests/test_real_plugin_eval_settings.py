@@ -139,3 +139,16 @@ def test_a_case_listing_no_tools_is_offered_plugin_evals_tools_in_both_arms(whic
     assert sorted(ours.tool_lists()) == sorted(theirs.tool_lists())
     offered = {t for tools in ours.tool_lists() for t in tools}
     assert "Read" in offered and not offered & {"Bash", "Write", "Edit", "WebFetch"}
+
+
+@pytest.mark.parametrize("which", PLUGIN_EVAL_SETS)
+def test_a_case_that_sets_no_turn_cap_stops_at_plugin_evals_default_of_ten(which, tmp_path):
+    claude = cli("claude", which)
+    script = Script(loop_tool="Glob", answer_with_skill="done", answer_without_skill="done")
+    plugin = write_plugin(tmp_path / "plug", {"endless": {"prompt.md": "---\nruns: 1\nallowed_tools: [Glob]\n"
+                                                                        "---\nKeep looking.\n",
+                                                          "graders/g.md": GRADER}})
+    theirs = plugin_eval(claude, plugin, script, "--ablation", "none")
+    ours = skill_eval(claude, plugin, script, tmp_path / "se")
+    assert ours.causes() == theirs.causes() == [("endless", "with", "max_turns")]
+    assert len(ours.model_requests()) == len(theirs.model_requests()) == 10

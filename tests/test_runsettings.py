@@ -34,9 +34,10 @@ def test_a_case_runs_its_own_number_of_times_with_its_settings_in_the_request(ki
     assert settings["allowed_tools"] == ["Read"] and "Bash" in settings["disallowed_tools"]
     assert "not granted: Bash (1 case)" in err
     assert kit.metas()["a"][0]["limits"]["timeout_seconds"] == 30
-    # b lists no tools: plugin eval's grants all the same, none of its own (FORMAT.md §7.3).
+    # b lists no tools and sets no turn cap: plugin eval's grants all the same, none of its own
+    # (FORMAT.md §7.3), and its default cap of 10 turns (§2).
     b = [r for r in kit.requests() if r["case"]["id"] == "b"][0]
-    assert b["settings"] == {"allowed_tools": [], "disallowed_tools": list(GATED_TOOLS)}
+    assert b["settings"] == {"allowed_tools": [], "disallowed_tools": list(GATED_TOOLS), "max_turns": 10}
 
 
 def test_iterations_on_the_command_line_override_the_cases_runs(kit):

@@ -41,6 +41,7 @@ GATED_TOOLS = ("Bash", "PowerShell", "Monitor", "EnterWorktree", "ExitWorktree",
 SHELL_TOOLS = ("Bash", "PowerShell")
 ENV_KEY = re.compile(r"EVAL_[A-Z0-9_]*\Z")
 SCAFFOLD_SECONDS = 120.0
+DEFAULT_MAX_TURNS = 10  # plugin eval's turn cap for a case that sets none (FORMAT.md §2)
 
 
 def tool_name(grant: str) -> str:
@@ -92,6 +93,14 @@ class RunSettings:
     mocks: Mocks | None = None  # mocked MCP servers (the suite's mocks/ and the case's own)
     gated: bool = False  # runs under plugin eval's grants whatever it sets (every plugin eval case)
 
+    @property
+    def turn_cap(self) -> int | None:
+        """The turn cap its runs get: its own ``max_turns``, else plugin eval's default for a plugin
+        eval case (a case that sets none still stops at 10 turns there, FORMAT.md §2)."""
+        if self.max_turns is not None:
+            return self.max_turns
+        return DEFAULT_MAX_TURNS if self.gated else None
+
     def bad_env_keys(self) -> list[str]:
         """``env`` keys outside ``EVAL_*``: each fails the run (as in plugin eval)."""
         return [k for k, _ in self.env if not ENV_KEY.match(k)]
@@ -123,10 +132,10 @@ class RunSettings:
         """This case's part of its runs' key: only what is set, so a case without settings keeps
         the key it had. The scaffold's text counts only where it runs (``--scaffold``)."""
         out: dict[str, Any] = {}
-        for name in ("model", "max_turns", "timeout_seconds", "append_system_prompt"):
+        for name in ("model", "turn_cap", "timeout_seconds", "append_system_prompt"):
             value = getattr(self, name)
             if value is not None:
-                out[name] = value
+                out[name.replace("turn_cap", "max_turns")] = value
         if self.history is not None:
             out["history"] = self.history.text
         if self.env:
@@ -143,10 +152,10 @@ class RunSettings:
     def request(self, suite_grants: tuple[str, ...] = ()) -> dict[str, Any]:
         """The protocol request's ``settings`` field (docs/protocol.md); {} when nothing is set."""
         out: dict[str, Any] = {}
-        for name in ("max_turns", "timeout_seconds", "append_system_prompt"):
+        for name in ("turn_cap", "timeout_seconds", "append_system_prompt"):
             value = getattr(self, name)
             if value is not None:
-                out[name] = value
+                out[name.replace("turn_cap", "max_turns")] = value
         if self.env:
             out["env"] = dict(self.env)
         if self.grants_apply(suite_grants):

@@ -179,7 +179,7 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
     settings = spec.case.settings
-    max_turns = settings.max_turns if settings is not None else None
+    max_turns = settings.turn_cap if settings is not None else None
     # A case that sets max_turns is graded on what it produced when it reaches it (plugin eval).
     response = unscorable.mark(response, spec.asked_model, graded_at_turn_limit=max_turns is not None)
     meta = {
