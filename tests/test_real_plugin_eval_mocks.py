@@ -88,7 +88,8 @@ def test_each_run_ends_with_the_same_error_or_abort_record_as_plugin_eval(both):
 
 def test_the_model_is_offered_the_same_tools_as_under_plugin_eval(both):
     theirs, ours, _ = both
-    assert sorted(ours.tool_lists()) == sorted(theirs.tool_lists())
+    # As sets: under load a CLI may send one request again (its own retry), in either tool.
+    assert set(ours.tool_lists()) == set(theirs.tool_lists())
     offered = {t for tools in ours.tool_lists() for t in tools}
     # The declared server under the plugin's name, the other under its own; no unmocked tool.
     assert {"mcp__plugin_csvp_notes__lookup", "mcp__clock__now"} <= offered
@@ -97,7 +98,7 @@ def test_the_model_is_offered_the_same_tools_as_under_plugin_eval(both):
 
 def test_the_mocked_answer_reaches_the_model_as_under_plugin_eval(both):
     theirs, ours, _ = both
-    assert sorted(ours.mock_answers()) == sorted(theirs.mock_answers())
+    assert set(ours.mock_answers()) == set(theirs.mock_answers())  # as sets: a retried request repeats one
     assert "NOTE-ANSWER 7: seven apples" in ours.mock_answers()
     assert "NOTE 7 IS GONE" in ours.mock_answers()
 
