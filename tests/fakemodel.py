@@ -101,6 +101,10 @@ class Script:
     # ``mcp_tool`` or ending in ``__<mcp_tool>`` (``mcp__plugin_p_notes__lookup``); then it answers.
     mcp_tool: str = ""
     mcp_input: dict[str, Any] | None = None
+    # Agent mocks: a request that plays an MCP server (its system text names the server, its user
+    # turn is ``Current call: <tool>``) is answered by the first reply whose key is in its text,
+    # else ``AGENT-ANSWER <tool>``.
+    mock_replies: dict[str, str] = field(default_factory=dict)
 
 
 SUBAGENT_MARKER = "[scripted subagent task]"
@@ -294,6 +298,24 @@ class FakeModel:
         found = re.findall(r"\bmcp__[\w-]+?__" + re.escape(want) + r"\b", "\n".join(_strings(body)))
         return sorted(found)[0] if found else None
 
+    @staticmethod
+    def mock_prompt(body: Any) -> str | None:
+        """The text of a request that plays a mocked MCP server (an agent mock), if it is one."""
+        text = "\n".join(_strings(body))
+        if re.search(r'MCP server "[^"]+"', text) and re.search(r"^Current call: \S+", text, re.MULTILINE):
+            return text
+        return None
+
+    def mock_calls(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["method"] == "POST" and self.mock_prompt(r["body"])]
+
+    def mock_reply(self, text: str) -> str:
+        found = next((v for k, v in self.script.mock_replies.items() if k in text), None)
+        if found is not None:
+            return found
+        tool = re.findall(r"^Current call: (\S+)", text, re.MULTILINE)[-1]
+        return f"AGENT-ANSWER {tool}"
+
     def judge_prompt(self, body: Any) -> str | None:
         """The judge prompt inside a model request, if it is one."""
         return next((t for t in _strings(body) if JUDGE_MARKER in t), None)
@@ -355,7 +377,11 @@ class FakeModel:
         )
         blocks: list[dict[str, Any]]
         judging = self.judge_prompt(messages)
-        if judging is not None:
+        if (mocking := self.mock_prompt(body)) is not None:
+            judging = mocking
+            blocks = [{"type": "text", "text": self.mock_reply(mocking)}]
+            stop = "end_turn"
+        elif judging is not None:
             blocks = [{"type": "text", "text": self.verdict_reply(judging)}]
             stop = "end_turn"
         elif (voting := self.vote_prompt(body)) is not None:

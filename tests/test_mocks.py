@@ -80,14 +80,43 @@ def test_every_file_is_in_the_key_by_its_path_and_a_suite_without_mocks_has_none
     assert _read(tmp_path / "bare") == (None, [])
 
 
-def test_agent_mocks_and_unknown_keys_are_named_at_load(tmp_path):
+def test_agent_mocks_and_server_md_are_read_with_their_recordings(tmp_path):
+    recording = "find-" + "a" * 64 + ".json"
+    _write(tmp_path, {**SUITE, "evals/mocks/notes/_server.md":
+                      "---\ntype: agent\ntools: [lookup, list, find]\nabort_when: deletes\n---\n"
+                      "\nPlay notes.\n",
+                      "evals/c/mocks/web/get.md": "---\ntype: agent\n---\nPlay the web.\n",
+                      f"evals/mocks/.replay/notes/{recording}": '{"output": "x", "verdict": "ok"}',
+                      "evals/mocks/.replay/notes/other.json": "{}"})
+    mocks, problems = _read(tmp_path)
+    assert problems == []
+    tools = {(s.name, t.name): t for s in mocks.servers for t in s.tools}
+    # A <tool>.md wins over _server.md: lookup (the case's) and list stay fixed; find is the agent.
+    assert tools[("notes", "lookup")].kind == tools[("notes", "list")].kind == "fixed"
+    find = tools[("notes", "find")]
+    assert (find.kind, find.body, find.abort_when, find.source) == (
+        "agent", "Play notes.", "deletes", "mocks/notes/_server.md")
+    assert tools[("web", "get")].kind == "agent" and tools[("web", "get")].abort_when is None
+    assert mocks.agent_sources() == ["c/mocks/web/get.md", "mocks/notes/_server.md"]
+    # The recordings are the run's inputs (one key entry each); only the tool's own are replayed.
+    assert f"mocks mocks/.replay/notes/{recording}" in mocks.key_material()
+    assert find.replays == ((recording, '{"output": "x", "verdict": "ok"}'),)
+    spec = mocks.spec({s.name: s for s in mocks.servers}["notes"])
+    [entry] = [t for t in spec["tools"] if t["name"] == "find"]
+    assert entry["replay_dir"] == "mocks/.replay/notes" and entry["kind"] == "agent"
+
+
+def test_misplaced_agent_mock_keys_and_unknown_keys_are_named_at_load(tmp_path):
     _write(tmp_path, {**SUITE, "evals/mocks/notes/_server.md": "---\ntools: [x]\n---\nPlay it.\n",
-                      "evals/c/mocks/web/get.md": "---\ntype: agent\n---\nPlay it.\n",
-                      "evals/c/mocks/web/put.md": "---\nwhen: always\nexpect: [1]\n---\nok\n"})
+                      "evals/c/mocks/web/get.md": "---\ntype: agent\nerror: true\n---\n\n",
+                      "evals/c/mocks/web/put.md": "---\nwhen: always\nexpect: [1]\nabort_when: x\n---\nok\n",
+                      "evals/c/mocks/web/post.md": "---\ntools: [a]\n---\nok\n"})
     _, problems = _read(tmp_path)
-    assert any("mocks/notes/_server.md: _server.md (a model playing the server) is not served" in p
-               for p in problems)
-    assert any(p.startswith("c/mocks/web/get.md: type: agent mocks") for p in problems)
+    assert any(p.startswith("mocks/notes/_server.md: only type: agent") for p in problems)
+    assert any(p.startswith("c/mocks/web/get.md: error: applies to type: fixed") for p in problems)
+    assert any(p.startswith("c/mocks/web/get.md: an agent mock needs a description") for p in problems)
+    assert any(p.startswith("c/mocks/web/put.md: abort_when: needs type: agent") for p in problems)
+    assert any(p.startswith("c/mocks/web/post.md: tools: belongs in _server.md") for p in problems)
     assert any("unknown key 'when'" in p for p in problems) and any("expect: must map" in p for p in problems)
 
 
@@ -100,13 +129,26 @@ def test_servers_declared_in_plugin_json_count_too(tmp_path):
     assert declared_servers(tmp_path) == {"other", "search"}
 
 
-def test_a_case_with_an_agent_mock_fails_validate_in_its_prompt_file(tmp_path):
-    _write(tmp_path, {**SUITE, "evals/c/graders/g.md": '---\ntype: regex\npattern: "x"\n---\n',
+def test_agent_mocks_need_a_judge_that_answers_completions(tmp_path, capsys):
+    from skill_eval.cli.main import main
+
+    _write(tmp_path, {**SUITE, "skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\nS.\n",
+                      "evals/c/graders/g.md": '---\ntype: regex\npattern: "x"\n---\n',
                       "evals/c/mocks/web/get.md": "---\ntype: agent\n---\nPlay it.\n"})
-    found = read_evalset(tmp_path / "evals")
-    [problem] = [p for p in found.problems if "type: agent" in p.message]
-    assert problem.severity == "error" and problem.file.endswith("c/prompt.md")
-    assert found.cases[0].settings.mocks is not None
+    base = "suite: s\nskills_dir: skills\nadapter: {builtin: claude-code}\n"
+
+    def validate(judge: str) -> tuple[int, str]:
+        (tmp_path / "suite.yaml").write_text(base + judge)
+        code = main(["validate", str(tmp_path / "suite.yaml")])
+        return code, capsys.readouterr().err
+
+    code, err = validate("")
+    assert code == 2 and "agent mock c/mocks/web/get.md is played by the suite's judge, and the suite " \
+        "has none" in err
+    code, err = validate("judge: {builtin: codex}\n")
+    assert code == 2 and "judge codex cannot answer a completion request" in err
+    code, err = validate("judge: {builtin: claude-code}\n")
+    assert "agent mock" not in err
 
 
 def test_inspect_counts_the_cases_with_mocks_as_applied_and_names_none_as_not_used(tmp_path, capsys):

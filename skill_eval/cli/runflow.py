@@ -132,12 +132,13 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     # A folder eval set (a plugin's evals/) is watched as itself, not the plugin around it.
     outside += [str(es.path if es.path.is_dir() else es.path.parent) for se in project.skills
                 for es in se.evalsets if not es.path.is_relative_to(suite.skills_dir)]
-    # A folder eval set's own files (case prompts, graders, scaffold scripts): the folder's stat
-    # does not move when a file inside a case folder is edited.
+    # A folder eval set's own files (case prompts, graders, scaffold scripts) and folders: the
+    # folder's stat does not move when a file inside a case folder is edited, and a sub-folder's
+    # moves when a file is added there (a case's own mock, a recording adopted into .replay/).
     outside += [str(p) for se in project.skills for es in se.evalsets
                 if es.path.is_dir() and not es.path.is_relative_to(suite.skills_dir)
                 for p in sorted(es.path.rglob("*"))
-                if p.is_file() and "results" not in p.relative_to(es.path).parts]
+                if "results" not in p.relative_to(es.path).parts]
     watch = sorted(set(watch_files(adapter.argv, outside)) | set(reader_inputs(project.skills)))
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))

@@ -27,6 +27,11 @@ JUDGE_BUILTINS = ("claude-code", "codex", "openai")
 _JUDGE_ALIASES = {"claude_code": "claude-code", "openai_compat": "openai", "openai-compat": "openai"}
 
 
+# Judge builtins that answer a raw completion (an agent mock's question); a command judge answers
+# for itself (docs/judging.md).
+COMPLETION_JUDGES = ("claude-code", "openai")
+
+
 def adapter_module(name: str) -> str | None:
     """The dotted module of builtin adapter ``name``, or None when there is no such builtin."""
     module = ADAPTERS.get(name.replace("-", "_"))

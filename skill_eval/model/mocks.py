@@ -10,8 +10,9 @@ with-skill arm); a server the plugin does not declare ("standalone") is ``<serve
 A tool with no mock file is not served; ``_tools.json`` (a saved ``tools/list`` answer) gives a
 mocked tool its real description and schema, else it has none and a permissive schema.
 
-``type: agent`` mocks and ``_server.md`` (a model playing the server) are not served by
-skill-eval: a case that needs one is refused at validate, naming the file.
+``type: agent`` mocks and ``_server.md`` (one agent mock for the tools its ``tools:`` lists; a
+``<tool>.md`` for the same tool wins) are played by the suite's judge (model/mockagent.py); their
+recordings in ``mocks/.replay/<server>/`` beside the mock that answers are replayed.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from typing import Any
 
 from skill_eval.errors import InvalidInput
 from skill_eval.intake.yamlpos import loads_yaml
+from skill_eval.model.mockagent import MAX_RECORDING_BYTES, RECORDING, agent_body, mock_digest
 from skill_eval.model.mockrules import rule_problem
 
 Report = Callable[[str], None]
 EXTRA = "mcp"  # the optional extra that serves mocks: pip install 'skill-eval[mcp]'
-KEYS = ("type", "expect", "error", "abort_when")
+KEYS = ("type", "expect", "error", "abort_when", "tools")
+SERVER_MD = "_server.md"
+REPLAY = ".replay"
 PERMISSIVE = {"type": "object", "additionalProperties": True}
 _MAX_FIXTURE = 4 * 1024 * 1024
 
@@ -43,6 +47,10 @@ class MockTool:
     expect: tuple[tuple[str, Any], ...] = ()
     source: str = ""  # the file, relative to the eval folder (case files: <case>/mocks/...)
     fixtures: tuple[tuple[str, str], ...] = ()  # "fixtures/<name>" -> text, beside the mock file
+    kind: str = "fixed"  # or "agent": the suite's judge plays the server
+    abort_when: str | None = None
+    digest: str = ""  # agent: the mock file's part of a call's identity (replays)
+    replays: tuple[tuple[str, str], ...] = ()  # agent: recording file name -> text (mocks/.replay/)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,10 @@ class Mocks:
         """The servers a run gets: a declared one only where the plugin (the skill) is loaded."""
         return tuple(s for s in self.servers if s.tools and (with_plugin or not s.declared))
 
+    def agent_sources(self, with_plugin: bool = True) -> list[str]:
+        """The agent mock files the served servers answer from (the judge plays them)."""
+        return sorted({t.source for s in self.served(with_plugin) for t in s.tools if t.kind == "agent"})
+
     def tool_names(self, with_plugin: bool) -> list[str]:
         return [f"mcp__{s.registered(self.plugin)}__{t.name}"
                 for s in self.served(with_plugin) for t in s.tools]
@@ -81,7 +93,9 @@ class Mocks:
         """What run/mockserver.py serves for one server (JSON)."""
         return {"server": server.name, "registered": server.registered(self.plugin),
                 "tools": [{**server.tool_entry(t), "body": t.body, "error": t.error,
-                           "expect": [list(e) for e in t.expect], "fixtures": dict(t.fixtures)}
+                           "expect": [list(e) for e in t.expect], "fixtures": dict(t.fixtures),
+                           "kind": t.kind, "abort_when": t.abort_when, "digest": t.digest,
+                           "replays": dict(t.replays), "replay_dir": replay_dir(t.source, server.name)}
                           for t in server.tools]}
 
     def key_material(self) -> dict[str, str]:
@@ -89,6 +103,12 @@ class Mocks:
         servers are registered under (the plugin's name and MCP configuration decide them)."""
         return {"mocks " + rel: digest for rel, digest in self.files} | {
             "mock_servers": ",".join(sorted(s.registered(self.plugin) for s in self.servers))}
+
+
+def replay_dir(source: str, server: str) -> str:
+    """Where a mock's recordings are replayed from: ``.replay/<server>/`` beside the ``mocks/``
+    folder that holds it (relative to the eval folder, as ``source`` is)."""
+    return f"{Path(source).parent.parent.as_posix()}/{REPLAY}/{server}"
 
 
 def mcp_installed() -> bool:
@@ -162,20 +182,24 @@ def _front(text: str, display: str, report: Report) -> tuple[dict[str, Any], str
     return data or {}, body.split("\n", 1)[1] if "\n" in body else ""
 
 
-def _tool(path: Path, rel: str, report: Report) -> MockTool | None:
+def _tool(path: Path, rel: str, report: Report, name: str | None = None) -> MockTool | None:
     text = path.read_text(encoding="utf-8", errors="replace")
     front, body = _front(text, rel, report)
     for key in front:
         if key not in KEYS:
             report(f"{rel}: unknown key '{key}' (a mock takes {', '.join(KEYS)}); remove it")
     kind = front.get("type", "fixed")
-    if kind == "agent" or "abort_when" in front:
-        report(f"{rel}: type: agent mocks (a model playing the server) are not served by skill-eval; "
-               "write the answer as a type: fixed mock")
-        return None
-    if kind != "fixed":
+    if kind not in ("fixed", "agent"):
         report(f"{rel}: type {kind!r}: a mock's type is fixed or agent")
         return None
+    if "tools" in front and path.name != SERVER_MD:
+        report(f"{rel}: tools: belongs in {SERVER_MD} (a <tool>.md answers the tool it is named after)")
+    if kind == "fixed" and "abort_when" in front:
+        report(f"{rel}: abort_when: needs type: agent; a fixed mock guards its input with expect:")
+    if kind == "agent" and "error" in front:
+        report(f"{rel}: error: applies to type: fixed mocks only")
+    if kind == "agent" and not agent_body(body):
+        report(f"{rel}: an agent mock needs a description of the server it plays as its body")
     expect = front.get("expect") or {}
     if not isinstance(expect, dict):
         report(f"{rel}: expect: must map dotted input paths to rules")
@@ -192,7 +216,38 @@ def _tool(path: Path, rel: str, report: Report) -> MockTool | None:
     files = tuple((f"fixtures/{p.relative_to(fixtures).as_posix()}",
                    p.read_text(encoding="utf-8", errors="replace"))
                   for p in sorted(fixtures.rglob("*")) if p.is_file() and p.stat().st_size <= _MAX_FIXTURE)
+    if kind == "agent":
+        when = front.get("abort_when")
+        return MockTool(name or path.stem, agent_body(body), False, tuple(rules), rel, files, "agent",
+                        str(when) if when is not None and str(when).strip() else None,
+                        mock_digest(text), _replays(path.parent.parent / REPLAY / path.parent.name,
+                                                    name or path.stem))
     return MockTool(path.stem, body, front.get("error") is True, tuple(rules), rel, files)
+
+
+def _replays(folder: Path, tool: str) -> tuple[tuple[str, str], ...]:
+    """The recordings of ``tool`` in a ``.replay/<server>/`` folder (plugin eval's names)."""
+    if not folder.is_dir():
+        return ()
+    return tuple((p.name, p.read_text(encoding="utf-8", errors="replace")) for p in sorted(folder.iterdir())
+                 if RECORDING.match(p.name) and p.name.startswith(tool + "-") and p.is_file()
+                 and p.stat().st_size <= MAX_RECORDING_BYTES)
+
+
+def _server_tools(path: Path, rel: str, report: Report) -> list[str]:
+    """The tools a ``_server.md`` answers (its ``tools:``), checked as plugin eval checks them."""
+    front, _ = _front(path.read_text(encoding="utf-8", errors="replace"), rel, report)
+    tools = front.get("tools") or []
+    if front.get("type") != "agent":
+        report(f"{rel}: only type: agent is meaningful here (one agent answering several tools)")
+        return []
+    if not isinstance(tools, list) or not tools or not all(isinstance(t, str) for t in tools):
+        report(f"{rel}: an agent answering several tools needs tools: [...] (tool names)")
+        return []
+    if front.get("expect") and len(tools) > 1:
+        report(f"{rel}: expect: here would guard all {len(tools)} tools it answers; put it on "
+               "the tool it is meant for, as <tool>.md")
+    return list(tools)
 
 
 def _digest(path: Path) -> str:
@@ -219,9 +274,10 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
         for fname, path in sorted(files.items()):
             rel = path.relative_to(eval_dir).as_posix()
             used[rel] = _digest(path)
-            if fname == "_server.md":
-                report(f"{rel}: _server.md (a model playing the server) is not served by skill-eval; "
-                       "write one type: fixed <tool>.md per tool")
+            if fname == SERVER_MD:
+                named = {f[:-3] for f in files if f.endswith(".md")}  # a <tool>.md wins over it
+                tools += [t for tool in _server_tools(path, rel, report) if tool not in named
+                          and (t := _tool(path, rel, report, tool)) is not None]
             elif fname == "_tools.json":
                 listed = _listed(path, rel, report)
             elif (tool := _tool(path, rel, report)) is not None:
@@ -230,6 +286,10 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
                 for f in sorted(fixtures.rglob("*")) if fixtures.is_dir() else []:
                     if f.is_file():
                         used[f.relative_to(eval_dir).as_posix()] = _digest(f)
+        for tool in tools:  # the recordings an agent mock replays are inputs of the run too
+            for fname, text in tool.replays:
+                used[f"{replay_dir(tool.source, name)}/{fname}"] = \
+                    hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         names = {t.name for t in tools}
         servers.append(MockServer(name, name in declared, tuple(tools),
                                   tuple(sorted((k, v) for k, v in listed.items() if k in names))))

@@ -4,7 +4,9 @@ folder, and hold its answer to the judge protocol.
 Request on stdin: ``{protocol_version: 1, prompt, output, expected_output, rubric: [{id, text}],
 model}``. Response on stdout: ``{verdicts: [{id, passed, evidence}], usage?: {str: number}}``,
 validated strictly (schemas/judge-response.schema.json; every rubric id answered once, no
-other id, no other field). ``JudgeProcess`` is the port ``grade`` is handed: grading never
+other id, no other field). A completion request (``{completion: {system, messages}}``, an agent
+mock's question) is answered ``{text, usage?}`` (schemas/judge-completion.schema.json).
+``JudgeProcess`` is the port ``grade`` is handed: grading never
 starts a process itself.
 """
 
@@ -93,9 +95,46 @@ class JudgeProcess:
             raise
 
 
+    def complete(self, system: str, messages: list[dict[str, str]]) -> tuple[str, dict[str, float]]:
+        """A raw completion (an agent mock's answer): the reply text and usage, or JudgeError."""
+        if self.fatal is not None:
+            raise JudgeFatal(f"not asked: {self.fatal}", started=False)
+        if self._process is None:
+            self._process = resolve_judge(self.suite)
+            register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
+                                          self._process.env_names))
+        request = {"protocol_version": PROTOCOL_VERSION, "model": self.suite.judge.model if self.suite.judge
+                   else None, "completion": {"system": system, "messages": messages}}
+        try:
+            raw = _run_judge(self._process, request, self.suite)
+        except JudgeFatal as exc:
+            self.fatal = self.fatal or str(exc)
+            raise
+        return parse_completion(raw, self._process.name)
+
+
+def parse_completion(raw: bytes, who: str = "judge") -> tuple[str, dict[str, float]]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        preview = redact(raw.decode("utf-8", "replace").strip())[:120] or "(nothing)"
+        raise JudgeError(f"{who} did not answer with JSON; stdout started: {preview!r}") from None
+    errors = list(validator("judge-completion").iter_errors(data))
+    if errors or hostile_parts(data):
+        raise JudgeError(f"{who} answered a completion outside the judge protocol "
+                         "(expected {text, usage: {...}})")
+    return data["text"], dict(data.get("usage", {}))
+
+
 def call_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite
                ) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
     """One judge process for one request; the parsed verdicts and usage, or JudgeError."""
+    return parse_judge_response(_run_judge(judge, request, suite), [r["id"] for r in request["rubric"]],
+                                judge.name)
+
+
+def _run_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite) -> bytes:
+    """One judge process for one request: its stdout, or JudgeError."""
     cfg = suite.judge
     timeout = float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
     # Named like a workspace, so the next run removes it if we are killed meanwhile.
@@ -123,7 +162,7 @@ def call_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite
         raise JudgeFatal(f"{who} cannot judge: {cause}")
     if proc.returncode != 0:
         raise JudgeError(f"{who} exited with status {proc.returncode}" + _tail(proc.stderr))
-    return parse_judge_response(proc.stdout, [r["id"] for r in request["rubric"]], who)
+    return proc.stdout
 
 
 def parse_judge_response(raw: bytes, ids: list[str], who: str = "judge"

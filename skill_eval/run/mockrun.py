@@ -16,6 +16,7 @@ from typing import Any
 import skill_eval
 from skill_eval.fs.removal import remove_tree
 from skill_eval.plan.types import RunSpec
+from skill_eval.run.judgerelay import SOCKET
 
 PREFIX = "skill-eval-mocks-"
 
@@ -24,15 +25,14 @@ PREFIX = "skill-eval-mocks-"
 class MockRun:
     folder: Path
     servers: tuple[dict[str, Any], ...]  # the request's mcp_servers entries
+    agents: bool = False  # an agent mock is served: the run's judge relay must be up
 
-    @property
-    def log(self) -> Path:
-        return self.folder / "calls.jsonl"
+    def recordings(self) -> list[dict[str, Any]]:
+        """The agent-mock answers the servers recorded ({server, file, text, adopt_dir})."""
+        return [r["recording"] for r in self._lines() if isinstance(r.get("recording"), dict)]
 
-    def records(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-        """(every answered call, the abort record or None), from the servers' log."""
-        calls: list[dict[str, Any]] = []
-        aborted: dict[str, Any] | None = None
+    def _lines(self) -> list[dict[str, Any]]:
+        out = []
         try:
             lines = self.log.read_text(encoding="utf-8").splitlines()
         except OSError:
@@ -42,9 +42,22 @@ class MockRun:
                 record = json.loads(line)
             except ValueError:
                 continue  # a line cut by a killed server: not a call it answered
-            if isinstance(record, dict) and isinstance(record.get("aborted"), dict):
+            if isinstance(record, dict):
+                out.append(record)
+        return out
+
+    @property
+    def log(self) -> Path:
+        return self.folder / "calls.jsonl"
+
+    def records(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """(every answered call, the abort record or None), from the servers' log."""
+        calls: list[dict[str, Any]] = []
+        aborted: dict[str, Any] | None = None
+        for record in self._lines():
+            if isinstance(record.get("aborted"), dict):
                 aborted = aborted or record["aborted"]
-            elif isinstance(record, dict):
+            elif "recording" not in record:
                 calls.append(record)
         return calls, aborted
 
@@ -67,9 +80,10 @@ def mocks_refusal(spec: RunSpec) -> str | None:
             "run it without --executor ray")
 
 
-def start(spec: RunSpec) -> MockRun | None:
+def start(spec: RunSpec, judge_model: str | None = None, judge_timeout: float = 600.0) -> MockRun | None:
     """Write the specs of the servers this run gets (a server the plugin declares only where the
-    skill is installed); None when the case has no mocks or none is served in this arm."""
+    skill is installed); None when the case has no mocks or none is served in this arm. A server
+    with an agent mock is told where the run's judge relay listens (run/judgerelay.py)."""
     mocks = spec.case.settings.mocks if spec.case.settings is not None else None
     if mocks is None:
         return None
@@ -82,12 +96,17 @@ def start(spec: RunSpec) -> MockRun | None:
     # The agent starts the server with its own environment; this names the skill_eval it runs.
     root = str(Path(skill_eval.__file__).resolve().parent.parent)
     entries = []
+    agents = False
     for i, server in enumerate(served):
         path = folder / f"server-{i}.json"
-        path.write_text(json.dumps(mocks.spec(server)), encoding="utf-8")
+        served_spec = mocks.spec(server)
+        if any(t.kind == "agent" for t in server.tools):
+            agents = True
+            served_spec.update(relay=str(folder / SOCKET), relay_timeout=judge_timeout, model=judge_model)
+        path.write_text(json.dumps(served_spec), encoding="utf-8")
         name = server.registered(mocks.plugin)
         entries.append({"name": name, "command": sys.executable,
                         "args": ["-m", "skill_eval.run.mockserver", str(path), str(log)],
                         "env": {"PYTHONPATH": root},
                         "tools": [f"mcp__{name}__{t.name}" for t in server.tools]})
-    return MockRun(folder, tuple(entries))
+    return MockRun(folder, tuple(entries), agents)

@@ -4,7 +4,9 @@ stdio with the official MCP SDK (the optional extra ``skill-eval[mcp]``):
     python -m skill_eval.run.mockserver SPEC LOG
 
 SPEC is the JSON model/mocks.py's ``Mocks.spec`` wrote (the server's mocked tools: entry, body,
-``error``, ``expect``, fixtures). The agent CLI starts this process itself (claude-code:
+``error``, ``expect``, fixtures; an agent mock's ``abort_when`` and recordings), with the path of
+the run's judge relay where a tool is an agent mock (run/mockplay.py answers those).
+The agent CLI starts this process itself (claude-code:
 ``--mcp-config``); the runner made SPEC and reads LOG after the run.
 
 Every call is appended to LOG as one JSON line, the record plugin eval's ``mock_calls`` target
@@ -27,6 +29,7 @@ from typing import Any
 
 from skill_eval.model.mockrules import check_expect, render
 from skill_eval.model.mocks import EXTRA
+from skill_eval.run.mockplay import Play, relay_ask
 
 _ABORT_WAIT = 30.0  # seconds; the stopped agent ends this process long before
 
@@ -54,6 +57,15 @@ def answer(spec: dict[str, Any], tool: str, arguments: Any) -> dict[str, Any]:
     return _record(full, arguments, text, bool(entry.get("error")) or failed)
 
 
+def answers(spec: dict[str, Any], tool: str, arguments: Any, play: Play | None) -> list[dict[str, Any]]:
+    """One call -> its log lines: the call (or its abort), and for an agent mock's model answer
+    its recording."""
+    entry = next((t for t in spec["tools"] if t["name"] == tool), None)
+    if entry is not None and entry.get("kind") == "agent" and play is not None:
+        return play.answer(entry, f"mcp__{spec['registered']}__{tool}", arguments)
+    return [answer(spec, tool, arguments)]
+
+
 def _record(tool: str, arguments: Any, output: str, error: bool) -> dict[str, Any]:
     if error:
         return {"tool": tool, "input": arguments, "output": output, "isError": True, "verdict": "tool_error"}
@@ -76,9 +88,16 @@ def serve(spec: dict[str, Any], log: Path) -> None:
             types.Tool(name=t["name"], description=t.get("description") or "", input_schema=t["inputSchema"])
             for t in spec["tools"]])
 
+    play = Play(spec, relay_ask(spec["relay"], float(spec.get("relay_timeout") or 600))) \
+        if spec.get("relay") else None
+
     async def call_tool(ctx: Any, params: Any) -> Any:
-        record = answer(spec, params.name, params.arguments if params.arguments is not None else {})
-        _append(log, record)
+        arguments = params.arguments if params.arguments is not None else {}
+        # An agent mock asks the judge (a blocking call): off the event loop.
+        lines = await anyio.to_thread.run_sync(answers, spec, params.name, arguments, play)
+        for line in lines:
+            _append(log, line)
+        record = next(r for r in lines if "recording" not in r)
         if "aborted" in record:
             os.kill(os.getppid(), signal.SIGTERM)  # the agent: the run ends here, as in plugin eval
             # Never answered: an answer could reach the model before the agent is gone.

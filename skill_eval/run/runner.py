@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
@@ -18,6 +19,8 @@ from skill_eval.model.results import UNSCORABLE, RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.run import janitor, mockrun, sandbox, unscorable
 from skill_eval.run.adapters.shared.protocol_io import FATAL_EXIT
+from skill_eval.run.judge_process import JudgeProcess
+from skill_eval.run.judgerelay import Relay
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import SESSION, build_request, parse_response, planned_replay_key, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable
@@ -78,6 +81,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "workspace", str(exc), time.perf_counter() - start))
     mocks: mockrun.MockRun | None = None
+    relay: Relay | None = None
     try:
         pre_existing: dict[str, str] | None = None
         if settings is not None and settings.scaffold is not None and spec.adapter.scaffold:
@@ -93,9 +97,11 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             except ScaffoldFailed as exc:
                 return record_error(store, RunError(spec.key, "settings", str(exc), 0.0))
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
-        mocks = mockrun.start(spec)
+        mocks = mockrun.start(spec, suite.judge.model if suite.judge else None, judge_timeout(suite))
         if mocks is not None:  # the agent starts them; skill-eval reads what they recorded after
             request["mcp_servers"] = list(mocks.servers)
+            if mocks.agents:  # the suite's judge plays the agent mocks, asked through the relay
+                relay = Relay(mocks.folder, JudgeProcess(suite).complete)
         try:
             argv = sandboxed_argv(spec, suite, workspace.path, [mocks.folder] if mocks else [])
         except SandboxUnavailable as exc:  # never run unsandboxed what was asked sandboxed
@@ -105,6 +111,8 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
                                workspace.env(spec.adapter), run_timeout(spec, suite), suite.max_output_bytes)
         except AdapterError as exc:
             return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
+        if relay is not None:
+            relay.close()
         calls, aborted = mocks.records() if mocks is not None else ([], None)
         if aborted is not None:  # a call broke a mock's expect: plugin eval's aborted run, score 0
             return record_error(store, RunError(spec.key, "aborted", mockrun.abort_message(aborted),
@@ -113,8 +121,10 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
         kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
         session = read_session(workspace.path) if ok else None
         return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing,
-                        session=session, extra={"mock_calls": calls} if mocks is not None else None)
+                        session=session, extra=mock_meta(mocks, relay, calls, ok))
     finally:
+        if relay is not None:
+            relay.close()
         if mocks is not None:
             mocks.remove()
         if tidy_later:
@@ -123,6 +133,24 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             janitor.later(workspace.remove)
         else:
             workspace.remove()
+
+
+def judge_timeout(suite: Suite) -> float:
+    cfg = suite.judge
+    return float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
+
+
+def mock_meta(mocks: mockrun.MockRun | None, relay: Relay | None, calls: list[dict[str, Any]],
+              clean: bool) -> dict[str, Any] | None:
+    """What a run keeps of its mocks: every call; with agent mocks, the judge's questions and, for
+    a run that ended cleanly, the answers to record (plugin eval's mock-recordings/)."""
+    if mocks is None:
+        return None
+    out: dict[str, Any] = {"mock_calls": calls}
+    if relay is not None:
+        out["mock_judge"] = {"calls": relay.calls, "usage": dict(relay.usage)}
+        out["mock_recordings"] = mocks.recordings() if clean else []
+    return out
 
 
 def env_refusal(spec: RunSpec) -> str | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.errors import Problem
+from skill_eval.model.builtins import COMPLETION_JUDGES, judge_builtin
 from skill_eval.model.mocks import EXTRA, mcp_installed
 
 # Settings only the adapter can apply (runs, model, timeout_seconds and the scaffold are applied
@@ -24,6 +25,26 @@ OWN_TOOLS = ("codex",)
 def _set(settings: Any, name: str) -> bool:
     value = getattr(settings, name)
     return bool(value) if name == "env" else value is not None
+
+
+def _agent_judge_problems(project: Any) -> list[Problem]:
+    """Agent mocks are played by the suite's judge: it must exist and answer completions."""
+    suite = project.suite
+    files = sorted({f for se in project.skills for case in se.cases
+                    if case.settings is not None and case.settings.mocks is not None
+                    for f in case.settings.mocks.agent_sources()})
+    if not files:
+        return []
+    named = f"{files[0]}{f' (and {len(files) - 1} more)' if len(files) > 1 else ''}"
+    judge = suite.judge
+    if judge is None:
+        return [Problem(str(suite.path), f"agent mock {named} is played by the suite's judge, and the "
+                        "suite has none: add judge: {builtin: claude-code} (or openai, or a command)")]
+    if judge.builtin and not judge.command and judge_builtin(judge.builtin) not in COMPLETION_JUDGES:
+        return [Problem(str(suite.path), f"agent mock {named} is played by the suite's judge, and judge "
+                        f"{judge.builtin} cannot answer a completion request; use judge: {{builtin: "
+                        f"{' or '.join(COMPLETION_JUDGES)}}} or a command judge")]
+    return []
 
 
 def settings_problems(project: Any) -> list[Problem]:
@@ -60,6 +81,7 @@ def settings_problems(project: Any) -> list[Problem]:
                 unstaged.append(case.id)
             for tool in s.not_granted(suite.case_runs.allow_tools):
                 refused[tool] = refused.get(tool, 0) + 1
+    out += _agent_judge_problems(project)
     if mocked and not mcp_installed():
         out.append(Problem(str(suite.path), f"{len(mocked)} case{'s' * (len(mocked) != 1)} use mocked MCP "
                            f"servers (mocks/), served with the MCP SDK: pip install 'skill-eval[{EXTRA}]'"))

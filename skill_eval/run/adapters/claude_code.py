@@ -46,7 +46,7 @@ from skill_eval.run.adapters.shared.failure_causes import (
     ClaudeWatch,
     explain,
 )
-from skill_eval.run.adapters.shared.judge_prompt import judge_main
+from skill_eval.run.adapters.shared.judge_prompt import flatten, judge_main
 from skill_eval.run.adapters.shared.protocol_io import (
     agent_version,
     fail,
@@ -283,7 +283,16 @@ def _main(argv: Sequence[str] | None) -> int:
             got = run_claude(args, prompt, workspace, env)
             return got.output, got.usage
 
-        return judge_main(complete)
+        def chat(system: str, messages: list[dict[str, str]], model: str | None
+                 ) -> tuple[str, dict[str, float]]:
+            # One model request: the system text in place of Claude Code's, no tools, one turn.
+            args.model = model or args.model
+            args.extra_arg = [*(args.extra_arg or []), f"--system-prompt={system}", "--tools=",
+                              "--max-turns=1"]
+            got = run_claude(args, flatten(messages), workspace, env)
+            return got.output, got.usage
+
+        return judge_main(complete, chat=chat)
     request = read_request()
     prompt = request.get("prompt")
     if not isinstance(prompt, str):

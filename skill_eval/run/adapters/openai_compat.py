@@ -334,7 +334,15 @@ def _main(argv: Sequence[str] | None) -> int:
             text = _message_text(chat.ask([{"role": "user", "content": prompt}]))
             return text, chat.final_usage()
 
-        return judge_main(complete)
+        def chat(system: str, messages: list[dict[str, str]], model: str | None
+                 ) -> tuple[str, dict[str, float]]:
+            session = Chat(args, _model(model, args.model))
+            if args.temperature is None:
+                args.temperature = 0.0
+            text = _message_text(session.ask([{"role": "system", "content": system}, *messages]))
+            return text, session.final_usage()
+
+        return judge_main(complete, chat=chat)
     write_json(run_chat(args, read_request()))
     return 0
 

@@ -3,7 +3,9 @@ adapters (claude_code, codex, openai_compat). Protocol plumbing lives in ``proto
 
 A judge request (stdin, ``--judge`` mode) is ``{protocol_version: 1, prompt, output,
 rubric: [{id, text}], model?}``; the answer (stdout) is ``{verdicts: [{id, passed, evidence}],
-usage: {...}}``. The prompt text is versioned: change ``JUDGE_PROMPT_VERSION`` whenever
+usage: {...}}``. A completion request (``{completion: {system, messages}, model}``, asked only by
+agent mocks) is answered ``{text, usage}``: the model's reply, no prompt of ours around it.
+The prompt text is versioned: change ``JUDGE_PROMPT_VERSION`` whenever
 ``build_judge_prompt`` would produce different text, so cached grades are invalidated.
 
 The answer is the skill under test's own text: it must not be able to end its block and speak
@@ -221,11 +223,41 @@ def _numbers(usage: dict[str, Any]) -> dict[str, float]:
 
 # complete(prompt, model) -> (reply text, usage)
 Complete = Callable[[str, str | None], tuple[str, dict[str, float]]]
+# chat(system, messages [{role, content}], model) -> (reply text, usage): a raw completion
+Chat = Callable[[str, list[dict[str, str]], str | None], tuple[str, dict[str, float]]]
 
 
-def judge_main(complete: Complete, model: str | None = None, stream: Any = None) -> int:
-    """Serve one judge request with ``complete`` as the model backend."""
+def flatten(messages: Sequence[dict[str, str]]) -> str:
+    """Messages as one prompt, for a backend that takes a single user turn (a CLI's ``-p``):
+    a lone user message as it is, a history with each turn under its role."""
+    if len(messages) == 1:
+        return messages[0]["content"]
+    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+
+
+def _completion_main(chat: Chat | None, request: dict[str, Any], model: str | None) -> int:
+    if chat is None:
+        fail("this judge cannot answer a completion request (agent mocks); use the claude-code "
+             "or openai judge")
+    spec = request["completion"]
+    messages = spec.get("messages") if isinstance(spec, dict) else None
+    turns_ok = isinstance(messages, list) and bool(messages) and all(
+        isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
+        for m in messages)
+    if not isinstance(spec, dict) or not isinstance(spec.get("system"), str) or not turns_ok:
+        fail("judge request: 'completion' needs 'system' (text) and 'messages' [{role, content}]")
+    text, usage = chat(spec["system"], [{"role": m["role"], "content": m["content"]} for m in messages],
+                       request.get("model") or model)
+    write_json({"text": text, "usage": _numbers(usage)})
+    return 0
+
+
+def judge_main(complete: Complete, model: str | None = None, stream: Any = None,
+               chat: Chat | None = None) -> int:
+    """Serve one judge request with ``complete`` (and ``chat``, for completions) as the backend."""
     request = read_request(stream)
+    if "completion" in request:
+        return _completion_main(chat, request, model)
     for key in ("prompt", "output"):
         if not isinstance(request.get(key), str):
             fail(f"judge request: '{key}' must be a string")

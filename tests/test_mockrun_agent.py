@@ -1,0 +1,101 @@
+"""Agent mocks through a whole ``skill-eval run`` (run/mockrun.py, run/mockserver.py,
+run/mockplay.py, run/judgerelay.py): the suite's judge (a command judge here, logging each
+question) plays the server, asked through the run's relay; an unchanged re-run asks neither the
+agent nor the judge; editing one case's agent mock re-runs that case only; an ``ABORT:`` reply
+aborts the run; a recorded call in ``mocks/.replay/`` is answered with no judge call."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from pluginkit import PluginKit
+from test_mockrun import CLIENT
+
+pytest.importorskip("mcp")
+
+# Answers each question from its system text: ABORT where the mock says STRICT, else the call.
+JUDGE = r'''
+import json, sys
+request = json.load(sys.stdin)
+c = request["completion"]
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(c) + "\n")
+user = c["messages"][-1]["content"]
+if "STRICT" in c["system"]:
+    text = "ABORT: asked for a note"
+else:
+    given = json.loads(user.split("Arguments:\n")[1])
+    text = "AGENT " + c["system"].rsplit("\n\n", 1)[1] + " " + json.dumps(given)
+print(json.dumps({"text": text, "usage": {"output_tokens": 1}}))
+'''
+MOCKS = {
+    "evals/mocks/notes/lookup.md": "---\ntype: agent\nabort_when: never\n---\nNotes for {{input.id}}.\n",
+    ".mcp.json": json.dumps({"mcpServers": {"notes": {"command": "never-started"}}}),
+}
+
+
+@pytest.fixture
+def kit(tmp_path):  # noqa: ANN201
+    kit = PluginKit.create(tmp_path, {"a": {"prompt.md": "Go a.\n"}, "b": {"prompt.md": "Go b.\n"}})
+    kit.write({"adapter.py": CLIENT, "judge.py": JUDGE, **MOCKS})
+    kit.write_suite(extra=f"judge:\n  command: [{json.dumps(sys.executable)}, judge.py, "
+                          f"{json.dumps(str(tmp_path / 'judge.log'))}]\n")
+    return kit
+
+
+def _asked(kit) -> list[dict]:  # noqa: ANN001
+    log = kit.root / "judge.log"
+    return [json.loads(ln) for ln in log.read_text().splitlines()] if log.is_file() else []
+
+
+def test_the_judge_plays_the_server_and_an_unchanged_rerun_asks_nobody(kit):
+    code, _, err = kit.run()
+    assert code == 0, err
+    metas = {m["case"]: m for ms in kit.metas().values() for m in ms}
+    [call] = metas["a"]["mock_calls"]
+    assert call == {"tool": "mcp__plugin_p_notes__lookup", "input": {"id": "7"},
+                    "output": 'AGENT Notes for 7. {"id": "7"}', "verdict": "ok"}
+    assert metas["a"]["mock_judge"]["calls"] == 1
+    [recording] = metas["a"]["mock_recordings"]
+    assert recording["server"] == "notes" and recording["adopt_dir"] == "mocks/.replay/notes"
+    assert recording["file"].startswith("lookup-")
+    asked = _asked(kit)
+    assert len(asked) == 2 and 'MCP server "notes"' in asked[0]["system"]
+    assert "never" in asked[0]["system"]
+    assert asked[0]["messages"][0]["content"].startswith("Current call: lookup")
+    kit.reset()
+    code, _, err = kit.run()
+    assert code == 0, err
+    assert kit.requests() == [] and len(_asked(kit)) == 2  # no agent call, no judge call
+
+    # Editing one case's own agent mock re-runs that case only.
+    kit.write({"evals/b/mocks/notes/lookup.md": "---\ntype: agent\n---\nOther notes.\n"})
+    code, out, _ = kit.status()
+    assert "mock file b/mocks/notes/lookup.md added" in out and "would run 1" in out
+    code, _, err = kit.run()
+    assert code == 0, err
+    assert {r["case"]["id"] for r in kit.requests()} == {"b"} and len(_asked(kit)) == 3
+
+    # The recording, adopted, answers an identical call with no judge call.
+    (kit.root / "evals/mocks/.replay/notes").mkdir(parents=True)
+    (kit.root / "evals/mocks/.replay/notes" / recording["file"]).write_text(
+        recording["text"].replace("AGENT Notes", "REPLAYED Notes"))
+    kit.reset()
+    code, out, _ = kit.status()
+    assert "mocks/.replay/notes/" in out and "would run 1" in out  # a's key has the recording; b's not
+    kit.run()
+    assert {r["case"]["id"] for r in kit.requests()} == {"a"} and len(_asked(kit)) == 3
+    outputs = {c["output"] for m in kit.metas()["a"] for c in m["mock_calls"]}  # the old run is kept too
+    assert outputs == {'AGENT Notes for 7. {"id": "7"}', 'REPLAYED Notes for 7. {"id": "7"}'}
+
+
+def test_an_abort_reply_aborts_the_run_naming_server_tool_and_reason(kit):
+    kit.write({"evals/b/mocks/notes/lookup.md":
+               "---\ntype: agent\nabort_when: any note\n---\nSTRICT notes.\n"})
+    code, _, err = kit.run()
+    assert code == 2
+    assert "aborted by mock notes/lookup: asked for a note" in err
+    [error] = [e for e in kit.errors() if e["kind"] == "aborted"]
+    assert error["message"] == "aborted by mock notes/lookup: asked for a note"
