@@ -16,6 +16,10 @@ with ``function_call`` items) for one-turn agent runs, and plays a model that:
   n-th request with the same prompt text gets the n-th reply, cycling), else ``PASS`` when the
   prompt contains ``judge_pass_if`` and ``FAIL`` otherwise.
 
+- when it plays a mocked MCP server (an agent mock: its system text names ``MCP server "<name>"``
+  and a user turn starts ``Current call: <tool>``, from plugin eval or skill-eval's judge), answers
+  ``Script.mock_replies`` (the first key found in the request) or ``AGENT-ANSWER <tool>``.
+
 ``write_first=(path, text)`` makes Claude write that workspace file with the ``Write`` tool before
 answering. Options for the token and other-skill tests: ``subagent=True`` makes the Claude model first
 delegate to a subagent (the ``Task``/``Agent`` tool), whose requests are billed but are not the

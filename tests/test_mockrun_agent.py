@@ -59,8 +59,13 @@ def test_the_judge_plays_the_server_and_an_unchanged_rerun_asks_nobody(kit):
                     "output": 'AGENT Notes for 7. {"id": "7"}', "verdict": "ok"}
     assert metas["a"]["mock_judge"]["calls"] == 1
     [recording] = metas["a"]["mock_recordings"]
-    assert recording["server"] == "notes" and recording["adopt_dir"] == "mocks/.replay/notes"
+    assert recording["server"] == "notes" and recording["adopt_dir"].endswith("/evals/mocks/.replay/notes")
     assert recording["file"].startswith("lookup-")
+    # Saved for adoption in results/, as plugin eval saves them.
+    saved = kit.root / "results" / "mock-recordings" / "notes" / recording["file"]
+    assert saved.read_text() == recording["text"]
+    adopt = (kit.root / "results" / "mock-recordings" / "ADOPT.txt").read_text().splitlines()
+    assert adopt[2].startswith(f"{saved}  sha256=") and adopt[3].endswith("/evals/mocks/.replay/notes/")
     asked = _asked(kit)
     assert len(asked) == 2 and 'MCP server "notes"' in asked[0]["system"]
     assert "never" in asked[0]["system"]
@@ -81,7 +86,7 @@ def test_the_judge_plays_the_server_and_an_unchanged_rerun_asks_nobody(kit):
     # The recording, adopted, answers an identical call with no judge call.
     (kit.root / "evals/mocks/.replay/notes").mkdir(parents=True)
     (kit.root / "evals/mocks/.replay/notes" / recording["file"]).write_text(
-        recording["text"].replace("AGENT Notes", "REPLAYED Notes"))
+        saved.read_text().replace("AGENT Notes", "REPLAYED Notes"))
     kit.reset()
     code, out, _ = kit.status()
     assert "mocks/.replay/notes/" in out and "would run 1" in out  # a's key has the recording; b's not
@@ -89,6 +94,15 @@ def test_the_judge_plays_the_server_and_an_unchanged_rerun_asks_nobody(kit):
     assert {r["case"]["id"] for r in kit.requests()} == {"a"} and len(_asked(kit)) == 3
     outputs = {c["output"] for m in kit.metas()["a"] for c in m["mock_calls"]}  # the old run is kept too
     assert outputs == {'AGENT Notes for 7. {"id": "7"}', 'REPLAYED Notes for 7. {"id": "7"}'}
+
+
+def test_a_new_judge_reruns_the_cases_whose_agent_mocks_it_plays(kit, tmp_path):
+    code, _, err = kit.run()
+    assert code == 0, err
+    kit.write_suite(extra=f"judge:\n  command: [{json.dumps(sys.executable)}, judge.py, "
+                          f"{json.dumps(str(tmp_path / 'judge.log'))}]\n  model: other\n")
+    code, out, _ = kit.status()
+    assert "the judge playing its agent mocks changed" in out and "would run 2" in out
 
 
 def test_an_abort_reply_aborts_the_run_naming_server_tool_and_reason(kit):

@@ -103,7 +103,8 @@ def test_agent_mocks_and_server_md_are_read_with_their_recordings(tmp_path):
     assert find.replays == ((recording, '{"output": "x", "verdict": "ok"}'),)
     spec = mocks.spec({s.name: s for s in mocks.servers}["notes"])
     [entry] = [t for t in spec["tools"] if t["name"] == "find"]
-    assert entry["replay_dir"] == "mocks/.replay/notes" and entry["kind"] == "agent"
+    assert entry["replay_dir"] == str((tmp_path / "evals/mocks/.replay/notes").resolve())
+    assert entry["kind"] == "agent"
 
 
 def test_misplaced_agent_mock_keys_and_unknown_keys_are_named_at_load(tmp_path):

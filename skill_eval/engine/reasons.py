@@ -65,7 +65,8 @@ def run_reason(spec: RunSpec, plan: Plan, state: SuiteState, store: Store, force
 
 
 _SETTING_NAMES = {"scaffold": "scaffold script", "tools": "tool grants",
-                  "mock_servers": "mocked servers' names (plugin manifest or MCP configuration)"}
+                  "mock_servers": "mocked servers' names (plugin manifest or MCP configuration)",
+                  "mock_judge": "the judge playing its agent mocks"}
 
 
 def _settings_changed(old: dict[str, str], new: dict[str, str]) -> list[str]:

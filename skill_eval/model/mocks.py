@@ -21,7 +21,7 @@ import hashlib
 import importlib.util
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,8 @@ class Mocks:
     plugin: str
     servers: tuple[MockServer, ...]
     files: tuple[tuple[str, str], ...]  # every file the servers answer from: rel -> sha256
+    # The eval folder, where recordings are adopted (never a key: the same suite elsewhere).
+    root: str = field(default="", compare=False, hash=False)
 
     def served(self, with_plugin: bool) -> tuple[MockServer, ...]:
         """The servers a run gets: a declared one only where the plugin (the skill) is loaded."""
@@ -95,7 +97,8 @@ class Mocks:
                 "tools": [{**server.tool_entry(t), "body": t.body, "error": t.error,
                            "expect": [list(e) for e in t.expect], "fixtures": dict(t.fixtures),
                            "kind": t.kind, "abort_when": t.abort_when, "digest": t.digest,
-                           "replays": dict(t.replays), "replay_dir": replay_dir(t.source, server.name)}
+                           "replays": dict(t.replays),
+                           "replay_dir": str(Path(self.root) / replay_dir(t.source, server.name))}
                           for t in server.tools]}
 
     def key_material(self) -> dict[str, str]:
@@ -293,7 +296,8 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
         names = {t.name for t in tools}
         servers.append(MockServer(name, name in declared, tuple(tools),
                                   tuple(sorted((k, v) for k, v in listed.items() if k in names))))
-    return Mocks(plugin_name(plugin_root), tuple(servers), tuple(sorted(used.items())))
+    return Mocks(plugin_name(plugin_root), tuple(servers), tuple(sorted(used.items())),
+                 str(eval_dir.resolve()))
 
 
 def _listed(path: Path, rel: str, report: Report) -> dict[str, str]:

@@ -48,7 +48,8 @@ def fixture_material(case: Case, cache: HashCache) -> list[list[str]]:
 
 
 def run_material(case: Case, variant: str, model: str, iteration: int, adapter: ResolvedAdapter,
-                 fixtures: list[list[str]], skill_digest: str | None) -> dict[str, Any]:
+                 fixtures: list[list[str]], skill_digest: str | None,
+                 judge: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "scheme": KEY_SCHEME,
         "protocol_version": PROTOCOL_VERSION,
@@ -60,17 +61,31 @@ def run_material(case: Case, variant: str, model: str, iteration: int, adapter: 
         "adapter": adapter.identity,
         "model": model,
         "iteration": iteration,
-        **_settings_material(case, adapter, model),
+        **_settings_material(case, adapter, model, judge),
     }
 
 
-def _settings_material(case: Case, adapter: ResolvedAdapter, model: str) -> dict[str, Any]:
+def mock_judge(suite: Any) -> dict[str, Any] | None:
+    """The judge as an agent mock's player: part of the key of a case with agent mocks (a new
+    judge answers them anew). What it is, never its environment."""
+    cfg = suite.judge
+    if cfg is None:
+        return None
+    return {"builtin": cfg.builtin, "command": list(cfg.command or ()), "model": cfg.model,
+            "version": cfg.version, "options": dict(cfg.options)}
+
+
+def _settings_material(case: Case, adapter: ResolvedAdapter, model: str,
+                       judge: dict[str, Any] | None = None) -> dict[str, Any]:
     """A case's own run settings (plugin eval suites): only when it has some, so every other
     run keeps its key. The suite's tool grants and --scaffold reach it through the adapter; a
     model the suite names overrides the case's (RunSpec.asked_model), which then is no input."""
     if case.settings is None:
         return {}
     material = case.settings.key_material(adapter.allow_tools, adapter.scaffold)
+    mocks = case.settings.mocks
+    if mocks is not None and mocks.agent_sources():
+        material["mock_judge"] = judge
     if model != "default":
         material.pop("model", None)
     return {"settings": material} if material else {}
@@ -111,7 +126,8 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
                     n = rounds.get((skill.name, model), case_iterations(case, n_iter, bool(iterations))) \
                         if case.kind == "task" else n_iter
                     for it in range(1, n + 1):
-                        material = run_material(case, variant, model, it, adapter, fixtures, digest)
+                        material = run_material(case, variant, model, it, adapter, fixtures, digest,
+                                                mock_judge(suite))
                         key = key_of(material)
                         spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, adapter,
                                        skill.names)
@@ -132,7 +148,8 @@ def _ablation_runs(plan: Plan, ablations: tuple[AblatedSkill, ...], skill: Skill
         digest = ablated.digest(items)
         for model in plan.suite.models:
             for it in range(1, n_iter + 1):
-                material = run_material(case, ablated.variant, model, it, plan.adapter, fixtures, digest)
+                material = run_material(case, ablated.variant, model, it, plan.adapter, fixtures, digest,
+                                        mock_judge(plan.suite))
                 key = key_of(material)
                 spec = RunSpec(key, skill.name, skill.path, case, ablated.variant, model, it, plan.adapter,
                                skill.names, ablated)

@@ -15,7 +15,8 @@ an error answer with ``"isError": true`` before ``"verdict": "tool_error"``; ``t
 the agent called, ``mcp__<registered>__<tool>``. A call that breaks the tool's
 ``expect`` is not answered: a line ``{"aborted": {"server", "tool", "reason"}}`` is appended and
 the agent (this process's parent) is stopped, as plugin eval ends such a run at once; the runner
-records it as an aborted run (score 0).
+records it as an aborted run (score 0). An agent mock's model answer adds a line
+``{"recording": {server, file, text, adopt_dir}}`` (run/mockplay.py).
 """
 
 from __future__ import annotations

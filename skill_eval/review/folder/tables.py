@@ -16,6 +16,7 @@ from skill_eval.plan.keys import slot
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.comparison.benchmark import NOT_RUN
 from skill_eval.review.folder.files import dump_json, write_text
+from skill_eval.review.folder.mockrecordings import write_recordings
 from skill_eval.review.folder.staleness import (
     INPUTS_FIELD,
     SUMMARY_FORMATS,
@@ -258,6 +259,7 @@ def build_summary(engine: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
                        for c in b["cases"]]} for b in benches]
     write_text(results / ".previous.json", json.dumps(slim, separators=(",", ":")))
     write_text(results / ".summary-inputs.json", dump_json({INPUTS_FIELD: summary_inputs_key(engine)}))
+    write_recordings(engine)  # agent-mock answers to adopt (results/mock-recordings/)
     engine.summary_benches = benches  # what the caller would read back from the files just written
     return True
 

@@ -1,0 +1,51 @@
+"""results/mock-recordings/ (review/mockrecordings.py): the agent-mock answers of the stored runs,
+one file per call identity, an ADOPT.txt naming where each goes, and a server left out when two
+runs answered one call differently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from skill_eval.model.mockagent import recording_text
+from skill_eval.review.folder.mockrecordings import ADOPT, write_recordings
+
+NAME = "lookup-" + "a" * 64 + ".json"
+OTHER = "find-" + "b" * 64 + ".json"
+
+
+def _rec(server: str, name: str, output: str, when: str = "2026-01-01T00:00:00.000Z") -> dict[str, Any]:
+    return {"server": server, "file": name, "adopt_dir": f"/e/mocks/.replay/{server}",
+            "text": recording_text({"id": "7"}, output, "ok", when, None)}
+
+
+def _engine(tmp_path: Path, metas: dict[str, list[dict[str, Any]]]) -> Any:
+    runs = [SimpleNamespace(skill_name="s", key=k) for k in metas]
+    store = SimpleNamespace(get_meta=lambda key: {"mock_recordings": metas[key]})
+    return SimpleNamespace(suite=SimpleNamespace(results=tmp_path / "results"), skill_names=["s"],
+                           plan=SimpleNamespace(runs=runs), store=store)
+
+
+def test_recordings_are_written_once_each_with_where_to_adopt_them(tmp_path):
+    engine = _engine(tmp_path, {"k1": [_rec("notes", NAME, "NOTE 7")],
+                                "k2": [_rec("notes", NAME, "NOTE 7", "2026-02-02T00:00:00.000Z"),
+                                       _rec("web", OTHER, "PAGE")]})
+    write_recordings(engine)
+    out = tmp_path / "results" / "mock-recordings"
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json")) == [
+        f"notes/{NAME}", f"web/{OTHER}"]
+    lines = (out / ADOPT).read_text().splitlines()
+    assert lines[1] == "" and lines[2].startswith(f"{out / 'notes' / NAME}  sha256=")
+    assert lines[3] == "    -> /e/mocks/.replay/notes/"
+
+
+def test_a_server_answered_two_ways_for_one_call_is_left_out_and_old_files_go(tmp_path):
+    engine = _engine(tmp_path, {"k1": [_rec("notes", NAME, "NOTE 7"), _rec("web", OTHER, "PAGE")],
+                                "k2": [_rec("notes", NAME, "NOTE SEVEN")]})
+    (tmp_path / "results" / "mock-recordings" / "old").mkdir(parents=True)
+    write_recordings(engine)
+    out = tmp_path / "results" / "mock-recordings"
+    assert [p.name for p in out.rglob("*.json")] == [OTHER] and not (out / "old").exists()
+    write_recordings(_engine(tmp_path, {"k1": []}))
+    assert not out.exists()  # nothing to adopt: no folder
