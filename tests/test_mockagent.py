@@ -90,3 +90,11 @@ def test_a_recording_is_read_back_and_anything_else_is_not():
 def test_any_input_has_one_identity_whatever_its_key_order(arguments):
     reordered = dict(reversed(list(arguments.items())))
     assert call_digest("s", "t", arguments, "m", "b", []) == call_digest("s", "t", reordered, "m", "b", [])
+
+
+def test_the_history_keeps_long_inputs_and_answers_cut_as_plugin_eval_does():
+    entry = history_entry("t", {"q": "x" * 20000}, "ok", "y" * 20000)
+    assert isinstance(entry["input"], str) and len(entry["input"]) == 16385
+    assert entry["input"].endswith("\u2026")
+    assert len(entry["output"]) == 16385 and entry["output"].endswith("\u2026")
+    assert history_entry("t", {"q": 1}, "ok", "y")["input"] == {"q": 1}

@@ -113,3 +113,14 @@ def test_an_abort_reply_aborts_the_run_naming_server_tool_and_reason(kit):
     assert "aborted by mock notes/lookup: asked for a note" in err
     [error] = [e for e in kit.errors() if e["kind"] == "aborted"]
     assert error["message"] == "aborted by mock notes/lookup: asked for a note"
+
+
+def test_a_sandboxed_agent_still_reaches_the_judge_through_the_relay(kit, tmp_path):
+    kit.write_suite(extra=f"allow_tools: [Bash]\njudge:\n  command: [{json.dumps(sys.executable)}, judge.py, "
+                          f"{json.dumps(str(tmp_path / 'judge.log'))}]\n")  # a Bash grant: in bwrap
+    code, _, err = kit.run("--only", "s/a")
+    if "bwrap" in err and code != 0:
+        pytest.skip(f"no working bwrap here: {err.strip().splitlines()[-1]}")
+    assert code == 0, err
+    [meta] = kit.metas()["a"]
+    assert meta["mock_calls"][0]["output"] == 'AGENT Notes for 7. {"id": "7"}'

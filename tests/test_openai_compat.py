@@ -269,6 +269,20 @@ def test_judge_mode(workspace, serve):
     assert "States the total 42" in body["messages"][0]["content"]
 
 
+@pytest.mark.slow
+def test_judge_mode_answers_a_completion_with_the_system_text_and_messages(workspace, serve):
+    server = serve((200, {}, completion("NOTE 7")))
+    completion_request = {"protocol_version": 1, "model": "judge-model", "completion": {
+        "system": "You play a notes server.", "messages": [{"role": "user", "content": "Current call: x"}]}}
+    proc = run(workspace, completion_request, "--judge", f"--base-url={server.url}")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["text"] == "NOTE 7"
+    body = server.requests[0]["body"]
+    assert body["messages"] == [{"role": "system", "content": "You play a notes server."},
+                                {"role": "user", "content": "Current call: x"}]
+    assert "tools" not in body
+
+
 # --------------------------------------------------------------------------- judge_prompt
 
 

@@ -29,7 +29,7 @@ MAX_ANSWER = 49152  # characters of an answer kept (plugin eval cuts longer ones
 MAX_ARGUMENTS = 16384  # characters of the arguments shown
 MAX_HISTORY = 40  # earlier calls shown
 MAX_HISTORY_CHARS = 240000
-MAX_KEPT = 2000  # characters of an input or answer kept in the history
+MAX_KEPT = 16384  # characters of an input or answer kept in the history
 RECORDING = re.compile(r"^[A-Za-z0-9_-]+-[0-9a-f]{64}\.json$")
 MAX_RECORDING_BYTES = 262144
 
