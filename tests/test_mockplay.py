@@ -1,6 +1,6 @@
-"""One call to an agent mock inside the mock server (run/mockplay.py): expect, the judge's reply
+"""One call to an agent mock inside the mock server (run/mocks/play.py): expect, the judge's reply
 read by plugin eval's conventions, the server's history, replays and recordings; and the relay
-the mock server asks the judge through (run/judgerelay.py)."""
+the mock server asks the judge through (run/mocks/relay.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 from skill_eval.errors import JudgeError
 from skill_eval.model.mockagent import call_digest, recording_name, recording_text
-from skill_eval.run.judgerelay import Relay
-from skill_eval.run.mockplay import AskFailed, Play, relay_ask
-from skill_eval.run.mockserver import answers
+from skill_eval.run.mocks.play import AskFailed, Play, relay_ask
+from skill_eval.run.mocks.relay import Relay
+from skill_eval.run.mocks.server import answers
 
 ENTRY = {"name": "lookup", "kind": "agent", "body": "A notes server for {{input.id}}.", "expect": [],
          "fixtures": {}, "abort_when": "the agent asks for note 13", "digest": "d" * 16, "replays": {}}

@@ -1,5 +1,5 @@
-"""A plugin eval case's mocked MCP servers through a whole ``skill-eval run`` (run/mockrun.py,
-run/mockserver.py): a protocol-v1 command adapter that is an MCP client starts the servers the
+"""A plugin eval case's mocked MCP servers through a whole ``skill-eval run`` (run/mocks/served.py,
+run/mocks/server.py): a protocol-v1 command adapter that is an MCP client starts the servers the
 request names and calls their tools, so the served answers, the recorded calls, the abort of a
 run whose call breaks ``expect``, the run key and status are checked without an agent CLI."""
 

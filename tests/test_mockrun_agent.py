@@ -1,5 +1,5 @@
-"""Agent mocks through a whole ``skill-eval run`` (run/mockrun.py, run/mockserver.py,
-run/mockplay.py, run/judgerelay.py): the suite's judge (a command judge here, logging each
+"""Agent mocks through a whole ``skill-eval run`` (run/mocks/served.py, run/mocks/server.py,
+run/mocks/play.py, run/mocks/relay.py): the suite's judge (a command judge here, logging each
 question) plays the server, asked through the run's relay; an unchanged re-run asks neither the
 agent nor the judge; editing one case's agent mock re-runs that case only; an ``ABORT:`` reply
 aborts the run; a recorded call in ``mocks/.replay/`` is answered with no judge call."""

@@ -1,4 +1,4 @@
-"""One mocked MCP server's answers (run/mockserver.py) and how the claude-code adapter registers
+"""One mocked MCP server's answers (run/mocks/server.py) and how the claude-code adapter registers
 it (run/adapters/claude_flags.py); served over stdio in tests/test_mockrun.py."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from skill_eval.run.adapters.claude_flags import mcp_args, settings_args
-from skill_eval.run.mockserver import answer
+from skill_eval.run.mocks.server import answer
 
 SPEC = {"server": "notes", "registered": "plugin_p_notes", "tools": [
     {"name": "lookup", "body": "NOTE {{input.id}}", "error": False, "expect": [["id", "string"]],

@@ -2,7 +2,7 @@
 ``mocks/<server>/<tool>.md`` and the case's own ``mocks/``, the case's files overriding the
 suite's file by file.
 
-Each server is served to the agent by a stand-in (run/mockserver.py) under the name plugin eval
+Each server is served to the agent by a stand-in (run/mocks/server.py) under the name plugin eval
 gives it, as checked with the real CLI (docs/dialects.md): a server the plugin declares in its MCP
 configuration ("shadow") is ``plugin_<plugin>_<server>``, so its tools are
 ``mcp__plugin_<plugin>_<server>__<tool>``, and exists only where the plugin is loaded (the
@@ -92,7 +92,7 @@ class Mocks:
                 for s in self.served(with_plugin) for t in s.tools]
 
     def spec(self, server: MockServer) -> dict[str, Any]:
-        """What run/mockserver.py serves for one server (JSON)."""
+        """What run/mocks/server.py serves for one server (JSON)."""
         return {"server": server.name, "registered": server.registered(self.plugin),
                 "tools": [{**server.tool_entry(t), "body": t.body, "error": t.error,
                            "expect": [list(e) for e in t.expect], "fixtures": dict(t.fixtures),
@@ -115,7 +115,7 @@ def replay_dir(source: str, server: str) -> str:
 
 
 def mcp_installed() -> bool:
-    """Whether the MCP SDK that serves mocks (run/mockserver.py) is installed."""
+    """Whether the MCP SDK that serves mocks (run/mocks/server.py) is installed."""
     try:
         return importlib.util.find_spec("mcp") is not None
     except (ImportError, ValueError):

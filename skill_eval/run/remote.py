@@ -32,7 +32,7 @@ from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.plan.types import RunSpec
 from skill_eval.run import sandbox
 from skill_eval.run.containment import owner
-from skill_eval.run.mockrun import mocks_refusal
+from skill_eval.run.mocks.served import mocks_refusal
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import build_request, replay_key
 from skill_eval.run.resolve import _PACKAGE_PARENT

@@ -17,10 +17,11 @@ from skill_eval.errors import AdapterError
 from skill_eval.model.config import Suite
 from skill_eval.model.results import UNSCORABLE, RunError, RunResult
 from skill_eval.plan.types import RunSpec
-from skill_eval.run import janitor, mockrun, sandbox, unscorable
+from skill_eval.run import janitor, sandbox, unscorable
 from skill_eval.run.adapters.shared.protocol_io import FATAL_EXIT
 from skill_eval.run.judge_process import JudgeProcess
-from skill_eval.run.judgerelay import Relay
+from skill_eval.run.mocks import served
+from skill_eval.run.mocks.relay import Relay
 from skill_eval.run.process import ProcessResult, run_process
 from skill_eval.run.protocol import SESSION, build_request, parse_response, planned_replay_key, replay_key
 from skill_eval.run.sandbox import SandboxUnavailable
@@ -80,7 +81,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
         workspace = prepare_workspace(spec)
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "workspace", str(exc), time.perf_counter() - start))
-    mocks: mockrun.MockRun | None = None
+    mocks: served.MockRun | None = None
     relay: Relay | None = None
     try:
         pre_existing: dict[str, str] | None = None
@@ -97,7 +98,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             except ScaffoldFailed as exc:
                 return record_error(store, RunError(spec.key, "settings", str(exc), 0.0))
         request = build_request(spec, workspace.path, list(workspace.files), workspace.skill_rel)
-        mocks = mockrun.start(spec, suite.judge.model if suite.judge else None, judge_timeout(suite))
+        mocks = served.start(spec, suite.judge.model if suite.judge else None, judge_timeout(suite))
         if mocks is not None:  # the agent starts them; skill-eval reads what they recorded after
             request["mcp_servers"] = list(mocks.servers)
             if mocks.agents:  # the suite's judge plays the agent mocks, asked through the relay
@@ -115,7 +116,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             relay.close()
         calls, aborted = mocks.records() if mocks is not None else ([], None)
         if aborted is not None:  # a call broke a mock's expect: plugin eval's aborted run, score 0
-            return record_error(store, RunError(spec.key, "aborted", mockrun.abort_message(aborted),
+            return record_error(store, RunError(spec.key, "aborted", served.abort_message(aborted),
                                                 proc.duration_s))
         ok = proc.returncode == 0 and not proc.timed_out and not proc.capped
         kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
@@ -140,7 +141,7 @@ def judge_timeout(suite: Suite) -> float:
     return float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
 
 
-def mock_meta(mocks: mockrun.MockRun | None, relay: Relay | None, calls: list[dict[str, Any]],
+def mock_meta(mocks: served.MockRun | None, relay: Relay | None, calls: list[dict[str, Any]],
               clean: bool) -> dict[str, Any] | None:
     """What a run keeps of its mocks: every call; with agent mocks, the judge's questions and, for
     a run that ended cleanly, the answers to record (plugin eval's mock-recordings/)."""

@@ -1,6 +1,6 @@
 """A run's mocked MCP servers (model/mocks.py): their specs and call log in a private folder
 outside the workspace (the agent cannot read its own mocks, as in plugin eval), the request's
-``mcp_servers`` entries that make the agent start them (run/mockserver.py), and what they
+``mcp_servers`` entries that make the agent start them (run/mocks/server.py), and what they
 recorded once the run is over: every call (the run's ``mock_calls``) or the abort of the run.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import skill_eval
 from skill_eval.fs.removal import remove_tree
 from skill_eval.plan.types import RunSpec
-from skill_eval.run.judgerelay import SOCKET
+from skill_eval.run.mocks.relay import SOCKET
 
 PREFIX = "skill-eval-mocks-"
 
@@ -83,7 +83,7 @@ def mocks_refusal(spec: RunSpec) -> str | None:
 def start(spec: RunSpec, judge_model: str | None = None, judge_timeout: float = 600.0) -> MockRun | None:
     """Write the specs of the servers this run gets (a server the plugin declares only where the
     skill is installed); None when the case has no mocks or none is served in this arm. A server
-    with an agent mock is told where the run's judge relay listens (run/judgerelay.py)."""
+    with an agent mock is told where the run's judge relay listens (run/mocks/relay.py)."""
     mocks = spec.case.settings.mocks if spec.case.settings is not None else None
     if mocks is None:
         return None
@@ -106,7 +106,7 @@ def start(spec: RunSpec, judge_model: str | None = None, judge_timeout: float = 
         path.write_text(json.dumps(served_spec), encoding="utf-8")
         name = server.registered(mocks.plugin)
         entries.append({"name": name, "command": sys.executable,
-                        "args": ["-m", "skill_eval.run.mockserver", str(path), str(log)],
+                        "args": ["-m", "skill_eval.run.mocks.server", str(path), str(log)],
                         "env": {"PYTHONPATH": root},
                         "tools": [f"mcp__{name}__{t.name}" for t in server.tools]})
     return MockRun(folder, tuple(entries), agents)

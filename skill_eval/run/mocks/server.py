@@ -1,11 +1,11 @@
 """One mocked MCP server for one run (``claude plugin eval``'s mocks, FORMAT.md §5), served over
 stdio with the official MCP SDK (the optional extra ``skill-eval[mcp]``):
 
-    python -m skill_eval.run.mockserver SPEC LOG
+    python -m skill_eval.run.mocks.server SPEC LOG
 
 SPEC is the JSON model/mocks.py's ``Mocks.spec`` wrote (the server's mocked tools: entry, body,
 ``error``, ``expect``, fixtures; an agent mock's ``abort_when`` and recordings), with the path of
-the run's judge relay where a tool is an agent mock (run/mockplay.py answers those).
+the run's judge relay where a tool is an agent mock (run/mocks/play.py answers those).
 The agent CLI starts this process itself (claude-code:
 ``--mcp-config``); the runner made SPEC and reads LOG after the run.
 
@@ -16,7 +16,7 @@ the agent called, ``mcp__<registered>__<tool>``. A call that breaks the tool's
 ``expect`` is not answered: a line ``{"aborted": {"server", "tool", "reason"}}`` is appended and
 the agent (this process's parent) is stopped, as plugin eval ends such a run at once; the runner
 records it as an aborted run (score 0). An agent mock's model answer adds a line
-``{"recording": {server, file, text, adopt_dir}}`` (run/mockplay.py).
+``{"recording": {server, file, text, adopt_dir}}`` (run/mocks/play.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 
 from skill_eval.model.mockrules import check_expect, render
 from skill_eval.model.mocks import EXTRA
-from skill_eval.run.mockplay import Play, relay_ask
+from skill_eval.run.mocks.play import Play, relay_ask
 
 _ABORT_WAIT = 30.0  # seconds; the stopped agent ends this process long before
 
@@ -120,7 +120,7 @@ def serve(spec: dict[str, Any], log: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
-        sys.stderr.write("usage: python -m skill_eval.run.mockserver SPEC LOG\n")
+        sys.stderr.write("usage: python -m skill_eval.run.mocks.server SPEC LOG\n")
         return 2
     if not available():
         sys.stderr.write(f"the MCP SDK is not installed: pip install 'skill-eval[{EXTRA}]'\n")

@@ -1,6 +1,6 @@
-"""One call to a ``type: agent`` mock, inside the mock server (run/mockserver.py): its ``expect``,
+"""One call to a ``type: agent`` mock, inside the mock server (run/mocks/server.py): its ``expect``,
 its body's substitutions, a replay from ``mocks/.replay/`` when an identical call was recorded,
-else one question to the suite's judge (through the run's relay, run/judgerelay.py) with plugin
+else one question to the suite's judge (through the run's relay, run/mocks/relay.py) with plugin
 eval's prompt shape (model/mockagent.py), and the reply read by its conventions.
 
 The answer is the call's log record (plugin eval's ``mock_calls`` line) or an ``aborted`` record

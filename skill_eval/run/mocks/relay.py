@@ -2,7 +2,7 @@
 (outside the workspace; bound into the sandbox with that folder), served by a thread of the
 runner for as long as the run lasts.
 
-The mock server (run/mockserver.py, started by the agent CLI) sends one JSON line per question,
+The mock server (run/mocks/server.py, started by the agent CLI) sends one JSON line per question,
 ``{system, messages}``, and reads ``{text}`` or ``{error}``. The runner asks the judge process
 (run/judge_process.py) with a completion request, so the judge's argv, environment and keys
 never reach a file, the mock server, or the agent's environment.
