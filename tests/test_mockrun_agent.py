@@ -105,6 +105,16 @@ def test_a_new_judge_reruns_the_cases_whose_agent_mocks_it_plays(kit, tmp_path):
     assert "the judge playing its agent mocks changed" in out and "would run 2" in out
 
 
+def test_a_run_that_reached_its_turn_limit_keeps_no_recording(kit):
+    at_limit = '"events": [{"type": "stop", "name": "max_turns"}]'
+    kit.write({"adapter.py": CLIENT.replace('"events": []', at_limit),
+               "evals/a/prompt.md": "---\nmax_turns: 2\n---\nGo a.\n"})
+    code, _, err = kit.run("--only", "s/a")
+    [meta] = kit.metas()["a"]
+    assert meta["run_error"].startswith("max_turns") and meta["mock_calls"], err
+    assert meta["mock_recordings"] == []
+
+
 def test_an_abort_reply_aborts_the_run_naming_server_tool_and_reason(kit):
     kit.write({"evals/b/mocks/notes/lookup.md":
                "---\ntype: agent\nabort_when: any note\n---\nSTRICT notes.\n"})

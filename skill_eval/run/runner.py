@@ -225,6 +225,8 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     if extra:
         # Every call the run made to a mocked MCP tool, input and answer (the mock_calls target).
         meta.update(extra)
+        if "run_error" in meta and meta.get("mock_recordings"):
+            meta["mock_recordings"] = []  # plugin eval keeps the answers of clean runs only
     if dropped:
         meta["files_not_kept"] = dict(dropped)  # the run stays: a paid run is never thrown away
     stored = store.put_run(spec.key, response, round(proc.duration_s, 6), meta, files=kept,
