@@ -41,7 +41,9 @@ def _plugin(root):  # noqa: ANN001, ANN201
 
 
 def _mock_requests(capture) -> int:  # noqa: ANN001
-    return sum(1 for r in capture.requests if r["method"] == "POST" and FakeModel.mock_prompt(r["body"]))
+    """Distinct agent-mock requests (a CLI's own retry under load repeats one)."""
+    return len({FakeModel.mock_prompt(r["body"]) for r in capture.requests
+                if r["method"] == "POST" and FakeModel.mock_prompt(r["body"])})
 
 
 @pytest.fixture(scope="module", params=PLUGIN_EVAL_SETS)
