@@ -91,7 +91,8 @@ def _grade(root: Path) -> dict:
 
 
 def _with_trace(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A session trace of 40 JSON lines for every run (the accessor the graders branch wires)."""
+    """A session trace of 40 JSON lines for every run (through focus.session_trace, the judge's
+    seam for it)."""
     def trace(ctx: object) -> str:
         return "".join(json.dumps({"line": i}) + "\n" for i in range(40))
 
