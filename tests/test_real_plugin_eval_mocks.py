@@ -98,7 +98,13 @@ def test_the_model_is_offered_the_same_tools_as_under_plugin_eval(both):
 
 def test_the_mocked_answer_reaches_the_model_as_under_plugin_eval(both):
     theirs, ours, _ = both
-    assert set(ours.mock_answers()) == set(theirs.mock_answers())  # as sets: a retried request repeats one
+    # As sets: a retried request repeats one. The abort of the expect case is not an answer: the
+    # real CLI stops that run at the call, but now and then (timing) its model request carrying
+    # the abort notice as the tool result still goes out first.
+    def answers(capture) -> set[str]:  # noqa: ANN001
+        return {a for a in capture.mock_answers() if not a.startswith("eval aborted by mock")}
+
+    assert answers(ours) == answers(theirs)
     assert "NOTE-ANSWER 7: seven apples" in ours.mock_answers()
     assert "NOTE 7 IS GONE" in ours.mock_answers()
 
