@@ -79,38 +79,37 @@ class JudgeProcess:
             self._identity = identity(self.suite)
         return self._identity
 
-    def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    def _started(self, not_done: str) -> ResolvedAdapter:
+        """The judge process, resolved once; a judge that failed fatally is not started again (it
+        would fail the same way, and could take as long)."""
         if self.fatal is not None:
-            # Not started: it would fail the same way (and could take as long).
-            raise JudgeFatal(f"not judged: {self.fatal}", started=False)
+            raise JudgeFatal(f"{not_done}: {self.fatal}", started=False)
         if self._process is None:
             self._process = resolve_judge(self.suite)
             # A builtin judge's own keys are secrets too.
             register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
                                           self._process.env_names))
+        return self._process
+
+    def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+        process = self._started("not judged")
         try:
-            return call_judge(self._process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
+            return call_judge(process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
         except JudgeFatal as exc:
             self.fatal = self.fatal or str(exc)
             raise
-
 
     def complete(self, system: str, messages: list[dict[str, str]]) -> tuple[str, dict[str, float]]:
         """A raw completion (an agent mock's answer): the reply text and usage, or JudgeError."""
-        if self.fatal is not None:
-            raise JudgeFatal(f"not asked: {self.fatal}", started=False)
-        if self._process is None:
-            self._process = resolve_judge(self.suite)
-            register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
-                                          self._process.env_names))
+        process = self._started("not asked")
         request = {"protocol_version": PROTOCOL_VERSION, "model": self.suite.judge.model if self.suite.judge
                    else None, "completion": {"system": system, "messages": messages}}
         try:
-            raw = _run_judge(self._process, request, self.suite)
+            raw = _run_judge(process, request, self.suite)
         except JudgeFatal as exc:
             self.fatal = self.fatal or str(exc)
             raise
-        return parse_completion(raw, self._process.name)
+        return parse_completion(raw, process.name)
 
 
 def parse_completion(raw: bytes, who: str = "judge") -> tuple[str, dict[str, float]]:
