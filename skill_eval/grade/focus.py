@@ -46,7 +46,7 @@ def window(text: str, keep: int = WINDOW) -> str:
 
 def session_trace(ctx: CheckContext) -> str | None:
     """The kept session as JSON lines, or None when the adapter kept none."""
-    return ctx.session()
+    return ctx.session_text
 
 
 def _file(ctx: CheckContext, rel: str) -> Focus:

@@ -33,8 +33,10 @@ class CheckContext:
     # calls to mocked MCP tools as the mock servers recorded them; None: no mocks were served
     mock_calls: tuple[Mapping[str, Any], ...] | None = field(default=None, hash=False)
 
-    def session(self) -> str | None:
-        """The kept session, one JSON message per line; None when the adapter kept none."""
+    @cached_property
+    def session_text(self) -> str | None:
+        """The kept session, one JSON message per line; None when the adapter kept none. Read
+        once per run: every trace grader and the judge's trace focus share it."""
         if self.session_path is None:
             return None
         try:
@@ -45,7 +47,7 @@ class CheckContext:
     @cached_property
     def session_messages(self) -> tuple[dict[str, Any], ...] | None:
         """The kept session's messages, parsed once per run; None when none was kept."""
-        text = self.session()
+        text = self.session_text
         if text is None:
             return None
         out = []

@@ -61,7 +61,7 @@ def _target_text(target: Any, ctx: CheckContext) -> tuple[str | None, str]:
     if target == "last_message":
         return last_assistant_text(ctx), "last_message"
     if target == "trace":
-        return ctx.session(), "trace"
+        return ctx.session_text, "trace"
     if target == "files":
         return "\n".join(ctx.created_files()), "files"
     if target == "mock_calls":
