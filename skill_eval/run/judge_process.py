@@ -132,10 +132,15 @@ def call_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite
                                 judge.name)
 
 
+def judge_timeout(suite: Suite) -> float:
+    """A judge call's time limit: the judge's own, else the suite's."""
+    cfg = suite.judge
+    return float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
+
+
 def _run_judge(judge: ResolvedAdapter, request: dict[str, Any], suite: Suite) -> bytes:
     """One judge process for one request: its stdout, or JudgeError."""
-    cfg = suite.judge
-    timeout = float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
+    timeout = judge_timeout(suite)
     # Named like a workspace, so the next run removes it if we are killed meanwhile.
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{owner.claim()}-judge-")).resolve()
     try:

@@ -19,7 +19,7 @@ from skill_eval.model.results import UNSCORABLE, RunError, RunResult
 from skill_eval.plan.types import RunSpec
 from skill_eval.run import janitor, sandbox, unscorable
 from skill_eval.run.adapters.shared.protocol_io import FATAL_EXIT
-from skill_eval.run.judge_process import JudgeProcess
+from skill_eval.run.judge_process import JudgeProcess, judge_timeout
 from skill_eval.run.mocks import served
 from skill_eval.run.mocks.relay import Relay
 from skill_eval.run.process import ProcessResult, run_process
@@ -114,7 +114,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             return record_error(store, RunError(spec.key, "not_found", str(exc), time.perf_counter() - start))
         if relay is not None:
             relay.close()
-        calls, aborted = mocks.records() if mocks is not None else ([], None)
+        calls, aborted, recordings = mocks.records() if mocks is not None else ([], None, [])
         if aborted is not None:  # a call broke a mock's expect: plugin eval's aborted run, score 0
             return record_error(store, RunError(spec.key, "aborted", served.abort_message(aborted),
                                                 proc.duration_s))
@@ -122,7 +122,7 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
         kept, dropped = workspace.kept_files(suite.max_output_bytes, suite.max_kept_files) if ok else ([], {})
         session = read_session(workspace.path) if ok else None
         return conclude(spec, suite, store, proc, replay_key(request), kept, dropped, pre_existing,
-                        session=session, extra=mock_meta(mocks, relay, calls, ok))
+                        session=session, extra=mock_meta(mocks, relay, calls, recordings if ok else []))
     finally:
         if relay is not None:
             relay.close()
@@ -136,13 +136,8 @@ def execute(spec: RunSpec, suite: Suite, store: Store, tidy_later: bool = False)
             workspace.remove()
 
 
-def judge_timeout(suite: Suite) -> float:
-    cfg = suite.judge
-    return float(cfg.timeout_seconds if cfg and cfg.timeout_seconds else suite.timeout_seconds)
-
-
 def mock_meta(mocks: served.MockRun | None, relay: Relay | None, calls: list[dict[str, Any]],
-              clean: bool) -> dict[str, Any] | None:
+              recordings: list[dict[str, Any]]) -> dict[str, Any] | None:
     """What a run keeps of its mocks: every call; with agent mocks, the judge's questions and, for
     a run that ended cleanly, the answers to record (plugin eval's mock-recordings/)."""
     if mocks is None:
@@ -150,7 +145,7 @@ def mock_meta(mocks: served.MockRun | None, relay: Relay | None, calls: list[dic
     out: dict[str, Any] = {"mock_calls": calls}
     if relay is not None:
         out["mock_judge"] = {"calls": relay.calls, "usage": dict(relay.usage)}
-        out["mock_recordings"] = mocks.recordings() if clean else []
+        out["mock_recordings"] = recordings
     return out
 
 

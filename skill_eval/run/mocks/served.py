@@ -16,9 +16,9 @@ from typing import Any
 import skill_eval
 from skill_eval.fs.removal import remove_tree
 from skill_eval.plan.types import RunSpec
+from skill_eval.run.containment import owner
 from skill_eval.run.mocks.relay import SOCKET
-
-PREFIX = "skill-eval-mocks-"
+from skill_eval.run.workspace import PREFIX
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,6 @@ class MockRun:
     folder: Path
     servers: tuple[dict[str, Any], ...]  # the request's mcp_servers entries
     agents: bool = False  # an agent mock is served: the run's judge relay must be up
-
-    def recordings(self) -> list[dict[str, Any]]:
-        """The agent-mock answers the servers recorded ({server, file, text, adopt_dir})."""
-        return [r["recording"] for r in self._lines() if isinstance(r.get("recording"), dict)]
 
     def _lines(self) -> list[dict[str, Any]]:
         out = []
@@ -50,16 +46,20 @@ class MockRun:
     def log(self) -> Path:
         return self.folder / "calls.jsonl"
 
-    def records(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-        """(every answered call, the abort record or None), from the servers' log."""
+    def records(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None, list[dict[str, Any]]]:
+        """(every answered call, the abort record or None, the agent-mock answers recorded as
+        {server, file, text, adopt_dir}), from one read of the servers' log."""
         calls: list[dict[str, Any]] = []
         aborted: dict[str, Any] | None = None
+        recordings: list[dict[str, Any]] = []
         for record in self._lines():
             if isinstance(record.get("aborted"), dict):
                 aborted = aborted or record["aborted"]
+            elif isinstance(record.get("recording"), dict):
+                recordings.append(record["recording"])
             elif "recording" not in record:
                 calls.append(record)
-        return calls, aborted
+        return calls, aborted, recordings
 
     def remove(self) -> None:
         if self.folder.exists():
@@ -90,9 +90,10 @@ def start(spec: RunSpec, judge_model: str | None = None, judge_timeout: float = 
     served = mocks.served(spec.installs_skill)
     if not served:
         return None
-    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
-    log = folder / "calls.jsonl"
-    log.touch()
+    # Named like a workspace, so the next run removes it if we are killed meanwhile.
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{owner.claim()}-mocks-"))
+    run = MockRun(folder, ())
+    run.log.touch()
     # The agent starts the server with its own environment; this names the skill_eval it runs.
     root = str(Path(skill_eval.__file__).resolve().parent.parent)
     entries = []
@@ -106,7 +107,7 @@ def start(spec: RunSpec, judge_model: str | None = None, judge_timeout: float = 
         path.write_text(json.dumps(served_spec), encoding="utf-8")
         name = server.registered(mocks.plugin)
         entries.append({"name": name, "command": sys.executable,
-                        "args": ["-m", "skill_eval.run.mocks.server", str(path), str(log)],
+                        "args": ["-m", "skill_eval.run.mocks.server", str(path), str(run.log)],
                         "env": {"PYTHONPATH": root},
                         "tools": [f"mcp__{name}__{t.name}" for t in server.tools]})
     return MockRun(folder, tuple(entries), agents)
