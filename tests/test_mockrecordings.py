@@ -21,7 +21,9 @@ def _rec(server: str, name: str, output: str, when: str = "2026-01-01T00:00:00.0
 
 
 def _engine(tmp_path: Path, metas: dict[str, list[dict[str, Any]]]) -> Any:
-    runs = [SimpleNamespace(skill_name="s", key=k) for k in metas]
+    # Runs of cases with mocks (a case without them is never asked for recordings).
+    mocked = SimpleNamespace(settings=SimpleNamespace(mocks=object()))
+    runs = [SimpleNamespace(skill_name="s", key=k, case=mocked) for k in metas]
     store = SimpleNamespace(get_meta=lambda key: {"mock_recordings": metas[key]})
     return SimpleNamespace(suite=SimpleNamespace(results=tmp_path / "results"), skill_names=["s"],
                            plan=SimpleNamespace(runs=runs), store=store)
@@ -49,3 +51,12 @@ def test_a_server_answered_two_ways_for_one_call_is_left_out_and_old_files_go(tm
     assert [p.name for p in out.rglob("*.json")] == [OTHER] and not (out / "old").exists()
     write_recordings(_engine(tmp_path, {"k1": []}))
     assert not out.exists()  # nothing to adopt: no folder
+
+
+def test_a_run_of_a_case_without_mocks_is_not_read(tmp_path):
+    engine = _engine(tmp_path, {"k1": [_rec("notes", NAME, "NOTE 7")]})
+    engine.plan.runs[0].case = SimpleNamespace(settings=None)
+    engine.store.get_meta = lambda key: (_ for _ in ()).throw(AssertionError(f"read {key}"))
+    write_recordings(engine)
+    assert not (tmp_path / "results" / "mock-recordings").exists()
+

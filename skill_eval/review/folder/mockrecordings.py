@@ -41,6 +41,9 @@ def collect(engine: ResultSource) -> dict[tuple[str, str], dict[str, Any]]:
     torn: set[str] = set()
     for skill in engine.skill_names:
         for spec in skill_specs(engine, skill):
+            settings = spec.case.settings
+            if settings is None or settings.mocks is None:
+                continue  # no mocks, no recordings: its meta.json is not read (every summary, every suite)
             meta = engine.store.get_meta(spec.key) or {}
             for rec in meta.get("mock_recordings") or []:
                 server, name, text = rec.get("server"), rec.get("file"), rec.get("text")
