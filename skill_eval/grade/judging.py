@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from skill_eval.grade.grading import grade_run
+from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.grading import context_for, grade_run
 from skill_eval.grade.judge import JudgeOutcome, JudgePort, judge_verdicts, voted
 from skill_eval.grade.votes import judge_votes
 from skill_eval.model.config import Suite
@@ -35,11 +36,12 @@ def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
                         "rubric": 0, "rubric_passed": 0, "rubric_ungraded": 0}}
 
 
-def judge_all(judge: JudgePort, store: Store, suite: Suite, spec: RunSpec, result: RunResult) -> JudgeOutcome:
+def judge_all(judge: JudgePort, store: Store, suite: Suite, spec: RunSpec, result: RunResult,
+              ctx: CheckContext) -> JudgeOutcome:
     """Every rubric item's verdict: the native ones in one batch, each plugin-eval grader by votes."""
     outcomes = [judge_verdicts(judge, store, suite, spec, result)] if any(
         not voted(r) for r in spec.case.rubric) else []
-    outcomes += [judge_votes(judge, store, suite, spec, result, r) for r in spec.case.rubric if voted(r)]
+    outcomes += [judge_votes(judge, store, suite, spec, result, r, ctx) for r in spec.case.rubric if voted(r)]
     usage: dict[str, float] = {}
     for o in outcomes:
         for name, value in o.usage.items():
@@ -54,11 +56,13 @@ def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: 
     if spec.case.kind == "trigger":
         return trigger_grade(spec, result)
     outcome = None
+    names = spec.skill_names or spec.skill_name
+    ctx = context_for(result, names, suite.allow_scripts, spec.skill_path)  # one per run: checks and votes
     if spec.case.rubric and judge is not None:
-        outcome = judge_all(judge, store, suite, spec, result)
-    grade = grade_run(spec.case, result, spec.skill_names or spec.skill_name, suite.allow_scripts,
+        outcome = judge_all(judge, store, suite, spec, result, ctx)
+    grade = grade_run(spec.case, result, names, suite.allow_scripts,
                       verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path,
-                      variant=spec.variant)
+                      variant=spec.variant, ctx=ctx)
     if outcome is not None:
         # What judging this run cost (paid once: `judge_cached` grades reuse a stored verdict).
         grade["judge_usage"] = dict(outcome.usage)

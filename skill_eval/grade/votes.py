@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.fs.hashing import key_of, sha256_bytes
+from skill_eval.grade.checks.context import CheckContext
 from skill_eval.grade.focus import focus_text, window
-from skill_eval.grade.grading import context_for
 from skill_eval.grade.judge import JudgeOutcome, JudgePort
 from skill_eval.model.cases import RubricItem
 from skill_eval.model.config import Suite
@@ -45,10 +45,10 @@ def tally(votes: list[bool], size: int) -> bool:
 
 
 def judge_votes(judge: JudgePort, store: Store, suite: Suite, spec: RunSpec, result: RunResult,
-                item: RubricItem) -> JudgeOutcome:
+                item: RubricItem, ctx: CheckContext) -> JudgeOutcome:
     """The verdict of one voted rubric item: ``{id: {passed, evidence, votes: [{passed, evidence}]}}``,
-    ``evidence`` being what the judge saw (as the first-party report shows it)."""
-    ctx = context_for(result, spec.skill_names or spec.skill_name, suite.allow_scripts, spec.skill_path)
+    ``evidence`` being what the judge saw (as the first-party report shows it); ``ctx`` is the
+    run's context, shared by every item of the run."""
     focus = focus_text(item.focus, ctx)
     if focus.text is None:
         return JudgeOutcome({item.id: {"passed": False, "evidence": f"not judged: {focus.why}", "votes": []}},
