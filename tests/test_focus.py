@@ -70,3 +70,13 @@ def test_mock_calls_are_shown_one_json_line_each_as_the_first_party_judge_sees_t
         '{"tool":"mcp__plugin_p_notes__lookup","input":{"id":"7"},"output":"NOTE-ANSWER 7","verdict":"ok"}\n'
         '{"tool":"mcp__plugin_p_notes__lookup","input":{"id":"7"},"output":"NOTE 7 IS GONE","isError":true,'
         '"verdict":"tool_error"}')
+
+
+def test_a_focus_file_that_resolves_outside_the_workspace_is_not_judged(tmp_path: Path):
+    files = tmp_path / "files"
+    files.mkdir()
+    secret = tmp_path / "outside.txt"
+    secret.write_text("not the run's\n")
+    (files / "link.txt").symlink_to(secret)
+    found = focus_text("file:link.txt", CheckContext(output="", files_dir=files))
+    assert found.text is None and "outside the run's workspace" in found.why

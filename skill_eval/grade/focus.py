@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.kept import resolve_output_file
 from skill_eval.grade.checks.plugin_mocks import mock_calls_text
 from skill_eval.grade.checks.plugin_text import last_assistant_text
 from skill_eval.store.redact import redact
@@ -51,7 +52,9 @@ def session_trace(ctx: CheckContext) -> str | None:
 
 def _file(ctx: CheckContext, rel: str) -> Focus:
     label = f"file {rel}"
-    path = ctx.files_dir / rel if ctx.files_dir is not None else None
+    path, why = resolve_output_file(ctx, rel)  # never a file outside the run's workspace
+    if path is None and why.startswith("refused"):
+        return Focus(label, None, why)
     if path is None or not path.is_file():
         return Focus(label, None, f"focus file {rel!r} does not exist after the run")
     try:
