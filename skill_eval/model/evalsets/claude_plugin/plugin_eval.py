@@ -40,9 +40,6 @@ EXECUTION_KEYS = ("model", "max_turns", "timeout_seconds", "allowed_tools", "app
 PROMPT_KEYS = (*TOP_KEYS, *EXECUTION_KEYS)
 CASE_KEYS = (*TOP_KEYS, "execution", "context", "graders")
 CONTEXT_KEYS = ("scaffold_script", "history_file", "add_dirs")
-# Settings of a claude plugin eval run that skill-eval does not apply (all are the case's
-# RunSettings now: run_settings.py; kept for the one warning that names any added later).
-RUN_SETTINGS: tuple[str, ...] = ()
 _SKIP = ("results", "mocks", "node_modules")
 
 
@@ -151,8 +148,8 @@ def _unknown(
 
 def read_case(
     folder: Path, eval_dir: Path, display: str, base: Path
-) -> tuple[Case | None, list[str], list[Problem], list[str]]:
-    """(case, unmapped graders as 'case/grader (type): why', problems, run settings it set)."""
+) -> tuple[Case | None, list[str], list[Problem]]:
+    """(case, unmapped graders as 'case/grader (type): why', problems)."""
     c = _Case(folder, eval_dir, display)
     spec: dict[str, Any] = {}
     graders: list[tuple[str, dict[str, Any], Path, int | None]] = []
@@ -160,7 +157,7 @@ def read_case(
     if yaml_file.is_file():
         located = c.yaml(yaml_file, yaml_file.read_text(encoding="utf-8-sig"))
         if located is None:
-            return None, [], c.problems, []
+            return None, [], c.problems
         spec = dict(located.data)
         _unknown(c, yaml_file, spec, CASE_KEYS, located, (), "warning")
         for part, keys in (("execution", (*EXECUTION_KEYS, "prompt")), ("context", CONTEXT_KEYS)):
@@ -193,7 +190,7 @@ def read_case(
     source = md_file if md_file.is_file() else yaml_file
     if not isinstance(prompt, str) or not prompt.strip():
         c.problem(source, "no prompt: write it as prompt.md's body or execution.prompt", 1, "error")
-        return None, [], c.problems, []
+        return None, [], c.problems
     if not graders:
         c.problem(source, "no graders: add graders/<name>.md or a graders: list", 1, "error")
     mocks = read_mocks(eval_dir, folder, plugin_root(eval_dir), lambda m: c.problem(source, m, 1, "error"))
@@ -220,9 +217,9 @@ def read_case(
             c.problem(gfile, f"grader '{gname}': {w}", line)
         if mapped.check is not None and check_path_problem(mapped.check) is not None:
             # Refused here, at validate, naming the grader file: not first at grading time.
-            key = "path" if mapped.check.type == "file_exists" else "target path"
-            value = mapped.check.params.get("path" if key == "path" else "file")
-            c.problem(gfile, f"grader '{gname}': {key} {value!r} leaves the run's workspace; use a "
+            # Only a regex grader's file target reads a path (file_exists globs the created list).
+            value = mapped.check.params.get("file")
+            c.problem(gfile, f"grader '{gname}': target path {value!r} leaves the run's workspace; use a "
                       "path relative to the workspace without '..'", line, "error")
         elif mapped.check is not None:
             checks.append(mapped.check)
@@ -252,7 +249,7 @@ def read_case(
         line=1,
         settings=settings,
     )
-    return case, unmapped, c.problems, [k for k in RUN_SETTINGS if k in spec]
+    return case, unmapped, c.problems
 
 
 def _check_plugins(c: _Case, folder: Path, plugins: Any, file: Path) -> None:
@@ -283,11 +280,10 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
     problems: list[Problem] = []
     cases: list[Case] = []
     unmapped: list[str] = []
-    settings: dict[str, int] = {}
     owner: dict[str, str | None] = {}
     seen: set[str] = set()
     for folder in case_dirs(path):
-        case, lost, found, used = read_case(folder, path, display, skill_root)
+        case, lost, found = read_case(folder, path, display, skill_root)
         problems += found
         if case is None:
             continue
@@ -308,13 +304,6 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
                 and (named := skill_named({"type": "tool_used", **c.params})) is not None
             ),
             None,
-        )
-        for key in used:
-            settings[key] = settings.get(key, 0) + 1
-    if settings:
-        listed = ", ".join(f"{k} ({n} case{'s' * (n != 1)})" for k, n in sorted(settings.items()))
-        problems.append(
-            Problem(display, f"run settings not used (the suite's own apply): {listed}", severity="warning")
         )
     skills = plugin_skills(path)
     skill_name = (
