@@ -112,16 +112,12 @@ def case_scores(case_id: str, runs: Sequence[ArmRun], two_arm: bool, threshold: 
     return out
 
 
-def plugin_eval_block(case_ids: Sequence[str], runs: Sequence[ArmRun], two_arm: Mapping[str, bool],
-                      threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
-    """benchmark.json's ``plugin_eval``: every case's numbers (in ``case_ids`` order) and the
-    suite's, as ``claude plugin eval`` computes them from the same grades."""
-    cases = [case_scores(c, [r for r in runs if r.case_id == c], two_arm.get(c, True), threshold)
-             for c in case_ids]
+def suite_figures(cases: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The suite's numbers over case rows (``case_scores``): cases run and passing, the suite and
+    baseline scores, perfect runs, the mean Δ and how many cases improved, stayed flat, regressed."""
     scored = [c for c in cases if c["score"] is not None]
     deltas = [c["delta"] for c in cases if "delta" in c]
-    out: dict[str, Any] = {
-        "threshold": threshold, "cases": cases,
+    return {
         "cases_total": len(scored), "cases_passed": sum(c["passed"] for c in scored),
         "overall_score": _mean([c["score"] for c in scored]),
         "perfect_runs": _mean([c["pass_rate"] for c in scored]),
@@ -130,7 +126,17 @@ def plugin_eval_block(case_ids: Sequence[str], runs: Sequence[ArmRun], two_arm: 
         "improved": sum(d > _FLAT for d in deltas), "flat": sum(abs(d) <= _FLAT for d in deltas),
         "regressed": sum(d < -_FLAT for d in deltas),
     }
-    return out
+
+
+def plugin_eval_block(case_ids: Sequence[str], runs: Sequence[ArmRun], two_arm: Mapping[str, bool],
+                      threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
+    """benchmark.json's ``plugin_eval``: every case's numbers (in ``case_ids`` order) and the
+    suite's, as ``claude plugin eval`` computes them from the same grades."""
+    by_case: dict[str, list[ArmRun]] = {}
+    for r in runs:
+        by_case.setdefault(r.case_id, []).append(r)
+    cases = [case_scores(c, by_case.get(c, []), two_arm.get(c, True), threshold) for c in case_ids]
+    return {"threshold": threshold, "cases": cases, **suite_figures(cases)}
 
 
 ARMS = {"with_skill": "with", "without_skill": "without"}

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval import __version__
+from skill_eval.review.comparison.plugin_scores import DEFAULT_THRESHOLD, suite_figures
 
 SCHEMA_VERSION = 1
 
@@ -47,10 +48,6 @@ def _case(case: Mapping[str, Any], name: str) -> dict[str, Any]:
             "arms": arms, "aggregates": aggregates}
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0
-
-
 def aggregate_result(benches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The document for every plugin eval skill × model of the suite."""
     blocks = [(b, b["plugin_eval"]) for b in benches if b.get("plugin_eval")]
@@ -69,15 +66,15 @@ def aggregate_result(benches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     cost = [arm.get("cost_usd") for arm in arms]
     seconds = [arm["duration_s"]["total"] for arm in arms]
     two_arm = any(c["two_arm"] for _, block in blocks for c in block["cases"])
-    threshold = blocks[0][1]["threshold"] if blocks else 1.0
+    threshold = blocks[0][1]["threshold"] if blocks else DEFAULT_THRESHOLD
+    # Every block has the suite's one threshold, so its cases' ``passed`` pool as they are.
+    pooled = suite_figures([c for _, block in blocks for c in block["cases"] if c["score"] is not None])
     aggregates: dict[str, Any] = {
-        "casesTotal": len(cases), "casesPassed": sum(c["aggregates"]["score"] >= threshold for c in cases),
-        "overallScore": _mean([c["aggregates"]["score"] for c in cases]),
-        "overallPassRate": _mean([c["aggregates"]["passRate"] for c in cases]),
+        "casesTotal": pooled["cases_total"], "casesPassed": pooled["cases_passed"],
+        "overallScore": pooled["overall_score"] or 0, "overallPassRate": pooled["perfect_runs"] or 0,
     }
-    deltas = [c["aggregates"]["delta"] for c in cases if "delta" in c["aggregates"]]
-    if deltas:
-        aggregates["meanDelta"] = _mean(deltas)
+    if pooled["mean_delta"] is not None:
+        aggregates["meanDelta"] = pooled["mean_delta"]
     return {"schemaVersion": SCHEMA_VERSION, "claudeVersion": None, "generator": f"skill-eval {__version__}",
             "durationSeconds": round(sum(s or 0 for s in seconds)),
             "costUsd": sum(c for c in cost if c is not None),
