@@ -310,9 +310,6 @@ class FakeModel:
             return text
         return None
 
-    def mock_calls(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["method"] == "POST" and self.mock_prompt(r["body"])]
-
     def mock_reply(self, text: str) -> str:
         found = next((v for k, v in self.script.mock_replies.items() if k in text), None)
         if found is not None:
@@ -343,9 +340,6 @@ class FakeModel:
             return None
         texts = _strings(body.get("messages") or [])
         return next((t for t in texts if VOTE_ASK.search(t)), None)
-
-    def vote_calls(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["method"] == "POST" and self.vote_prompt(r["body"])]
 
     def vote_reply(self, prompt: str) -> str:
         with self._lock:
