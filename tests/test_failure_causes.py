@@ -84,7 +84,8 @@ def test_probe_names_why_a_connection_fails():
 
 
 def test_claude_real_skill_run_parses():
-    got, result = parse_claude_stream(DATA / "test_claude_code" / "real_skill.jsonl")
+    read = parse_claude_stream(DATA / "test_claude_code" / "real_skill.jsonl")
+    got, result = read.got, read.result
     assert {"type": "skill_loaded", "name": "csv-summary"} in got.events
     assert result["result"] == "Total sales: 42"
     assert _served_model(result) == "claude-opus-5-5"

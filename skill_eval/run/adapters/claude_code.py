@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.run.adapters.claude_flags import mcp_args, settings_args
-from skill_eval.run.adapters.claude_stream import parse_claude_stream, refused_skill_calls, write_session
+from skill_eval.run.adapters.claude_stream import StreamRead, parse_claude_stream, write_session
 from skill_eval.run.adapters.shared import bundled_skills
 from skill_eval.run.adapters.shared.agentcli import (
     Collected,
+    Finished,
     find_binary,
     isolated_env,
     last_line,
@@ -177,22 +178,18 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     # "--" ends the options, so neither a prompt starting with "-" nor a variadic extra flag
     # (e.g. --allowedTools A B) can swallow or misread the prompt.
     argv += ["--", prompt]
+    target = getattr(args, "session", None)
     with tempfile.TemporaryDirectory(prefix="skill-eval-claude-") as tmp:
         watch = claude_watch(env, "judge" if args.judge else "adapter")
         done = run_cli(argv, workspace, env, args.timeout, Path(tmp), watch)
         explain("claude", done, args.timeout)
-        if done.returncode != 0 and not _stopped_at_turn_limit(done.stdout_path):
-            detail = done.cause.message if done.cause is not None else last_line(done.stderr)
-            try:
-                _, result = parse_claude_stream(done.stdout_path)
-            except Exception:
-                result = None
-            if result and isinstance(result.get("result"), str) and result.get("is_error"):
-                detail = one_line(result["result"])
-            fail(f"claude exited with status {done.returncode}" + (f": {detail}" if detail else ""))
-        got, result = parse_claude_stream(done.stdout_path)
-        write_session(done.stdout_path, getattr(args, "session", None))
-        for name in refused_skill_calls(done.stdout_path):
+        if done.returncode != 0:
+            read = _read_after_exit(done, target is not None)
+        else:
+            read = parse_claude_stream(done.stdout_path, session=target is not None)
+        got, result = read.got, read.result
+        write_session(read.session_lines(), target)
+        for name in read.refused:
             got.forget_skill(name)
         if result is None:
             detail = last_line(done.stderr)
@@ -212,13 +209,21 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     return got
 
 
-def _stopped_at_turn_limit(stream: Path) -> bool:
-    """Claude Code exits 1 at --max-turns; its result event says why, and the run still counts."""
+def _read_after_exit(done: Finished, session: bool) -> StreamRead:
+    """The stream of a claude that exited non-zero: still the run's when it stopped at
+    --max-turns (Claude Code exits 1 there; its result event says why), else the failure, told
+    by the result's error text when there is one."""
     try:
-        _, result = parse_claude_stream(stream)
+        read: StreamRead | None = parse_claude_stream(done.stdout_path, session=session)
     except Exception:
-        return False
-    return result is not None and claude_stop(result) == "max_turns"
+        read = None
+    result = read.result if read is not None else None
+    if read is not None and result is not None and claude_stop(result) == "max_turns":
+        return read
+    detail = done.cause.message if done.cause is not None else last_line(done.stderr)
+    if result and isinstance(result.get("result"), str) and result.get("is_error"):
+        detail = one_line(result["result"])
+    fail(f"claude exited with status {done.returncode}" + (f": {detail}" if detail else ""))
 
 
 def _record_stop(got: Collected, stop: str | None) -> None:

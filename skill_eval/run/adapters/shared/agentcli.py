@@ -351,19 +351,24 @@ def last_line(text: str) -> str:
     return one_line(lines[-1]) if lines else ""
 
 
-def json_lines(path: Path, agent: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each JSON-object line; a line that is not JSON fails."""
+def json_values(path: Path, agent: str) -> Iterator[tuple[int, str, Any]]:
+    """(line number, stripped line, its JSON value) for each non-empty line; non-JSON fails."""
     with open(path, "rb") as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.decode("utf-8", "replace").strip()
             if not line:
                 continue
             try:
-                obj = json.loads(line)
+                value = json.loads(line)
             except json.JSONDecodeError as exc:
                 fail(f"{agent} stream line {lineno} is not valid JSON ({exc.msg}): {one_line(line, 120)!r}")
-            if isinstance(obj, dict):  # other JSON values carry no event: skip them
-                yield lineno, obj
+            yield lineno, line, value
+
+
+def json_lines(path: Path, agent: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each JSON-object line; a line that is not JSON fails."""
+    # other JSON values carry no event: skip them
+    return ((n, value) for n, _line, value in json_values(path, agent) if isinstance(value, dict))
 
 
 def number(value: Any) -> float | int | None:
