@@ -272,16 +272,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def claude_env(workspace: Path, base_url: str | None) -> dict[str, str]:
+    """The CLI's environment: isolated in the workspace (its config there too), at ``base_url``."""
+    env = isolated_env(workspace)
+    env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
+    if base_url:
+        env["ANTHROPIC_BASE_URL"] = base_url
+    return env
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = parse_args(argv)
     if args.print_version:
         return print_version(args.claude_bin, dict(os.environ), MISSING)
     if args.judge:
         workspace = Path.cwd().resolve()
-        env = isolated_env(workspace)
-        env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
-        if args.base_url:
-            env["ANTHROPIC_BASE_URL"] = args.base_url
+        env = claude_env(workspace, args.base_url)
 
         def complete(prompt: str, model: str | None) -> tuple[str, dict[str, float]]:
             args.model = model or args.model
@@ -305,10 +311,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args.model = model_for(request, args.model)
     workspace = workspace_of(request)
     args.tested_skill = prepare_skill(request, workspace, [INSTALL_DIR])
-    env = isolated_env(workspace)
-    env["CLAUDE_CONFIG_DIR"] = str(Path(env["HOME"]) / ".claude")
-    if args.base_url:
-        env["ANTHROPIC_BASE_URL"] = args.base_url
+    env = claude_env(workspace, args.base_url)
     args.settings = request.get("settings") if isinstance(request.get("settings"), dict) else {}
     env.update({str(k): str(v) for k, v in (args.settings.get("env") or {}).items()
                 if str(k).startswith("EVAL_")})
