@@ -114,8 +114,7 @@ def wrap(argv: Sequence[str], workspace: Path, network: str, readable: Iterable[
     """``argv`` to run inside the sandbox. ``hidden`` (store, results, skill sources) is never
     mounted, nor is the user's home, and both are masked with an empty folder where a system
     folder would show them; of ``readable``, what lies in ``hidden`` is left out. ``writable``
-    (a run's mocked-server folder: specs the agent's servers read, the log they write) is bound
-    read-write."""
+    is bound read-write (a run's mock folder is not: it holds only sockets, bound read-only)."""
     exe = exe or require()
     hidden = sorted({Path(h).resolve() for h in hidden})
     ws = Path(workspace).resolve()
