@@ -154,6 +154,9 @@ def test_a_secret_named_key_takes_its_value_and_keys_stay_apart():
                    "token=[REDACTED:token]": 1, "token=[REDACTED:token] (2)": 2, "input_tokens": 5,
                    "auth": True, "a/token": "file"}
     assert unique_keys([("a", "x"), ("b", "x"), ("x", "x"), ("a", "x")]) == ["x (2)", "x (3)", "x", "x (2)"]
+    # The tool's own records (meta.json, grades) keep every member alike.
+    assert r.redact_json({"token=a": 1, "token=b": [2]}) == {"token=[REDACTED:token]": 1,
+                                                             "token=[REDACTED:token] (2)": [2]}
 
 
 def test_json_lines_with_a_line_that_is_not_json_keep_the_others():

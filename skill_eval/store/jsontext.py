@@ -25,9 +25,10 @@ SecretValue = Callable[[str], "str | None"]
 # when it could start anywhere: a string token holding none of them is left unread.
 Marks = Callable[[str], "Sequence[int] | None"]
 
-# A valid JSON text is a sequence of these; outside strings there is no quote, so a '"' always
-# opens a string token (the text is parsed first, so the tokens are exact).
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[ \t\n\r]+|[^ \t\n\r"{}\[\]:,]+', re.DOTALL)
+# A valid JSON text is a sequence of these, with whitespace between (skipped); outside strings
+# there is no quote, so a '"' always opens a string token (the text is parsed first, so the
+# tokens are exact).
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^ \t\n\r"{}\[\]:,]+', re.DOTALL)
 _LITERALS = frozenset({"true", "false", "null"})
 _OPENERS = frozenset("{[\"")
 
@@ -113,45 +114,51 @@ def redact_lines(text: str, strings: Strings, secret_value: SecretValue, marks: 
 
 
 def _rewrite(text: str, strings: Strings, secret_value: SecretValue, at: Sequence[int] | None) -> str:
-    found = [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
-    tokens = [t for _, t in found]
+    spans = [m.span() for m in _TOKEN.finditer(text)]  # the tokens; the layout between them stays
+    tokens = [text[a:b] for a, b in spans]
+    new: dict[int, str] = {}  # token index -> what it becomes
 
     def may_hold(i: int) -> bool:  # whether a secret (or an escape) can be in token i
         if at is None:
             return True
-        n = bisect_left(at, found[i][0])
-        return n < len(at) and at[n] < found[i][0] + len(tokens[i])
+        n = bisect_left(at, spans[i][0])
+        return n < len(at) and at[n] < spans[i][1]
 
-    sig = [i for i, t in enumerate(tokens) if t[0] not in " \t\n\r"]
-    frames: list[list[int]] = []  # per open object: the token indexes of its keys
-    for k, i in enumerate(sig):
-        token = tokens[i]
-        before = tokens[sig[k - 1]] if k > 0 else ""
-        key = sig[k - 2] if before == ":" else None  # the token of the key this value is under
+    frames: list[list[int]] = []  # per open object: the indexes of its keys
+    for i, token in enumerate(tokens):
+        key = i - 2 if i > 1 and tokens[i - 1] == ":" else None  # the key this value is under
         blank = secret_value(json.loads(tokens[key])) if key is not None and may_hold(key) else None
         if token == "{":
             frames.append([])
         elif token == "}":
-            _close(frames.pop(), tokens, strings, may_hold)
-        elif token[0] == '"' and k + 1 < len(sig) and tokens[sig[k + 1]] == ":":
+            new.update(_close(frames.pop(), tokens, strings, may_hold))
+        elif token[0] == '"' and i + 1 < len(tokens) and tokens[i + 1] == ":":
             frames[-1].append(i)
         elif token[0] == '"' and (blank is not None or may_hold(i)):
             value = json.loads(token)
-            new = blank if blank is not None and value and not _is_marker(value) else strings(value)
-            if new != value:
-                tokens[i] = encode(new)
+            done = blank if blank is not None and value and not _is_marker(value) else strings(value)
+            if done != value:
+                new[i] = encode(done)
         elif blank is not None and token not in _LITERALS and token not in "[]{},":
-            tokens[i] = encode(blank)  # a number under a secret name: a PIN is a secret too
-    return "".join(tokens)
+            new[i] = encode(blank)  # a number under a secret name: a PIN is a secret too
+    if not new:
+        return text
+    out, done_to = [], 0
+    for i in sorted(new):
+        out += [text[done_to:spans[i][0]], new[i]]
+        done_to = spans[i][1]
+    out.append(text[done_to:])
+    return "".join(out)
 
 
-def _close(frame: list[int], tokens: list[str], strings: Strings, may_hold: Callable[[int], bool]) -> None:
+def _close(frame: list[int], tokens: list[str], strings: Strings,
+           may_hold: Callable[[int], bool]) -> dict[int, str]:
+    """The keys of one object that change, kept apart."""
     if not any(may_hold(i) for i in frame):
-        return  # no key can change: nothing to keep apart
+        return {}  # no key can change: nothing to keep apart
     pairs = [(key, strings(key)) for key in (json.loads(tokens[i]) for i in frame)]
-    for i, (orig, _), final in zip(frame, pairs, unique_keys(pairs), strict=True):
-        if final != orig:
-            tokens[i] = encode(final)
+    return {i: encode(final) for i, (orig, _), final in zip(frame, pairs, unique_keys(pairs), strict=True)
+            if final != orig}
 
 
 def _is_marker(value: str) -> bool:
