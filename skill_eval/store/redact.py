@@ -6,6 +6,11 @@ through here before they reach disk. A secret becomes a typed marker ``[REDACTED
 (``api-key``, ``bearer``, ``aws-key``, ``password``, ``private-key``, ``cookie``, ``token``,
 ``secret``, ``credential``, ``auth``, ``env:NAME``), so a reader sees what leaked without seeing it.
 
+Structure survives redaction: a JSON document (a session line, a kept ``.json`` file, a JSON
+text held in a string of meta.json) has its strings and keys redacted one by one and written
+back in place (store/jsontext.py), so it parses again with the same shape; other text is
+redacted by a rule that never takes a quote or an escape for part of a secret.
+
 One precompiled alternation scans the text once. Patterns are anchored on shapes that real
 secrets have (a known prefix, a ``key = value`` assignment, a PEM block, a URL's userinfo) so
 ordinary prose such as "the bearer of bad news" or "input_tokens: 120" survives untouched.
