@@ -32,6 +32,10 @@ _AUTH_STATUS = (401, 403)
 CLAUDE_CONNECT_RETRIES = 3
 CODEX_NETWORK_WAITS = 2
 CLAUDE_DEFAULT_URL = "https://api.anthropic.com"
+# An adapter's ``unscorable`` event for a run whose agent never asked the model (it answered an
+# unknown slash command itself, or refused to start unlogged): run/unscorable.py makes it a
+# run error, never graded, and stops a suite whose every run so far ended so for one cause.
+NO_MODEL_REQUEST = "no_model_request"
 CODEX_DEFAULT_URL = "https://api.openai.com/v1"
 
 
