@@ -46,6 +46,15 @@ def preflight(project: Project, adapter: ResolvedAdapter, *, scaffold_warns: boo
     return out
 
 
+def refuse_unstartable(project: Project, adapter: ResolvedAdapter, *, runs: bool, grades: bool) -> None:
+    """``run``'s preflight: InvalidInput (exit 2, nothing started) with every error, when there
+    are runs to start (everything) or only grades to make (the judge)."""
+    problems = preflight(project, adapter) if runs else judge_problems(project.suite) if grades else []
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        raise InvalidInput(errors)
+
+
 def cli_problems(suite: Suite, resolved: ResolvedAdapter, part: str, sandboxed: bool = True) -> list[Problem]:
     """The agent CLI of ``suite.adapter`` (``part`` names the block in messages: adapter, judge)."""
     desc: AgentCli | None = agent_cli(suite)
