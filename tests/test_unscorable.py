@@ -66,10 +66,10 @@ def test_truncated_run_is_unscorable_and_not_in_the_pass_rate(tmp_path):
 
 
 def test_include_unscorable_counts_them_as_failures(tmp_path):
-    kit = _kit(tmp_path, ["loud", "fine"], "include_unscorable: true\n")
+    kit = _kit(tmp_path, ["loud", "fine", "local"], "include_unscorable: true\n")
     kit.run()
     w = _bench(kit)["variants"]["with_skill"]
-    assert w["unscorable"] == 1
+    assert w["unscorable"] == 2  # ... but a run that never reached the model counts in no rate
     assert (w["graded"], w["passed"], w["pass_rate"]) == (2, 1, 0.5)
 
 

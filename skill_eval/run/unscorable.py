@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from skill_eval.model.results import UNSCORABLE, AdapterResponse, Event, RunError, RunResult
-from skill_eval.run.adapters.shared.failure_causes import NO_MODEL_REQUEST
+from skill_eval.model.results import NO_MODEL_REQUEST, UNSCORABLE, AdapterResponse, Event, RunError, RunResult
 
 # ``stop`` event names (what adapters report) that mean the agent was cut off at its turn limit.
 TURN_LIMIT_STOPS = frozenset({"max_turns", "turn_limit", "error_max_turns"})
