@@ -118,9 +118,10 @@ def credentials_problem(desc: AgentCli, options: dict[str, Any], passed: tuple[s
     else:
         how = f"the {part} passes it" if keys[0] in passed else f"pass it with {part}.env"
         fix = f"set {keys[0]} ({how})"
-    note = f" ({desc.login_note})" if desc.login_note else ""
-    return (f"{part}: no credentials for {desc.product}: none of {', '.join(keys)} is set in the environment "
-            f"skill-eval passes it; {fix}{note}")
+    note = f"; {desc.login_note}" if desc.login_note else ""
+    unset = f"{keys[0]} is not set" if len(keys) == 1 else f"none of {', '.join(keys)} is set"
+    return (f"{part}: no credentials for {desc.product}: {unset} in the environment skill-eval passes it; "
+            f"{fix}{note}")
 
 
 def scaffold_problems(project: Project, warn: bool = False) -> list[Problem]:
