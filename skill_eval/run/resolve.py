@@ -18,6 +18,7 @@ from skill_eval.model.config import depends_files
 from skill_eval.model.runsettings import SHELL_TOOLS, tool_name
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
+from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.agentcli.locate import locate, mounts
 
 if TYPE_CHECKING:
@@ -105,13 +106,14 @@ def _sandboxed(suite: Suite, resolved: ResolvedAdapter) -> ResolvedAdapter:
                    identity={**resolved.identity, "sandbox": sandbox.identity(cfg.sandbox, cfg.network)})
 
 
-def agent_cli(suite: Suite) -> Any:
+def agent_cli(suite: Suite) -> AgentCli | None:
     """The ``AgentCli`` of the suite's builtin (run/adapters/shared/clidesc.py), None for a
     builtin that drives no CLI and for a command adapter."""
     cfg = suite.adapter
     if cfg.command:
         return None
-    return getattr(_load(suite, cfg.builtin or "demo"), "AGENT_CLI", None)
+    desc = getattr(_load(suite, cfg.builtin or "demo"), "AGENT_CLI", None)
+    return desc if isinstance(desc, AgentCli) else None
 
 
 def cli_command(suite: Suite) -> str | None:
