@@ -95,7 +95,9 @@ class Suite:
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
     adaptive: AdaptiveConfig | None = None
-    gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
+    # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too; "decided": a lift that
+    # meets it without being significant is undecided, not a pass on the estimate
+    gate: str = "mean"
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
     threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (comparison/plugin_scores)
 
