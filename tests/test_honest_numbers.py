@@ -65,8 +65,8 @@ def test_tiny_n_interval_and_p_carry_the_indeterminate_note_everywhere(tmp_path:
 def test_plurals_and_run_status_agree_on_table_counts(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     code, st_out, _ = kit.status()
-    planned = re.search(r"rebuild (\d+ tables?)\b", st_out).group(1)
-    assert planned == "1 table"
+    planned = re.search(r"(\d+ tables?) to rebuild\b", st_out).group(1)
+    assert planned == "2 tables"  # alpha's and the summary, the two `rebuild` lines above
     code, out, err = kit.run()
     assert f"{planned} to rebuild" in out
     assert "over 1 case," in out and "over 1 cases" not in out

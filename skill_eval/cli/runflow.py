@@ -100,9 +100,10 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.engine.engine import Engine
     from skill_eval.engine.executors import make_executor
     from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, reader_inputs, watch_files
+    from skill_eval.engine.status import count_work
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
-    from skill_eval.review.folder.staleness import skill_files, stale_skills, summary_files, summary_is_stale
+    from skill_eval.review.folder.staleness import summary_files, summary_is_stale
     from skill_eval.review.folder.tables import build_skill, build_summary, verdict_exit_code, written_benches
     from skill_eval.run.containment.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
@@ -163,13 +164,15 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         for p in runs:
             store.discard_run(p.spec.key)
     grades = engine.pending_grades(runs)
-    touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     # Tables deleted or edited by hand since the last complete run are rewritten, though their
     # inputs are unchanged (that is what defeated the fast path).
     edited = edited_tables(check.data if check is not None else FastState(store.root, suite.name).load())
-    touched |= {se.skill.name for se in project.skills
-                if edited & {str(p) for p in skill_files(engine, se.skill.name)}}
-    skills = sorted(touched | set(stale_skills(engine)))
+    planned = {se.skill.name for se in project.skills}
+    # The fast path planned only the skills that changed: the others' runs are planned all the same.
+    others = sum(int(e.get("planned", len(e["runs"]))) for name, e in check.data["by_skill"].items()
+                 if name not in planned) if check is not None else 0
+    work = count_work(engine, runs, grades, edited, others)
+    skills = work.skills
     total = len(engine.selected_runs())
     if options.only and not total:
         from skill_eval.engine.options import only_matched_nothing
@@ -177,10 +180,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
 
         if not matches_any(engine.plan.runs, options.only):  # (an empty shard is fine)
             raise SkillEvalError(only_matched_nothing(options.only))
-    from skill_eval.review.render.markdown import plural
+    from skill_eval.review.render.console import work_line
 
-    _say(f"{suite.name}: {plural(total, 'run')} planned, {len(runs)} to run, {len(grades)} to re-grade, "
-         f"{plural(len(skills), 'table')} to rebuild")
+    _say(work_line(suite.name, work.counts()))
     engine.progress.total = len(runs)
     try:
         if runs:
@@ -287,11 +289,12 @@ def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
     (what the fast path re-checks next time)."""
     from skill_eval.engine.state import entry_stamp
 
-    out: dict[str, dict[str, Any]] = {se.skill.name: {"runs": {}, "grades": []}
+    out: dict[str, dict[str, Any]] = {se.skill.name: {"runs": {}, "grades": [], "planned": 0}
                                       for se in engine.project.skills}
     for spec in engine.selected_runs():
         stamp = engine.state.verified.get(spec.key) or entry_stamp(engine.store.root, spec.key)
         entry = out[spec.skill_name]
+        entry["planned"] += 1
         if stamp:
             entry["runs"][spec.key] = stamp
         entry["grades"].append(engine.grade_key(spec))

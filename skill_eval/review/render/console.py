@@ -12,6 +12,13 @@ from skill_eval.review.render.statslines import decision_line, holm_note
 _SHOWN_FAILURES = 3
 
 
+def work_line(suite: str, counts: dict[str, int]) -> str:
+    """``demo: 78 runs planned, 12 to run, 0 to re-grade, 2 tables to rebuild``: the one count
+    of a run's work, as `run` and `status` both say it (status --json has the same ``counts``)."""
+    return (f"{suite}: {plural(counts['planned'], 'run')} planned, {counts['to_run']:,} to run, "
+            f"{counts['regrade']:,} to re-grade, {plural(counts['rebuild'], 'table')} to rebuild")
+
+
 def skill_lines(b: dict[str, Any]) -> list[str]:
     """A skill's lines on the console: its figures, then the first failing checks and trigger
     queries by name, so the reason for a verdict is on screen and not only in junit.xml."""
