@@ -51,3 +51,24 @@ def test_status_run_and_json_count_the_same_work_after_an_edit_and_a_revert(demo
                         f"{counts['regrade']} to re-grade, {counts['rebuild']} tables to rebuild")
         assert counts["planned"] == 78
     assert counts["to_run"] == 0 and counts["rebuild"] == 2  # the revert's runs are stored
+
+
+def test_an_adapter_that_logs_to_stdout_is_said_once_with_its_count_and_the_fix(tmp_path: Path):
+    from skill_eval.cli.subcommands.init import init_project
+
+    init_project(tmp_path, skill="notes")
+    adapter = tmp_path / "adapter.py"
+    logs_first = "import sys\nprint('Loading model...')\n"  # a log line before the JSON
+    adapter.write_text(adapter.read_text().replace("import sys\n", logs_first, 1))
+    code, out, err = Kit(tmp_path).cli("run", "skill-eval.yaml")
+    assert code == 2
+    lines = [line for line in err.splitlines() if "not JSON" in line]
+    assert len(lines) == 1, err  # 18 runs, one fault, one line
+    [line] = lines
+    assert line.startswith("skill-eval: 18 runs could not run: adapter command 'python3 adapter.py': "
+                           "adapter stdout is not JSON")
+    assert "print only its JSON response on stdout and log everything else to stderr" in line
+    assert "(first: agent:notes/" in line
+    # each run's own message stays in benchmark.md
+    bench = json.loads((tmp_path / "results" / "notes" / "benchmark.json").read_text())
+    assert sum(len(c["with_skill"]["error_messages"]) for c in bench["cases"]) == 9

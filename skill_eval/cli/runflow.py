@@ -208,11 +208,11 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         build_summary(engine)
     for name, msg in failures:
         print(f"skill-eval: internal error in {name}: {shown(msg)}", file=sys.stderr)
-    for name, msg in sorted(run_errors)[:_SHOWN_ERRORS]:
-        print(f"skill-eval: error in {shown(name)}: {shown(msg)}", file=sys.stderr)
-    if len(run_errors) > _SHOWN_ERRORS:
-        print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
-              f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
+    from skill_eval.review.render.console import error_lines
+
+    # Each distinct error once, with its count and the first run it hit (the runs' own in benchmark.md).
+    for line in error_lines(run_errors, _SHOWN_ERRORS):
+        print(f"skill-eval: {shown(line)}", file=sys.stderr)
     for name, dropped in sorted(engine.not_kept)[:_SHOWN_ERRORS]:
         listed = shown("; ".join(f"{path} ({why})" for path, why in sorted(dropped.items())[:3]))
         more = f" and {len(dropped) - 3} more" if len(dropped) > 3 else ""
