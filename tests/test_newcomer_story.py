@@ -5,6 +5,7 @@ expected_output-only eval set with a judge."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -72,3 +73,107 @@ def test_an_adapter_that_logs_to_stdout_is_said_once_with_its_count_and_the_fix(
     # each run's own message stays in benchmark.md
     bench = json.loads((tmp_path / "results" / "notes" / "benchmark.json").read_text())
     assert sum(len(c["with_skill"]["error_messages"]) for c in bench["cases"]) == 9
+
+
+# ---- a real eval set from the wild: expected_output only, the skill's own files among its inputs ---
+
+# Beside the checkout, as tests/test_realworld.py finds it; SKILL_EVAL_REALWORLD names another place.
+REALWORLD = Path(os.environ.get("SKILL_EVAL_REALWORLD", ROOT.parent / "shared" / "realworld"))
+DIATAXIS = REALWORLD / "88lin__diataxis-docs-skill"
+JUDGE = """import json, sys
+req = json.load(sys.stdin)
+with open(sys.argv[1], "a") as f:
+    f.write(json.dumps(req) + "\\n")
+ok = "diataxis" in req["output"].lower()
+verdicts = [{"id": r["id"], "passed": ok, "evidence": "scripted"} for r in req["rubric"]]
+print(json.dumps({"verdicts": verdicts}))
+"""
+ADAPTER = """import json, sys
+req = json.load(sys.stdin)
+out = "Split by Diataxis: tutorial, how-to, reference, explanation." if req.get("skill") else "Some docs."
+print(json.dumps({"output": out, "events": []}))
+"""
+
+
+@pytest.fixture
+def diataxis(tmp_path: Path) -> Path:
+    if not DIATAXIS.is_dir():
+        pytest.skip(f"real-world skills not found at {REALWORLD}")
+    shutil.copytree(DIATAXIS, tmp_path / "skills" / "diataxis-docs")
+    (tmp_path / "judge.py").write_text(JUDGE)
+    (tmp_path / "adapter.py").write_text(ADAPTER)
+    base = ("suite: dia\nskills_dir: skills\nskills: ['*']\nadapter:\n  command: [python3, adapter.py]\n"
+            "iterations: 1\nstore: .store\nresults: results\n")
+    calls = tmp_path / "judge-calls.jsonl"
+    (tmp_path / "judged.yaml").write_text(base + f"judge:\n  command: [python3, judge.py, {calls}]\n")
+    (tmp_path / "plain.yaml").write_text(base)
+    return tmp_path
+
+
+def test_a_real_expected_output_set_is_judged_against_it_and_its_faults_said_once(diataxis: Path):
+    kit = Kit(diataxis)
+    code, out, err = kit.cli("validate", "plain.yaml")  # no judge: one line for the whole set
+    assert code == 2
+    lines = [line for line in err.splitlines() if "expected_output" in line]
+    assert lines == ["skills/diataxis-docs/evals/evals.json:6: 32 cases of diataxis-docs (1, 2, 3, ...) have "
+                     "only an expected_output and no checks: add a 'judge' to the suite to grade each "
+                     "against its expected_output (as skill-creator does), or deterministic 'checks'"]
+    # the skill's own files among a case's inputs: one warning for the set
+    leak = [line for line in out.splitlines() if "the skill's own files" in line]
+    assert len(leak) == 1 and "28 cases (1, 2, 3, ...) list the skill's own files (SKILL.md, " in leak[0]
+    code, judged_out, err = kit.cli("validate", "judged.yaml")
+    assert code == 0, err
+    assert "expected_output" not in judged_out + err and leak[0] in judged_out
+    # inspect says what validate says, each once
+    code, seen, _ = kit.cli("inspect", "skills/diataxis-docs/evals/evals.json")
+    assert code == 0 and seen.count("the skill's own files") == 1 and leak[0] in seen
+    assert seen.count("have only an expected_output and no checks") == 1
+    code, out, err = kit.cli("run", "judged.yaml")
+    assert code == 0, err
+    requests = [json.loads(line) for line in (diataxis / "judge-calls.jsonl").read_text().splitlines()]
+    assert len(requests) == 64
+    first = next(r for r in requests if "tutorial, how-to" in r["expected_output"])
+    [item] = first["rubric"]  # judged against the case's expected output, as skill-creator grades
+    assert item["id"] == "expected_output" and first["expected_output"] in item["text"]
+    bench = json.loads((diataxis / "results" / "diataxis-docs" / "benchmark.json").read_text())
+    assert bench["variants"]["with_skill"]["pass_rate"] == 1.0
+    assert bench["variants"]["without_skill"]["pass_rate"] == 0.0
+
+
+def _write_case(root: Path, case: dict, files: dict[str, str] | None = None) -> Kit:
+    kit = Kit.create(root, iterations=1, skills={"alpha": []})
+    for rel, text in (files or {}).items():
+        (kit.skill_dir("alpha") / rel).parent.mkdir(parents=True, exist_ok=True)
+        (kit.skill_dir("alpha") / rel).write_text(text)
+    kit.write_evals("alpha", [case])
+    return kit
+
+
+def test_a_prompt_naming_a_fixture_by_its_skill_path_is_warned(tmp_path: Path):
+    kit = _write_case(tmp_path, {"id": "c", "prompt": "Read evals/files/in.json and summarise it.",
+                                 "files": ["evals/files/in.json"],
+                                 "checks": [{"id": "x", "type": "contains", "value": "summary"}]},
+                      {"evals/files/in.json": "{}"})
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 0, err
+    assert ("case 'c' names a fixture ('evals/files/in.json', at inputs/evals/files/in.json) in the prompt "
+            "by the path it has in the skill folder") in out
+    code, seen, _ = kit.cli("inspect", str(kit.skill_dir("alpha")))
+    assert seen.count("names a fixture") == 1
+
+
+@pytest.mark.parametrize("where", ["prompt", "fixture", "check"])
+def test_a_case_that_hands_over_its_answer_is_warned(tmp_path: Path, where: str):
+    answer = "The total is 42 apples and 17 pears."
+    case = {"id": "c", "prompt": "Count the fruit in inputs/evals/files/basket.txt."
+            + (f" Answer: {answer}" if where in ("prompt", "check") else ""),
+            "files": ["evals/files/basket.txt"], "expected_output": answer,
+            "checks": [{"id": "says-total", "type": "contains", "value": "42 apples and 17 pears"}]}
+    if where == "check":
+        case["expected_output"] = "the counts"
+    basket = answer if where == "fixture" else "apples, pears"
+    kit = _write_case(tmp_path, case, {"evals/files/basket.txt": basket})
+    code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 0, err
+    what = "the text check 'says-total' requires" if where == "check" else "its expected output"
+    assert f"case 'c' already holds {what} in the prompt or the files" in out
