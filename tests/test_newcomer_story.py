@@ -177,3 +177,14 @@ def test_a_case_that_hands_over_its_answer_is_warned(tmp_path: Path, where: str)
     assert code == 0, err
     what = "the text check 'says-total' requires" if where == "check" else "its expected output"
     assert f"case 'c' already holds {what} in the prompt or the files" in out
+
+
+def test_a_loaded_skill_check_is_not_applied_in_the_arm_without_the_skill(demo: Kit):
+    code, out, err = demo.cli("run", "configs/demo.yaml")
+    assert code == 0, err
+    run = demo.root / "results" / "demo" / "commit-message" / "iteration-1"
+    case = next(p for p in sorted(run.iterdir()) if (p / "with_skill" / "grading.json").is_file()
+                and "skill-used" in (p / "with_skill" / "grading.json").read_text())
+    ids = {arm: [c["id"] for c in json.loads((case / arm / "grading.json").read_text())["checks"]]
+           for arm in ("with_skill", "without_skill")}
+    assert "skill-used" in ids["with_skill"] and "skill-used" not in ids["without_skill"]
