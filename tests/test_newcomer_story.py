@@ -188,3 +188,27 @@ def test_a_loaded_skill_check_is_not_applied_in_the_arm_without_the_skill(demo: 
     ids = {arm: [c["id"] for c in json.loads((case / arm / "grading.json").read_text())["checks"]]
            for arm in ("with_skill", "without_skill")}
     assert "skill-used" in ids["with_skill"] and "skill-used" not in ids["without_skill"]
+
+
+def test_a_run_waiting_for_the_store_says_at_once_who_holds_it_and_how_not_to_wait(tmp_path: Path):
+    import os
+    import select
+    import time
+
+    from skill_eval.store.store import Store
+
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+    assert kit.run()[0] == 0
+    with Store(kit.store).lock():  # another run holds the store
+        proc = kit.subprocess("run", "suite.yaml", "--force")
+        ready, _, _ = select.select([proc.stderr], [], [], 30)
+        assert ready, "nothing said while waiting"
+        line = proc.stderr.readline()
+        assert line.startswith("skill-eval: the store ")
+        assert f"in use by pid {os.getpid()} since 20" in line and "--no-wait" in line
+        time.sleep(0.2)
+        assert proc.poll() is None  # still waiting
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    code, out, err = kit.run("--no-wait")
+    assert code == 0, err

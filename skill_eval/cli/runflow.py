@@ -90,7 +90,12 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     for w in (*project.warnings, *settings):
         print(w.format(), file=sys.stderr)
 
-    with store.lock(wait=wait):
+    def waiting(pid: str, since: str | None) -> None:  # said at once, not after the wait
+        print(f"skill-eval: the store {display_path(store.root)} is in use by pid {pid}"
+              f"{f' since {since}' if since else ''}; waiting for it to finish (Ctrl-C stops waiting; "
+              "--no-wait fails at once instead)", file=sys.stderr, flush=True)
+
+    with store.lock(wait=wait, on_wait=waiting):
         return _run_locked(project, store, options, split, started, check)
 
 
