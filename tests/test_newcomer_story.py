@@ -212,3 +212,37 @@ def test_a_run_waiting_for_the_store_says_at_once_who_holds_it_and_how_not_to_wa
     assert proc.returncode == 0, err
     code, out, err = kit.run("--no-wait")
     assert code == 0, err
+
+
+def test_every_command_that_defaults_its_suite_names_the_same_rule(capsys):
+    from skill_eval.cli.main import COMMANDS, DEFAULT_HELP, _parser
+
+    parser = _parser()
+    defaulted = []
+    for name in COMMANDS:
+        sub = parser._subparsers._group_actions[0].choices[name]  # noqa: SLF001
+        for action in sub._actions:  # noqa: SLF001
+            if action.dest in ("suite", "suites") and action.nargs in ("?", "*"):
+                assert action.help == DEFAULT_HELP, name
+                defaulted.append(name)
+    assert {"run", "status", "report", "validate", "plan", "compare", "bless"} <= set(defaulted)
+
+
+@pytest.mark.parametrize("lift", ["10", "0", "-0.1", "1.5", "nan"])
+def test_plan_refuses_a_lift_outside_0_1_in_one_line(demo: Kit, lift: str):
+    proc = demo.subprocess("plan", "configs/demo.yaml", "--lift", lift)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    [line] = [x for x in err.splitlines() if "error" in x]
+    assert f"'{lift}' is outside (0, 1]: give the lift as a fraction of the pass rate (0.1 = +10 pp)" in line
+
+
+def test_plan_says_when_the_stored_deltas_cannot_estimate_the_spread(tmp_path: Path):
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2"]})
+    assert kit.run()[0] in (0, 1)
+    code, out, err = kit.cli("plan", "suite.yaml", "--lift", "0.1", "--json")
+    assert code == 0, err
+    [row] = json.loads(out)["comparisons"]
+    assert row["sigma_source"].endswith("(cannot estimate the spread: the 2 stored per-case deltas are all "
+                                        "+100.0 pp)")
+    assert row["cases_needed"] > 6  # planned with the prior, not "1 case needed"
