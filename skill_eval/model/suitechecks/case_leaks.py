@@ -91,11 +91,14 @@ def _answer_given(case: Case) -> str | None:
     if len(expected) >= MIN_LEAK_CHARS and (expected in prompt or any(
             expected in _squash(_read(f.source)) for f in case.fixtures)):
         return "its expected output"
+    # Naming an input file is not its answer ("the notes name changes-2.4.0.txt").
+    names = {_squash(n) for f in case.fixtures for n in (f.rel, f.rel.rsplit("/", 1)[-1], f"inputs/{f.rel}")}
     for check in case.checks:
         values = ([check.params.get("value")] if check.type == "contains"
                   else list(check.params.get("values") or []) if check.type == "contains_all" else [])
         for value in values:
-            if isinstance(value, str) and len(value.strip()) >= MIN_LEAK_CHARS and _squash(value) in prompt:
+            if (isinstance(value, str) and len(value.strip()) >= MIN_LEAK_CHARS and _squash(value) in prompt
+                    and _squash(value) not in names):
                 return f"the text check '{check.id}' requires"
     return None
 
