@@ -80,7 +80,8 @@ def test_ungraded_rubric_items_are_counted_wherever_a_pass_rate_is(tmp_path: Pat
     c["expectations"] = ["The answer is polite", "The answer is short"]
     kit.write_evals("alpha", [c])
     code, out, err = kit.run()
-    note = "8 rubric items ungraded: add a judge"  # 2 items × 2 iterations × 2 variants
+    # 2 items × 2 iterations × 2 variants: verdicts, not the items `inspect` counts
+    note = "8 rubric verdicts ungraded (one per rubric item and run): add a judge"
     bench = json.loads(kit.bench("alpha").read_text())
     assert bench["variants"]["with_skill"]["rubric_ungraded"] == 4
     assert note in _md(kit)

@@ -246,3 +246,28 @@ def test_plan_says_when_the_stored_deltas_cannot_estimate_the_spread(tmp_path: P
     assert row["sigma_source"].endswith("(cannot estimate the spread: the 2 stored per-case deltas are all "
                                         "+100.0 pp)")
     assert row["cases_needed"] > 6  # planned with the prior, not "1 case needed"
+
+
+PLUGIN_EVALS = Path(os.environ.get("SKILL_EVAL_REALWORLD_PLUGINS",
+                                   ROOT.parent / "shared" / "realworld-plugin-evals"))
+
+
+def test_validate_and_inspect_say_a_plugin_eval_folder_once_and_count_it_once(tmp_path: Path):
+    dojo = PLUGIN_EVALS / "zainthedev__skills" / "plugins" / "dojo"
+    if not dojo.is_dir():
+        pytest.skip(f"the shared real plugin-eval suites are not at {PLUGIN_EVALS}")
+    shutil.copytree(dojo, tmp_path / "dojo")
+    for skill in ("coach", "next"):  # two skills find the plugin's one evals/ folder
+        (tmp_path / "dojo" / "skills" / skill).mkdir(parents=True)
+        (tmp_path / "dojo" / "skills" / skill / "SKILL.md").write_text(
+            f"---\nname: {skill}\ndescription: the {skill} skill of the dojo plugin\n---\nBody\n")
+    (tmp_path / "s.yaml").write_text("suite: p\nskills_dir: dojo/skills\nskills: ['*']\n"
+                                     "adapter: {builtin: claude-code}\nstore: .s\nresults: r\n")
+    kit = Kit(tmp_path)
+    code, out, err = kit.cli("validate", "s.yaml")
+    said = (out + err).splitlines()
+    graders = [line for line in said if "/graders/" in line]
+    assert graders and len(graders) == len(set(graders))  # each grader warning once
+    assert said[-1].startswith("Validated 2 skills, 1 eval set, 3 cases")
+    code, seen, _ = kit.cli("inspect", "dojo")
+    assert sorted(line.strip() for line in seen.splitlines() if "/graders/" in line) == sorted(graders)

@@ -56,6 +56,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         all_problems.extend(settings_problems(project))
         all_problems.extend(script_problems(project))
         all_problems.extend(grader_audits(project))
+    all_problems = list(dict.fromkeys(all_problems))  # each said once
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
     errors = sum(p.is_error for p in all_problems)

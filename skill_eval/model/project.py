@@ -58,7 +58,8 @@ class Project:
 
     def counts(self) -> tuple[int, int, int]:
         """(skills, eval sets, cases)."""
-        return (len(self.skills), sum(len(s.evalsets) for s in self.skills),
+        # An eval set several skills share (a plugin's evals/ folder) counts once.
+        return (len(self.skills), len({es.path for s in self.skills for es in s.evalsets}),
                 sum(len(s.cases) for s in self.skills))
 
 
@@ -178,4 +179,5 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
         loaded.append(SkillEvals(skill, tuple(sets), ablated))
     problems.extend(name_problems(display_path(suite.path), suite.models,
                                   ((se.skill.name, se.evalsets) for se in loaded)))
-    return Project(suite, tuple(loaded), tuple(problems), hashes)
+    # A plugin's evals/ folder is read once per skill that finds it: its problems are said once.
+    return Project(suite, tuple(loaded), tuple(dict.fromkeys(problems)), hashes)

@@ -84,8 +84,9 @@ def ungraded_note(bench: Mapping[str, Any]) -> str | None:
     n = ungraded_count(bench)
     if not n:
         return None
-    return (f"{plural(n, 'rubric item')} ungraded: add a judge (the pass rates count the "
-            "deterministic checks only)")
+    # Verdicts, not items: each rubric item once per run (inspect and validate count the items).
+    return (f"{plural(n, 'rubric verdict')} ungraded (one per rubric item and run): add a judge (the "
+            "pass rates count the deterministic checks only)")
 
 
 def parts_line(bench: Mapping[str, Any]) -> str | None:
