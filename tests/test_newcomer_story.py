@@ -52,6 +52,8 @@ def test_status_run_and_json_count_the_same_work_after_an_edit_and_a_revert(demo
                         f"{counts['regrade']} to re-grade, {counts['rebuild']} tables to rebuild")
         assert counts["planned"] == 78
     assert counts["to_run"] == 0 and counts["rebuild"] == 2  # the revert's runs are stored
+    page = (demo.root / "results" / "demo" / "index.html").read_text()
+    assert f"2 benchmarks, {counts['planned']} runs planned" in page  # the page counts them alike
 
 
 def test_an_adapter_that_logs_to_stdout_is_said_once_with_its_count_and_the_fix(tmp_path: Path):
