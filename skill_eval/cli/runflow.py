@@ -110,6 +110,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.model.results import RunError
     from skill_eval.review.folder.staleness import summary_files, summary_is_stale
     from skill_eval.review.folder.tables import build_skill, build_summary, verdict_exit_code, written_benches
+    from skill_eval.review.render.console import error_lines
     from skill_eval.run.containment.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
     from skill_eval.run.workspace import remove_stale
@@ -172,11 +173,8 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     # Tables deleted or edited by hand since the last complete run are rewritten, though their
     # inputs are unchanged (that is what defeated the fast path).
     edited = edited_tables(check.data if check is not None else FastState(store.root, suite.name).load())
-    planned = {se.skill.name for se in project.skills}
-    # The fast path planned only the skills that changed: the others' runs are planned all the same.
-    others = sum(int(e.get("planned", len(e["runs"]))) for name, e in check.data["by_skill"].items()
-                 if name not in planned) if check is not None else 0
-    work = count_work(engine, runs, grades, edited, others)
+    # The fast path planned only the skills that changed: the others' runs count all the same.
+    work = count_work(engine, runs, grades, edited, check.data["by_skill"] if check is not None else None)
     skills = work.skills
     total = len(engine.selected_runs())
     if options.only and not total:
@@ -213,8 +211,6 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         build_summary(engine)
     for name, msg in failures:
         print(f"skill-eval: internal error in {name}: {shown(msg)}", file=sys.stderr)
-    from skill_eval.review.render.console import error_lines
-
     # Each distinct error once, with its count and the first run it hit (the runs' own in benchmark.md).
     for line in error_lines(run_errors, _SHOWN_ERRORS):
         print(f"skill-eval: {shown(line)}", file=sys.stderr)

@@ -40,10 +40,14 @@ class Work:
 
 
 def count_work(engine: Engine, runs: list[Pending], grades: list[Pending], edited: set[str],
-               others_planned: int = 0) -> Work:
+               recorded: dict[str, Any] | None = None) -> Work:
     """``edited``: table files edited or deleted by hand since the last complete run (they are
-    rewritten though their inputs did not change); ``others_planned``: the runs of skills a
-    partial plan left out (the fast path plans only the skills that changed)."""
+    rewritten though their inputs did not change); ``recorded``: the fast path's per-skill
+    record, whose skills a partial plan left out (it plans only the skills that changed) still
+    count their planned runs."""
+    planned = {se.skill.name for se in engine.project.skills}
+    others_planned = sum(int(e.get("planned", len(e["runs"]))) for name, e in (recorded or {}).items()
+                         if name not in planned)
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     by_hand = {se.skill.name for se in engine.project.skills
                if edited & {str(p) for p in skill_files(engine, se.skill.name)}}
