@@ -273,3 +273,25 @@ def test_validate_and_inspect_say_a_plugin_eval_folder_once_and_count_it_once(tm
     assert said[-1].startswith("Validated 2 skills, 1 eval set, 3 cases")
     code, seen, _ = kit.cli("inspect", "dojo")
     assert sorted(line.strip() for line in seen.splitlines() if "/graders/" in line) == sorted(graders)
+
+
+def test_the_demo_passes_on_the_estimate_and_gate_decided_makes_it_undecided(demo: Kit):
+    estimate = ("commit-message [default]: pass on the estimate; not significant yet (p=0.062, 6 cases); "
+                "`--until-decided` settles it (minimum lift: lift +66.7 pp over 6 cases is at least "
+                "+10.0 pp)")
+    code, out, err = demo.cli("run", "configs/demo.yaml")
+    assert code == 0 and estimate in out  # the gate and its exit code as before
+    results = demo.root / "results" / "demo"
+    said = estimate.split(": ", 1)[1]
+    assert said in (results / "summary.md").read_text().replace("**", "")
+    assert said in (results / "commit-message" / "benchmark.md").read_text().replace("**", "")
+    assert said in (results / "junit.xml").read_text()
+    assert 'class="v-estimate">pass on the estimate</span>' in (results / "index.html").read_text()
+    suite = demo.root / "configs" / "demo.yaml"
+    suite.write_text(suite.read_text() + "gate: decided\n")
+    code, out, err = demo.cli("run", "configs/demo.yaml")
+    assert code == 1, out + err
+    assert ("commit-message [default]: undecided (minimum lift, gate: decided: lift +66.7 pp over 6 cases "
+            "is at least +10.0 pp but not significant yet (p=0.062, 6 cases); `--until-decided` settles it)"
+            ) in out
+    assert json.loads((results / "summary.json").read_text())["verdict"] == "undecided"
