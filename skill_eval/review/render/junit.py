@@ -55,6 +55,9 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
                 ET.SubElement(tc, "failure", message=f"lift {signed(lift['pass_rate'])} below minimum "
                               f"{signed(lift['minimum_lift'])} (n={lift['cases']}, "
                               f"p={pvalue(lift['p_value'])}): {verdict_text(bench)}")
+            elif bench["verdict"] == "undecided":  # gate: decided, a lift not significant yet
+                counts["failures"] += 1
+                ET.SubElement(tc, "failure", message=verdict_text(bench))
             elif on_estimate(bench):  # passes the job, but says it is not evidence yet
                 ET.SubElement(tc, "system-out").text = verdict_text(bench)
         if adaptive:
