@@ -115,11 +115,12 @@ def explain(engine: Engine, task: str) -> dict[str, Any] | None:
                                          else "recorded")}
         if kind == "grade":
             gm = engine.grading_material(spec)
-            return {"task": task, "key": engine.grade_key(spec), "run_key": spec.key,
-                    "stored": engine.store.has_json("grades", engine.grade_key(spec)),
+            stored = engine.store.has_json("grades", engine.grade_key(spec))
+            current = grading_parts(spec, engine.keys)
+            return {"task": task, "key": engine.grade_key(spec), "run_key": spec.key, "stored": stored,
                     "inputs": {k: {"value": v, "sha256": key_of(v)} for k, v in sorted(gm.items())},
-                    "compared": compared(_graded_parts(engine, spec),
-                                         grading_parts(spec, engine.keys))}
+                    "compared": compared(current if stored else _graded_parts(engine, spec), current,
+                                         "stored under the current key" if stored else "recorded")}
     return None
 
 
