@@ -15,7 +15,7 @@ _SHOWN_FAILURES = 3
 
 
 # The part of an adapter error that differs run by run: the excerpt of what it printed.
-_EXCERPT = re.compile(r"; (?:starts with|stderr:|output:) .*$", re.S)
+_EXCERPT = re.compile(r"(?:;| \|) (?:starts with|stderr:|output:) .*$", re.S)
 
 
 def error_lines(errors: Sequence[tuple[str, str]], shown: int = 20) -> list[str]:
