@@ -428,7 +428,8 @@ def test_missing_default_suite_names_the_default_and_how_to_name_one(tmp_path):
     for args in (["run"], ["status"], ["report"], ["validate"]):
         code, out, err = kit.cli(*args)
         assert code == 2
-        assert "no SUITE given, and the default configs/demo.yaml does not exist" in err
+        assert ("no SUITE given, and neither default (skill-eval.yaml, then configs/demo.yaml) exists"
+                in err)
         assert f"skill-eval {args[0]} path/to/suite.yaml" in err
 
 
