@@ -111,6 +111,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.review.folder.staleness import summary_files, summary_is_stale
     from skill_eval.review.folder.tables import build_skill, build_summary, verdict_exit_code, written_benches
     from skill_eval.review.render.console import error_lines
+    from skill_eval.run.agentcli.preflight import refuse_unstartable
     from skill_eval.run.containment.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
     from skill_eval.run.workspace import remove_stale
@@ -170,6 +171,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         for p in runs:
             store.discard_run(p.spec.key)
     grades = engine.pending_grades(runs)
+    refuse_unstartable(project, adapter, runs=bool(runs), grades=bool(grades))
     # Tables deleted or edited by hand since the last complete run are rewritten, though their
     # inputs are unchanged (that is what defeated the fast path).
     edited = edited_tables(check.data if check is not None else FastState(store.root, suite.name).load())
