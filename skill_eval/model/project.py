@@ -14,7 +14,6 @@ from skill_eval.model.cases import Case, EvalSet, RubricItem
 from skill_eval.model.config import Suite, display_path, load_suite
 from skill_eval.model.evalcache import EvalSetCache
 from skill_eval.model.skills import Skill, discover_skills
-from skill_eval.model.suitechecks.case_leaks import case_leaks
 from skill_eval.model.suitechecks.folder_names import name_problems
 
 
@@ -173,7 +172,6 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
             sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems,
                             es.ablations)
                     for es in sets]
-        problems.extend(p for es in sets for p in case_leaks(es, skill.path, display_path(skill.path)))
         if suite.judge is not None:
             sets = [judged_against_expected(es) for es in sets]
         loaded.append(SkillEvals(skill, tuple(sets), ablated))
