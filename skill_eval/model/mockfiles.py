@@ -1,0 +1,89 @@
+"""How the mock reader (model/mocks.py) reads files: through the shared guards (fs/confined.py:
+no link out of the eval folder, no FIFO or device, UTF-8 or named), and once per suite.
+
+Suite-wide mocks (``evals/mocks/``) serve every case alike: a ``MockReads`` made once for the
+eval folder reads, parses and hashes each mock file and fixture once, however many cases use it,
+and hands each case the problems reading it found (each case's problems name them, as before).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from skill_eval.fs.confined import Unreadable, confined_bytes, confined_text, universal_newlines
+
+Report = Callable[[str], None]
+T = TypeVar("T")
+MAX_FIXTURE = 4 * 1024 * 1024  # plugin eval's cap on one fixture file
+
+
+def read_json(path: Path) -> Any:
+    """A plugin's JSON file (plugin.json, .mcp.json, _tools.json), or None when it is missing,
+    is not JSON, or is a FIFO or device (never waited on)."""
+    try:
+        return json.loads(confined_bytes(path))
+    except (Unreadable, ValueError):
+        return None
+
+
+class MockReads:
+    """The mock files of one eval folder, each read once."""
+
+    def __init__(self, eval_dir: Path) -> None:
+        self.eval_dir = eval_dir
+        self._done: dict[tuple[str, Any], tuple[Any, tuple[str, ...]]] = {}
+
+    def once(self, key: tuple[str, Any], make: Callable[[Report], T], report: Report) -> T:
+        """``make(report)``'s value, computed on the first call for ``key`` only; the problems
+        it reported are reported again on every call (to each case that uses the file)."""
+        if key not in self._done:
+            said: list[str] = []
+            self._done[key] = (make(said.append), tuple(said))
+        value, said = self._done[key]
+        for message in said:
+            report(message)
+        return value  # type: ignore[no-any-return]
+
+    def text(self, path: Path, report: Report) -> str | None:
+        """A mock file's text (None after a problem naming it)."""
+        return self.once(("text", path), lambda said: self._text(path, said), report)
+
+    def _text(self, path: Path, report: Report) -> str | None:
+        try:
+            return confined_text(path, self.eval_dir)
+        except Unreadable as exc:
+            report(f"{self._rel(path)}: {exc}")
+            return None
+
+    def digest(self, path: Path) -> str:
+        return self.once(("digest", path), lambda _: _sha256(confined_bytes(path)), lambda _: None)
+
+    def fixtures(self, folder: Path, report: Report) -> tuple[tuple[str, str, str], ...]:
+        """(``fixtures/<name>``, text, sha256) of every file under a mock's ``fixtures/`` folder;
+        one over the cap, a link out of the eval folder or a FIFO is named and left out."""
+        return self.once(("fixtures", folder), lambda said: self._fixtures(folder, said), report)
+
+    def _fixtures(self, folder: Path, report: Report) -> tuple[tuple[str, str, str], ...]:
+        out: list[tuple[str, str, str]] = []
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            if path.is_dir():
+                continue
+            try:
+                data = confined_bytes(path, self.eval_dir, MAX_FIXTURE)
+            except Unreadable as exc:
+                report(f"{self._rel(path)}: {exc}; the agent would be told there is no such fixture")
+                continue
+            name = f"fixtures/{path.relative_to(folder).as_posix()}"
+            out.append((name, universal_newlines(data.decode("utf-8", errors="replace")), _sha256(data)))
+        return tuple(out)
+
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.eval_dir).as_posix() if path.is_relative_to(self.eval_dir) else str(path)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
