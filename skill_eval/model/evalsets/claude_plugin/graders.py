@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.fs.confined import Unreadable, confined_text
-from skill_eval.intake.limits import MAX_NUMBER_DIGITS, NumberTooLong
+from skill_eval.intake.limits import MAX_NUMBER_DIGITS, REGEX_TIMEOUT_MS, NumberTooLong
+from skill_eval.intake.regexrisk import glob_risk
 from skill_eval.model.cases import Check, RubricItem
 from skill_eval.model.evalsets.validate import leaves_workspace
 
@@ -143,7 +144,11 @@ def map_grader(name: str, grader: dict[str, Any], indicator: bool) -> Mapped:
         exists = grader.get("exists", True)
         if not isinstance(exists, bool):
             return unmapped("file_exists 'exists' must be true or false")
-        return check("plugin_file_exists", {"path": path, **({} if exists else {"exists": False})}, True)
+        why = glob_risk(path)
+        warns = (f"path {path!r} {why}; grading stops it after {REGEX_TIMEOUT_MS} ms and fails the "
+                 "grader: use fewer wildcards",) if why else ()
+        return check("plugin_file_exists", {"path": path, **({} if exists else {"exists": False})}, True,
+                     warns)
     if kind in ("llm", "llm_rubric", "baseline"):
         return _judged(name, kind_text, grader, unmapped, weight, indicator)
     return unmapped(f"unknown grader type {kind!r}")
