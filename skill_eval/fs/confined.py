@@ -66,7 +66,11 @@ def confined_bytes(path: Path, root: Path | None = None, limit: int | None = Non
 def confined_text(path: Path, root: Path | None = None, limit: int | None = None) -> str:
     """``confined_bytes`` decoded as UTF-8 (a leading byte-order mark dropped, line ends made
     ``\n`` as ``Path.read_text`` makes them); Unreadable, naming the byte, when it is not UTF-8."""
-    data = confined_bytes(path, root, limit)
+    return decoded(confined_bytes(path, root, limit))
+
+
+def decoded(data: bytes) -> str:
+    """``data`` as ``confined_text`` decodes it; Unreadable when it is not UTF-8."""
     try:
         return universal_newlines(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:

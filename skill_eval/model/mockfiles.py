@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skill_eval.fs.confined import Unreadable, confined_bytes, confined_text, universal_newlines
+from skill_eval.fs.confined import Unreadable, confined_bytes, decoded, universal_newlines
 
 Report = Callable[[str], None]
 T = TypeVar("T")
@@ -50,17 +50,21 @@ class MockReads:
 
     def text(self, path: Path, report: Report) -> str | None:
         """A mock file's text (None after a problem naming it)."""
-        return self.once(("text", path), lambda said: self._text(path, said), report)
+        read = self.once(("read", path), lambda said: self._read(path, said), report)
+        return None if read is None else read[0]
 
-    def _text(self, path: Path, report: Report) -> str | None:
+    def digest(self, path: Path) -> str:
+        """The sha256 of a mock file ``text`` read (the one read serves both)."""
+        read = self.once(("read", path), lambda said: self._read(path, said), _quiet)
+        return "" if read is None else read[1]
+
+    def _read(self, path: Path, report: Report) -> tuple[str, str] | None:
         try:
-            return confined_text(path, self.eval_dir)
+            data = confined_bytes(path, self.eval_dir)
+            return decoded(data), _sha256(data)
         except Unreadable as exc:
             report(f"{self._rel(path)}: {exc}")
             return None
-
-    def digest(self, path: Path) -> str:
-        return self.once(("digest", path), lambda _: _sha256(confined_bytes(path)), lambda _: None)
 
     def fixtures(self, folder: Path, report: Report) -> tuple[tuple[str, str, str], ...]:
         """(``fixtures/<name>``, text, sha256) of every file under a mock's ``fixtures/`` folder;
@@ -83,6 +87,10 @@ class MockReads:
 
     def _rel(self, path: Path) -> str:
         return path.relative_to(self.eval_dir).as_posix() if path.is_relative_to(self.eval_dir) else str(path)
+
+
+def _quiet(_: str) -> None:
+    """Problems already reported where the file was first read."""
 
 
 def _sha256(data: bytes) -> str:

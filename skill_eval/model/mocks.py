@@ -212,7 +212,7 @@ def _tool(path: Path, text: str, rel: str, reads: MockReads, report: Report,
             rules.append((str(key), tuple(rule) if isinstance(rule, list) else rule))
     if not isinstance(front.get("error", False), bool):
         report(f"{rel}: error: must be true or false")
-    files = tuple((n, t) for n, t, _ in reads.fixtures(path.parent / "fixtures", report))
+    files = tuple((n, t) for n, t, _ in reads.fixtures(path.parent / "fixtures", _quiet))
     if kind == "agent":
         when = front.get("abort_when")
         return MockTool(name or path.stem, agent_body(body), False, tuple(rules), rel, files, "agent",
@@ -274,6 +274,8 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
             tools += found
             listed |= saved
             used.update(read)
+        for folder in sorted({p.parent / "fixtures" for p in files.values()}):
+            reads.fixtures(folder, report)  # a fixture refused: named once per case, not per tool
         for tool in tools:  # the recordings an agent mock replays are inputs of the run too
             for fname, text in tool.replays:
                 used[f"{replay_dir(tool.source, name)}/{fname}"] = \
@@ -283,6 +285,10 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
                                   tuple(sorted((k, v) for k, v in listed.items() if k in names))))
     return Mocks(plugin_name(plugin_root), tuple(servers), tuple(sorted(used.items())),
                  str(eval_dir.resolve()))
+
+
+def _quiet(_: str) -> None:
+    """Problems already reported elsewhere."""
 
 
 def _mock_file(path: Path, eval_dir: Path, named: frozenset[str] | None, reads: MockReads,
@@ -304,7 +310,7 @@ def _mock_file(path: Path, eval_dir: Path, named: frozenset[str] | None, reads: 
     if tool is None:
         return [], {}, used
     folder = path.parent / "fixtures"
-    for name, _, digest in reads.fixtures(folder, report):
+    for name, _, digest in reads.fixtures(folder, _quiet):
         used[(folder / name.removeprefix("fixtures/")).relative_to(eval_dir).as_posix()] = digest
     return [tool], {}, used
 
