@@ -23,6 +23,8 @@ from skill_eval.grade.checks.plugin_text import compile_js
 from skill_eval.grade.checks.trace import NO_TRACE, traced
 from skill_eval.intake.javascript.json_text import js_stringify
 from skill_eval.intake.javascript.regex import JsRegex, js_regex
+from skill_eval.intake.limits import REGEX_TIMEOUT_MS
+from skill_eval.intake.timedmatch import PatternTimedOut
 
 _SPECIAL = set(".+^${}()|[]\\")
 
@@ -145,7 +147,11 @@ def plugin_file_exists(params: Mapping[str, Any], case_sensitive: bool,
     if not isinstance(exists, bool):
         raise CheckParamError("'exists' must be true or false")
     rx = glob_regex(path)
-    found = any(rx.search(line.strip()) for line in ctx.created_files() if line.strip())
+    try:
+        found = any(rx.search(line.strip()) for line in ctx.created_files() if line.strip())
+    except PatternTimedOut:
+        return False, clip(f"glob {path} timed out after {REGEX_TIMEOUT_MS} ms on a created file's name "
+                           "(it backtracks: use fewer wildcards)")
     if found == exists:
         return True, clip(f"{path} {'exists' if exists else 'absent'} as expected")
     expected = "present" if exists else "absent"
