@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.errors import InvalidInput
+from skill_eval.fs.confined import Unreadable, confined_bytes
+from skill_eval.fs.readonce import ReadOnce, quiet
 from skill_eval.intake.yamlpos import loads_yaml
 from skill_eval.model.mockagent import MAX_RECORDING_BYTES, RECORDING, agent_body, mock_digest
-from skill_eval.model.mockfiles import MockReads, read_json
 from skill_eval.model.mockrules import rule_problem
 
 Report = Callable[[str], None]
@@ -38,6 +39,7 @@ KEYS = ("type", "expect", "error", "abort_when", "tools")
 SERVER_MD = "_server.md"
 REPLAY = ".replay"
 PERMISSIVE = {"type": "object", "additionalProperties": True}
+MAX_FIXTURE = 4 * 1024 * 1024  # plugin eval's cap on one fixture file
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,13 @@ def declared_servers(root: Path) -> set[str]:
     return found
 
 
-_json = read_json
+def _json(path: Path) -> Any:
+    """A plugin's JSON file, or None when it is missing, is not JSON, or is a FIFO or device
+    (never waited on: the reader refuses it, plugin_eval.py)."""
+    try:
+        return json.loads(confined_bytes(path))
+    except (Unreadable, ValueError):
+        return None
 
 
 def _front(text: str, display: str, report: Report) -> tuple[dict[str, Any], str]:
@@ -182,7 +190,7 @@ def _front(text: str, display: str, report: Report) -> tuple[dict[str, Any], str
     return data or {}, body.split("\n", 1)[1] if "\n" in body else ""
 
 
-def _tool(path: Path, text: str, rel: str, reads: MockReads, report: Report,
+def _tool(path: Path, text: str, rel: str, reads: ReadOnce, report: Report,
           name: str | None = None) -> MockTool | None:
     front, body = _front(text, rel, report)
     for key in front:
@@ -212,7 +220,8 @@ def _tool(path: Path, text: str, rel: str, reads: MockReads, report: Report,
             rules.append((str(key), tuple(rule) if isinstance(rule, list) else rule))
     if not isinstance(front.get("error", False), bool):
         report(f"{rel}: error: must be true or false")
-    files = tuple((n, t) for n, t, _ in reads.fixtures(path.parent / "fixtures", _quiet))
+    fixtures = reads.files(path.parent / "fixtures", MAX_FIXTURE, quiet)
+    files = tuple((f"fixtures/{name}", text) for name, text, _ in fixtures)
     if kind == "agent":
         when = front.get("abort_when")
         return MockTool(name or path.stem, agent_body(body), False, tuple(rules), rel, files, "agent",
@@ -248,10 +257,10 @@ def _server_tools(text: str, rel: str, report: Report) -> list[str]:
 
 
 def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Report,
-               reads: MockReads | None = None) -> Mocks | None:
+               reads: ReadOnce | None = None) -> Mocks | None:
     """The case's mocked servers (suite mocks overridden file by file by its own), or None.
     ``reads``: the suite's, so that a suite-wide mock is read once for all its cases."""
-    reads = reads if reads is not None else MockReads(eval_dir)
+    reads = reads if reads is not None else ReadOnce(eval_dir)
     roots = [eval_dir / "mocks", case_folder / "mocks"]
     if not any(r.is_dir() for r in roots):
         return None
@@ -275,7 +284,9 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
             listed |= saved
             used.update(read)
         for folder in sorted({p.parent / "fixtures" for p in files.values()}):
-            reads.fixtures(folder, report)  # a fixture refused: named once per case, not per tool
+            # A fixture refused: named once per case, not per tool.
+            reads.files(folder, MAX_FIXTURE, lambda m: report(f"{m}; the agent would be told there "
+                                                             "is no such fixture"))
         for tool in tools:  # the recordings an agent mock replays are inputs of the run too
             for fname, text in tool.replays:
                 used[f"{replay_dir(tool.source, name)}/{fname}"] = \
@@ -287,11 +298,7 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
                  str(eval_dir.resolve()))
 
 
-def _quiet(_: str) -> None:
-    """Problems already reported elsewhere."""
-
-
-def _mock_file(path: Path, eval_dir: Path, named: frozenset[str] | None, reads: MockReads,
+def _mock_file(path: Path, eval_dir: Path, named: frozenset[str] | None, reads: ReadOnce,
                report: Report) -> tuple[list[MockTool], dict[str, str], dict[str, str]]:
     """(tools, _tools.json entries, files read -> sha256) of one file of a server's folder;
     ``named``: for a ``_server.md``, the tools a ``<tool>.md`` beside it answers instead."""
@@ -310,8 +317,8 @@ def _mock_file(path: Path, eval_dir: Path, named: frozenset[str] | None, reads: 
     if tool is None:
         return [], {}, used
     folder = path.parent / "fixtures"
-    for name, _, digest in reads.fixtures(folder, _quiet):
-        used[(folder / name.removeprefix("fixtures/")).relative_to(eval_dir).as_posix()] = digest
+    for name, _, digest in reads.files(folder, MAX_FIXTURE, quiet):
+        used[(folder / name).relative_to(eval_dir).as_posix()] = digest
     return [tool], {}, used
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.fs.confined import Unreadable, confined_text, refusal
+from skill_eval.fs.readonce import ReadOnce
 from skill_eval.intake.yamlpos import Located, loads_yaml
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.evalsets.claude_plugin.graders import (
@@ -32,7 +33,6 @@ from skill_eval.model.evalsets.claude_plugin.graders import (
 )
 from skill_eval.model.evalsets.claude_plugin.run_settings import read_settings
 from skill_eval.model.evalsets.validate import check_path_problem
-from skill_eval.model.mockfiles import MockReads
 from skill_eval.model.mocks import plugin_files, read_mocks
 
 FORMAT = "plugin_eval"
@@ -160,7 +160,7 @@ def _unknown(
 
 
 def read_case(
-    folder: Path, eval_dir: Path, display: str, base: Path, reads: MockReads | None = None
+    folder: Path, eval_dir: Path, display: str, base: Path, reads: ReadOnce | None = None
 ) -> tuple[Case | None, list[str], list[Problem]]:
     """(case, unmapped graders as 'case/grader (type): why', problems). ``reads``: the suite's
     mock files, read once for all its cases."""
@@ -335,7 +335,7 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
     unmapped: list[str] = []
     owner: dict[str, str | None] = {}
     seen: set[str] = set()
-    reads = MockReads(path)
+    reads = ReadOnce(path)
     for folder in case_dirs(path):
         case, lost, found = read_case(folder, path, display, skill_root, reads)
         problems += found
