@@ -243,8 +243,9 @@ def _regex(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:
 
 
 def _wrong_type(grader: dict[str, Any]) -> str | None:
-    """Why a tool_used or tool_order grader's bounds or input_match cannot be read, or None:
-    ``max: "0"`` read as the default would turn "never" into "at least once"."""
+    """Why a grader's value of the wrong type cannot be graded, or None: a tool_used or
+    tool_order grader's bounds or input_match (``max: "0"`` read as the default would turn
+    "never" into "at least once"), a regex grader's count:N past the digit bound."""
     kind = grader.get("type")
     if kind == "tool_used":
         for key in ("min", "max"):
@@ -257,10 +258,8 @@ def _wrong_type(grader: dict[str, Any]) -> str | None:
         sides = {f"{k}.": grader[k] for k in ("before", "after") if isinstance(grader.get(k), dict)}
     else:
         match = grader.get("match")
-        if kind == "regex" and isinstance(match, str) and match.startswith("count:") \
-                and sum(ch.isdigit() for ch in match) > MAX_NUMBER_DIGITS:
-            return f"match: count:N {NumberTooLong(sum(ch.isdigit() for ch in match))}"
-        return None
+        digits = sum(ch.isdigit() for ch in match) if kind == "regex" and isinstance(match, str) else 0
+        return f"match: count:N is {NumberTooLong(digits)}" if digits > MAX_NUMBER_DIGITS else None
     for where, side in sides.items():
         match = side.get("input_match")
         if match is not None and not isinstance(match, str):
