@@ -36,7 +36,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from skill_eval.model.config import display_path
     from skill_eval.model.project import load_project
+    from skill_eval.model.suitechecks.case_leaks import case_leaks
     from skill_eval.model.suitechecks.settings_support import settings_problems
 
     all_problems: list[Problem] = []
@@ -57,6 +59,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         all_problems.extend(settings_problems(project))
         all_problems.extend(script_problems(project))
         all_problems.extend(grader_audits(project))
+        # Read here, not in every `run`: the answer lint reads the cases' input files.
+        all_problems.extend(p for se in project.skills for es in se.evalsets
+                            for p in case_leaks(es, se.skill.path, display_path(se.skill.path)))
+    all_problems = list(dict.fromkeys(all_problems))  # each said once
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
     errors = sum(p.is_error for p in all_problems)

@@ -40,8 +40,8 @@ def _default_suite(args: argparse.Namespace) -> str | None:
         return None
     if os.path.exists(default):
         return None
-    return (f"skill-eval: no SUITE given, and the default {DEFAULT_SUITE} does not exist in "
-            f"{os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
+    return (f"skill-eval: no SUITE given, and neither default ({INIT_SUITE}, then {DEFAULT_SUITE}) "
+            f"exists in {os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
 
 
 def positive_int(text: str) -> int:
@@ -180,8 +180,8 @@ def _args_export(x: argparse.ArgumentParser) -> None:
 
 
 def _args_plan(x: argparse.ArgumentParser) -> None:
-    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
-    x.add_argument("--lift", type=positive_number, required=True, metavar="L",
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
+    x.add_argument("--lift", type=_lift, required=True, metavar="L",
                    help="the smallest lift to detect, as a fraction (0.1 = +10 pp)")
     x.add_argument("--power", type=_fraction, default=0.8, help="chance of detecting it (default 0.8)")
     x.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided level (default 0.05)")
@@ -189,7 +189,7 @@ def _args_plan(x: argparse.ArgumentParser) -> None:
 
 
 def _args_compare(x: argparse.ArgumentParser) -> None:
-    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--against", default="previous", metavar="previous|baseline|REV",
                    help="previous (the last recorded version that differs; default), baseline "
                         "(<suite>.baseline.json), or a git revision")
@@ -203,7 +203,7 @@ def _args_compare(x: argparse.ArgumentParser) -> None:
 
 
 def _args_bless(x: argparse.ArgumentParser) -> None:
-    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
 
 
@@ -253,6 +253,18 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             add_arguments(sub.add_parser(name, help=COMMANDS[name],
                                          description=_DESCRIPTIONS.get(name, COMMANDS[name])))
     return p
+
+
+def _lift(text: str) -> float:
+    """A lift to plan for: a fraction in (0, 1] (0.1 is +10 pp; 10 would be +1000 pp)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is outside (0, 1]: give the lift as a fraction "
+                                         "of the pass rate (0.1 = +10 pp)")
+    return value
 
 
 def _fraction(text: str) -> float:

@@ -25,7 +25,8 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -267,21 +268,30 @@ class Store:
     # -- lock -------------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def lock(self, wait: bool = False) -> Iterator[None]:
-        """Hold the store for this process; refuse (StoreError) or wait when another holds it."""
+    def lock(self, wait: bool = False,
+             on_wait: Callable[[str, str | None], None] | None = None) -> Iterator[None]:
+        """Hold the store for this process; refuse (StoreError) or wait when another holds it.
+        ``on_wait(pid, since)`` is called once, before waiting, with who holds it (pid, and the
+        UTC time it took the store, when recorded)."""
         path = self.root / "lock"
         with writing(path):
             self.root.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-                raise StoreError(f"store {self.root} is in use by another skill-eval process "
-                                 f"(pid {holder}); wait for it or use another store") from None
+                pid, since = _holder(os.pread(fd, 64, 0).decode("ascii", "replace"))
+                if not wait:
+                    raise StoreError(f"store {self.root} is in use by another skill-eval process "
+                                     f"(pid {pid}{f' since {since}' if since else ''}); wait for it or "
+                                     "use another store") from None
+                if on_wait is not None:
+                    on_wait(pid, since)
+                fcntl.flock(fd, fcntl.LOCK_EX)
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            os.pwrite(fd, f"{os.getpid()} {stamp}\n".encode(), 0)
             try:
                 yield
             finally:
@@ -289,6 +299,12 @@ class Store:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+def _holder(text: str) -> tuple[str, str | None]:
+    """(pid, since) from the lock file's line ``<pid> <UTC time>`` (an older one holds the pid only)."""
+    parts = text.split()
+    return (parts[0] if parts else "unknown"), (parts[1] if len(parts) > 1 else None)
 
 
 def redact_response(response: AdapterResponse) -> AdapterResponse:

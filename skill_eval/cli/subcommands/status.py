@@ -11,7 +11,7 @@ from skill_eval.engine.options import RunOptions
 from skill_eval.engine.status import explain, plan_status
 from skill_eval.errors import SkillEvalError
 from skill_eval.model.project import Project
-from skill_eval.review.render.markdown import plural
+from skill_eval.review.render.console import work_line
 
 
 def status(project: Project, options: RunOptions, as_json: bool = False,
@@ -46,10 +46,8 @@ def _print(data: dict[str, Any]) -> None:
         for item in data[section]:
             print(f"{verb:9} {shown(item['task'])}: {shown(item['reason'])}")
     reasons = Counter(i["reason"] for i in data["run"])
-    # Counted as `run` counts them: skill tables (the summary is rebuilt with any of them).
-    tables = sum(1 for i in data["rebuild"] if i["task"] != "summary")
-    print(f"{data['suite']}: {plural(data['planned'], 'run')} planned; would run {len(data['run'])}, "
-          f"re-grade {len(data['regrade'])}, rebuild {plural(tables, 'table')}"
+    # The same line `run` starts with (one count: engine.status.count_work).
+    print(work_line(data["suite"], data["counts"])
           + (f"; estimated cost ${data['estimated_cost_usd']:.2f}" if data["estimated_cost_usd"] else ""))
     if reasons and len(data["run"]) > 20:
         for reason, n in reasons.most_common(5):
