@@ -34,6 +34,7 @@ from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import index_replay
 from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
+from skill_eval.store.remote_tier.tier import RemoteTier, open_tier
 from skill_eval.store.store import Store
 
 # Outcomes that say the run never started (nothing stored): not shared with another slot.
@@ -127,6 +128,11 @@ class Engine:
         self.shared_runs = 0
         # Where runs execute (threads here, or Ray tasks); the store is written here either way.
         self.executor: Executor = executor or ThreadsExecutor()
+        # The shared remote behind the store (store.remote_tier), or None; run keys of the runs
+        # it served in this invocation (their grades may come from it too).
+        self.remote: RemoteTier | None = open_tier(self.suite.remote, store, self.suite.root,
+                                                   self.options.remote, self.options.no_remote)
+        self._served: set[str] = set()
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -278,7 +284,9 @@ class Engine:
             self.progress.running += 1
         self.on_event("start", spec, None)
         try:
-            outcome = self.executor.run(spec, self.suite, self.store)
+            served = (self.remote.fetch_run(spec.key)
+                      if self.remote is not None and not self.options.force else None)
+            outcome = served if served is not None else self.executor.run(spec, self.suite, self.store)
         finally:
             with self.progress.lock:
                 self.progress.running -= 1
@@ -296,7 +304,10 @@ class Engine:
                 usage = outcome.response.usage
                 self.progress.tokens += float(usage.get("input_tokens", 0)) + float(
                     usage.get("output_tokens", 0))
-                self.progress.cost_usd += float(usage.get("cost_usd", 0))
+                if served is None:  # a run the remote served cost nothing now
+                    self.progress.cost_usd += float(usage.get("cost_usd", 0))
+                else:
+                    self._served.add(spec.key)
                 cost = usage.get("cost_usd")
                 if isinstance(cost, int | float) and not isinstance(cost, bool):
                     # `status` estimates what a re-run of this slot would cost from this.
@@ -319,6 +330,10 @@ class Engine:
             result = self.store.get_run(spec.key)
             if result is None:
                 return self._damaged(spec)
+        grade = self._served_grade(spec)
+        if grade is not None:
+            self._graded_now(spec)
+            return grade
         try:
             grade = grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
         except JudgeError as exc:
@@ -340,13 +355,27 @@ class Engine:
             with self.progress.lock:
                 self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
         self.store.put_json("grades", self.grade_key(spec), grade)
+        self._graded_now(spec)
+        return grade
+
+    def _graded_now(self, spec: RunSpec) -> None:
         # A run shared by identical requests was indexed for replay under its maker's case only.
         index_replay(self.store, spec, self.plan.materials[spec.key]["files"])
         self.state.record_grade(self.slot(spec), self.keys.material_key(spec), GRADER_VERSION)
         remember_grading(self.state, spec, self.keys)
         with self.progress.lock:
             self.touched_slots.add(self.slot(spec))
-        return grade
+
+    def _served_grade(self, spec: RunSpec) -> dict[str, Any] | None:
+        """The remote's grade of a run the remote served: the grade of that very entry (a run
+        made here may differ from the remote's entry under the same key, so it is graded here)."""
+        if self.remote is None or spec.key not in self._served:
+            return None
+        key = self.grade_key(spec)
+        if self.remote.fetch_json("grades", key) is None:
+            return None
+        grade = self.store.get_json("grades", key)
+        return grade if isinstance(grade, dict) else None
 
     def _damaged(self, spec: RunSpec) -> None:
         """The entry looked whole by its stat stamp but did not verify (bytes changed in place):

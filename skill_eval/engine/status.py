@@ -8,6 +8,7 @@ from typing import Any
 from skill_eval.engine.engine import Engine, RunOptions
 from skill_eval.engine.options import only_matched_nothing
 from skill_eval.engine.reasons import PARTS, grading_parts
+from skill_eval.engine.remote_sync import remote_serves
 from skill_eval.engine.state import slot_material
 from skill_eval.errors import SkillEvalError
 from skill_eval.fs.hashing import key_of
@@ -29,6 +30,7 @@ def plan_status(project: Project, options: RunOptions) -> tuple[Engine, dict[str
     stale = set(stale_skills(engine))
     tables = sorted(touched | stale)
     estimate = _cost_estimate(engine, runs)
+    served = remote_serves(engine, [p.spec.key for p in runs]) if not options.force else set()
     data = {
         "suite": project.suite.name,
         "planned": len(engine.selected_runs()),
@@ -37,6 +39,8 @@ def plan_status(project: Project, options: RunOptions) -> tuple[Engine, dict[str
         "rebuild": [{"task": f"bench:{s}", "reason": "inputs changed" if s in touched
                      else "tables missing or out of date"} for s in tables],
         "estimated_cost_usd": estimate,
+        # Pending runs the remote holds: a run adopts them with no adapter call.
+        "remote_serves": sorted(p.spec.task_name for p in runs if p.spec.key in served),
     }
     if tables:
         data["rebuild"].append({"task": "summary", "reason": "a skill's tables changed"})

@@ -59,6 +59,16 @@ class ExecutorConfig:
 
 
 @dataclass(frozen=True)
+class RemoteConfig:
+    """The shared remote store behind the local one (``remote:``; docs/remote.md). Never part of a
+    key: an entry fetched from it is the entry a local run would have stored under that key."""
+
+    url: str  # s3://bucket/prefix, gs://..., az://..., file:///folder
+    push: bool = True  # False: read only
+    sign_key_env: str | None = None  # the variable holding the HMAC key that signs and checks entries
+
+
+@dataclass(frozen=True)
 class SkillSelector:
     """One entry of ``skills:``: a name or glob, optionally with a format and eval-set files."""
 
@@ -94,6 +104,7 @@ class Suite:
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
+    remote: RemoteConfig | None = None
     adaptive: AdaptiveConfig | None = None
     gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
@@ -197,6 +208,14 @@ def _executor(raw: Any) -> ExecutorConfig:
                           num_cpus_per_run=float(cfg.get("num_cpus_per_run", 1)),
                           resources={k: float(v) for k, v in (cfg.get("resources") or {}).items()},
                           runtime_env=dict(cfg.get("runtime_env") or {}))
+
+
+def _remote(raw: Any) -> RemoteConfig | None:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return RemoteConfig(raw)
+    return RemoteConfig(raw["url"], push=bool(raw.get("push", True)), sign_key_env=raw.get("sign_key_env"))
 
 
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
@@ -385,7 +404,8 @@ def load_suite(path: str | Path) -> Suite:
         include_unscorable=bool(raw.get("include_unscorable", False)),
         split=raw.get("split", "all"),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
-        executor=_executor(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
+        executor=_executor(raw.get("executor")), remote=_remote(raw.get("remote")),
+        threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
     )

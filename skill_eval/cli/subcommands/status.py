@@ -51,6 +51,8 @@ def _print(data: dict[str, Any]) -> None:
     print(f"{data['suite']}: {plural(data['planned'], 'run')} planned; would run {len(data['run'])}, "
           f"re-grade {len(data['regrade'])}, rebuild {plural(tables, 'table')}"
           + (f"; estimated cost ${data['estimated_cost_usd']:.2f}" if data["estimated_cost_usd"] else ""))
+    if data.get("remote_serves"):
+        print(f"{plural(len(data['remote_serves']), 'run')} in the remote: no call")
     if reasons and len(data["run"]) > 20:
         for reason, n in reasons.most_common(5):
             print(f"  {n:6} × {shown(reason)}")
