@@ -185,7 +185,7 @@ def test_signed_remote_refuses_unsigned_and_forged_entries(tmp_path: Path, remot
 def test_two_machines_pushing_one_key_at_once_leave_one_whole_entry(tmp_path: Path, remote: Remote):
     from skill_eval.model.config import RemoteConfig
     from skill_eval.model.results import AdapterResponse
-    from skill_eval.store.remote_tier.tier import RemoteTier
+    from skill_eval.store.remote_tier.tier import RemoteTier, _run_files
     from skill_eval.store.store import Store
 
     key = "ab" * 32
@@ -212,7 +212,7 @@ def test_two_machines_pushing_one_key_at_once_leave_one_whole_entry(tmp_path: Pa
     got = RemoteTier(RemoteConfig(remote.url), reader, tmp_path).fetch_run(key)
     assert got is not None and got.output.startswith("writer ")
     winner = int(got.output.split()[1])
-    assert reader.run_files(key) == tiers[winner].store.run_files(key)
+    assert _run_files(reader, key) == _run_files(tiers[winner].store, key)
 
 
 KILLED_PUSH = r'''

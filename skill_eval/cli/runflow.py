@@ -97,6 +97,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
 def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
                 started: float, check: FastCheck | None = None) -> int:
     from skill_eval.cli.progress import ProgressLine
+    from skill_eval.cli.subcommands.remote import remote_notes
     from skill_eval.engine.engine import Engine
     from skill_eval.engine.executors import make_executor
     from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, reader_inputs, watch_files
@@ -193,8 +194,6 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     finally:
         executor.close()
         release_owner()  # our adapters and workspaces are gone by now
-        if engine.remote is not None:
-            engine.remote.drain()  # the pushes still in flight
         _save_state(engine)
     if engine.storage_error is not None:
         with contextlib.suppress(StorageError):
@@ -239,9 +238,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if failures or engine.progress.errors or engine.judge_errors or engine.not_kept:
         code = 2
     _print_outcome(engine, benches, time.monotonic() - started)
-    from skill_eval.cli.subcommands.remote import remote_notes
-
-    remote_notes(engine)  # a failing remote is a warning: the exit code is the suite's
+    remote_notes(engine)  # what it served; a failing remote is a warning: the exit code is the suite's
     if engine.budget_stopped:
         print(f"skill-eval: budget of ${engine.budget:g} spent (${engine.progress.cost_usd:.2f}): "
               f"{engine.budget_stopped} runs not started; the suite is incomplete. Raise --max-cost "
@@ -331,11 +328,6 @@ def _print_outcome(engine: Engine, benches: list[dict[str, Any]], elapsed: float
     _say(f"Done in {elapsed:.1f}s: {plural(p.done, 'run')} executed{shared}, {plural(p.errors, 'error')}. "
          f"Results: {display_path(engine.suite.results)}/summary.md, review page "
          f"{display_path(engine.suite.results)}/index.html")
-    from skill_eval.cli.subcommands.remote import served_line
-
-    served = served_line(engine)
-    if served:
-        _say(served)
 
 
 def _moved(results: Path) -> list[dict[str, Any]]:

@@ -128,11 +128,9 @@ class Engine:
         self.shared_runs = 0
         # Where runs execute (threads here, or Ray tasks); the store is written here either way.
         self.executor: Executor = executor or ThreadsExecutor()
-        # The shared remote behind the store (store.remote_tier), or None; run keys of the runs
-        # it served in this invocation (their grades may come from it too).
+        # The shared remote behind the store (store.remote_tier), or None.
         self.remote: RemoteTier | None = open_tier(self.suite.remote, store, self.suite.root,
                                                    self.options.remote, self.options.no_remote)
-        self._served: set[str] = set()
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -306,8 +304,6 @@ class Engine:
                     usage.get("output_tokens", 0))
                 if served is None:  # a run the remote served cost nothing now
                     self.progress.cost_usd += float(usage.get("cost_usd", 0))
-                else:
-                    self._served.add(spec.key)
                 cost = usage.get("cost_usd")
                 if isinstance(cost, int | float) and not isinstance(cost, bool):
                     # `status` estimates what a re-run of this slot would cost from this.
@@ -330,12 +326,10 @@ class Engine:
             result = self.store.get_run(spec.key)
             if result is None:
                 return self._damaged(spec)
-        grade = self._served_grade(spec)
-        if grade is not None:
-            self._graded_now(spec)
-            return grade
+        # A run the remote served comes with its grade when the remote has it (no judge call).
+        fetched = self.remote.served_grade(spec.key, self.grade_key(spec)) if self.remote else None
         try:
-            grade = grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
+            grade = fetched or grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
         except JudgeError as exc:
             # The run stays stored; the grade is not, so the next run asks the judge again.
             # tables show the run as errored (kind "judge") and `run` exits 2.
@@ -351,31 +345,18 @@ class Engine:
                         self.judge_fatal = message
             self.touched_slots.add(self.slot(spec))
             return None
-        if grade.get("judge_cached") is False:
-            with self.progress.lock:
-                self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
-        self.store.put_json("grades", self.grade_key(spec), grade)
-        self._graded_now(spec)
-        return grade
-
-    def _graded_now(self, spec: RunSpec) -> None:
+        if fetched is None:
+            if grade.get("judge_cached") is False:
+                with self.progress.lock:
+                    self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
+            self.store.put_json("grades", self.grade_key(spec), grade)
         # A run shared by identical requests was indexed for replay under its maker's case only.
         index_replay(self.store, spec, self.plan.materials[spec.key]["files"])
         self.state.record_grade(self.slot(spec), self.keys.material_key(spec), GRADER_VERSION)
         remember_grading(self.state, spec, self.keys)
         with self.progress.lock:
             self.touched_slots.add(self.slot(spec))
-
-    def _served_grade(self, spec: RunSpec) -> dict[str, Any] | None:
-        """The remote's grade of a run the remote served: the grade of that very entry (a run
-        made here may differ from the remote's entry under the same key, so it is graded here)."""
-        if self.remote is None or spec.key not in self._served:
-            return None
-        key = self.grade_key(spec)
-        if self.remote.fetch_json("grades", key) is None:
-            return None
-        grade = self.store.get_json("grades", key)
-        return grade if isinstance(grade, dict) else None
+        return grade
 
     def _damaged(self, spec: RunSpec) -> None:
         """The entry looked whole by its stat stamp but did not verify (bytes changed in place):

@@ -14,6 +14,7 @@ from skill_eval.intake.yamlpos import load_yaml
 from skill_eval.model.ablation.parts import Ablation, default_name
 from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
+from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_config, remote_config
 from skill_eval.model.runsettings import CaseRunOptions
 
 DEFAULT_ADAPTER = "demo"
@@ -45,27 +46,6 @@ class JudgeConfig:
     version: str | None = None
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     timeout_seconds: float | None = None
-
-
-@dataclass(frozen=True)
-class ExecutorConfig:
-    """Where runs execute (never part of a key: every executor gives the same results)."""
-
-    name: str = "threads"  # "threads" | "ray"
-    address: str | None = None  # ray: "auto", "ray://host:10001", host:port; None: RAY_ADDRESS or local
-    num_cpus_per_run: float = 1.0
-    resources: dict[str, float] = field(default_factory=dict, hash=False)
-    runtime_env: dict[str, Any] = field(default_factory=dict, hash=False)
-
-
-@dataclass(frozen=True)
-class RemoteConfig:
-    """The shared remote store behind the local one (``remote:``; docs/remote.md). Never part of a
-    key: an entry fetched from it is the entry a local run would have stored under that key."""
-
-    url: str  # s3://bucket/prefix, gs://..., az://..., file:///folder
-    push: bool = True  # False: read only
-    sign_key_env: str | None = None  # the variable holding the HMAC key that signs and checks entries
 
 
 @dataclass(frozen=True)
@@ -195,27 +175,6 @@ def _depends_problems(raw: dict[str, Any], root: Path, file: str, where: Any) ->
                                           "(it is relative to this file's folder) or remove it",
                                     line, col))
     return problems
-
-
-def _executor(raw: Any) -> ExecutorConfig:
-    if not raw:
-        return ExecutorConfig()
-    if isinstance(raw, str):
-        return ExecutorConfig(raw)
-    name, cfg = next(iter(raw.items()))
-    cfg = cfg or {}
-    return ExecutorConfig(name, address=cfg.get("address"),
-                          num_cpus_per_run=float(cfg.get("num_cpus_per_run", 1)),
-                          resources={k: float(v) for k, v in (cfg.get("resources") or {}).items()},
-                          runtime_env=dict(cfg.get("runtime_env") or {}))
-
-
-def _remote(raw: Any) -> RemoteConfig | None:
-    if raw is None:
-        return None
-    if isinstance(raw, str):
-        return RemoteConfig(raw)
-    return RemoteConfig(raw["url"], push=bool(raw.get("push", True)), sign_key_env=raw.get("sign_key_env"))
 
 
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
@@ -402,10 +361,9 @@ def load_suite(path: str | Path) -> Suite:
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
         include_unscorable=bool(raw.get("include_unscorable", False)),
-        split=raw.get("split", "all"),
+        split=raw.get("split", "all"), remote=remote_config(raw.get("remote")),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
-        executor=_executor(raw.get("executor")), remote=_remote(raw.get("remote")),
-        threshold=float(raw.get("threshold", 1.0)),
+        executor=executor_config(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
     )

@@ -71,11 +71,8 @@ write_atomic = _write_atomic  # whole small files beside the entries (the histor
 
 
 class Tier(Protocol):
-    """A tier behind this store (store.remote_tier): told of each entry stored here, asked for
-    a JSON blob missing here."""
-
+    """A tier behind this store (store.remote_tier): told of each new entry, asked for a missing blob."""
     def stored(self, kind: str, key: str) -> None: ...
-
     def missing(self, kind: str, key: str) -> bytes | None: ...
 
 
@@ -149,42 +146,23 @@ class Store:
                          limits=limits if isinstance(limits, dict) else None,
                          **_session_and_created(self.run_dir(key), meta))
 
-    def run_files(self, key: str) -> dict[str, bytes] | None:
-        """A stored entry's files as its manifest lists them, each verified (for a push), or
-        None when it is missing or does not verify."""
-        entry = self.run_dir(key)
-        try:
-            listed = json.loads((entry / MANIFEST).read_bytes())["files"]
-            files = {rel: (entry / rel).read_bytes() for rel in listed}
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-        if any(hashlib.sha256(data).hexdigest() != listed[rel] for rel, data in files.items()):
-            return None
-        return files
-
     def adopt_run(self, key: str, files: dict[str, bytes]) -> None:
         """Install an entry another store made (fetched and verified by the caller), as it was
         stored there: it was redacted when it was first written."""
-        tmp_root = self.root / "tmp"
-        with writing(tmp_root):
-            tmp_root.mkdir(parents=True, exist_ok=True)
-            tmp = Path(sharedfiles.mkdtemp(prefix=f"adopt-{key[:12]}-", dir=tmp_root))
+        with writing(self.root / "tmp"):
+            (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+            tmp = Path(sharedfiles.mkdtemp(prefix=f"adopt-{key[:12]}-", dir=self.root / "tmp"))
         try:
-            for rel, data in files.items():
-                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / rel).write_bytes(data)
-            (tmp / FILES).mkdir(exist_ok=True)
-            manifest = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-            (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
-            self._install(tmp, key)
-        except OSError as exc:
-            fault = fault_of(exc, tmp)
-            if fault is None:
-                raise
-            raise fault from None
+            with writing(tmp):
+                for rel, data in files.items():
+                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (tmp / rel).write_bytes(data)
+                (tmp / FILES).mkdir(exist_ok=True)
+                manifest = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
+                (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
+                self._install(tmp, key)
         finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def _install(self, tmp: Path, key: str) -> None:
         target = self.run_dir(key)
@@ -283,7 +261,7 @@ class Store:
 
     # -- generic JSON blobs -----------------------------------------------------------------
 
-    def _json_path(self, kind: str, key: str) -> Path:
+    def json_path(self, kind: str, key: str) -> Path:
         if not kind or kind in _RESERVED_KINDS or "/" in kind or kind.startswith("."):
             raise ValueError(f"invalid store kind {kind!r}")
         return self.root / kind / key[:2] / f"{key}.json"
@@ -297,32 +275,17 @@ class Store:
             data = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         else:
             data = _dump(redact_json(obj))
-        _write_atomic(self._json_path(kind, key), data)
+        _write_atomic(self.json_path(kind, key), data)
         if self.tier is not None:
             self.tier.stored(kind, key)
 
-    def json_bytes(self, kind: str, key: str) -> bytes | None:
-        try:
-            return self._json_path(kind, key).read_bytes()
-        except OSError:
-            return None
-
-    def adopt_json(self, kind: str, key: str, data: bytes) -> None:
-        """Keep a blob another store wrote (the caller verified it), byte for byte."""
-        _write_atomic(self._json_path(kind, key), data)
-
     def get_json(self, kind: str, key: str) -> Any | None:
-        path = self._json_path(kind, key)
+        path = self.json_path(kind, key)
         try:
             return json.loads(path.read_bytes())
         except FileNotFoundError:
-            fetched = self.tier.missing(kind, key) if self.tier is not None else None
-            if fetched is None:
-                return None
-            try:
-                return json.loads(fetched)
-            except ValueError:
-                return None
+            fetched = self.tier.missing(kind, key) if self.tier is not None else None  # verified there
+            return json.loads(fetched) if fetched is not None else None
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 path.unlink()  # written atomically, so a bad file is damage: recompute it

@@ -35,11 +35,15 @@ class _Shown:
 
 
 def remote_notes(engine: Engine) -> None:
-    """The remote's warning (once) and each entry it refused (once), on stderr."""
+    """When the pushes in flight are done: what the remote saved (stdout), its warning (once) and
+    each entry it refused (once), on stderr."""
     tier = engine.remote
     if tier is None:
         return
     tier.drain()
+    served = served_line(engine)
+    if served:
+        print(served, flush=True)
     for warning in tier.warnings:
         print(f"skill-eval: warning: {warning}", file=sys.stderr)
     for refused in tier.tally.refused:

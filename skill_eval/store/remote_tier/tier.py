@@ -11,6 +11,8 @@ warning, and the command goes on with the local store alone.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -23,7 +25,7 @@ from skill_eval.model.results import RunResult
 from skill_eval.store.remote_tier.entries import Refused, blob_path, manifest_path, pack, unpack
 from skill_eval.store.remote_tier.objects import ObjectClient, RemoteUnavailable
 from skill_eval.store.remote_tier.provenance import provenance
-from skill_eval.store.store import Store
+from skill_eval.store.store import MANIFEST, Store, write_atomic
 
 RUNS = "runs"
 # The JSON blobs shared besides runs: grades, and judge verdicts (which cost money).
@@ -55,6 +57,7 @@ class RemoteTier:
         self._lock = threading.Lock()
         self._client: ObjectClient | None = None
         self._refused: set[tuple[str, str]] = set()
+        self._served: set[str] = set()  # run keys adopted from the remote in this command
         self._pool: ThreadPoolExecutor | None = None
         self._pending: list[Future[None]] = []
         self._provenance: dict[str, Any] | None = None
@@ -89,6 +92,14 @@ class RemoteTier:
             self.disabled = True
             self.warnings.append(f"remote {self.config.url} not used: {why}; "
                                  "going on with the local store only")
+
+    def _no_pushes(self, why: str) -> None:
+        """A push failed (a read-only credential, say): reads go on, pushes stop, one warning."""
+        with self._lock:
+            if self.push_enabled and not self.disabled:
+                self.push_enabled = False
+                self.warnings.append(f"remote {self.config.url}: pushes stopped: {why}; "
+                                     "runs made here stay in the local store")
 
     def _refuse(self, kind: str, key: str, why: str) -> None:
         with self._lock:
@@ -135,6 +146,7 @@ class RemoteTier:
         if result is not None:
             cost = result.response.usage.get("cost_usd", 0)
             with self._lock:
+                self._served.add(key)
                 self.tally.served += 1
                 if isinstance(cost, int | float) and not isinstance(cost, bool):
                     self.tally.saved_usd += float(cost)
@@ -145,10 +157,22 @@ class RemoteTier:
         data = files.get("entry.json") if files is not None else None
         if data is None:
             return None
-        self.store.adopt_json(kind, key, data)
+        write_atomic(self.store.json_path(kind, key), data)  # byte for byte, as its writer stored it
         with self._lock:
             self.tally.fetched += 1
         return data
+
+    def served_grade(self, run_key: str, grade_key: str) -> dict[str, Any] | None:
+        """The remote's grade of a run adopted from it, or None. Only such a run's: a run made
+        here may differ from the remote's entry under the same key, so it is graded here."""
+        if run_key not in self._served:
+            return None
+        data = self.fetch_json("grades", grade_key)
+        try:
+            grade = json.loads(data) if data is not None else None
+        except ValueError:
+            return None
+        return grade if isinstance(grade, dict) else None
 
     def missing(self, kind: str, key: str) -> bytes | None:
         """The store's question for a blob it lacks: judge verdicts are keyed by what the judge
@@ -171,11 +195,7 @@ class RemoteTier:
         client = self.client()
         if client is None or not self.push_enabled or (kind, key) in self._refused:
             return "skipped"
-        if kind == RUNS:
-            files = self.store.run_files(key)
-        else:
-            data = self.store.json_bytes(kind, key)
-            files = {"entry.json": data} if data is not None else None
+        files = _run_files(self.store, key) if kind == RUNS else _json_file(self.store, kind, key)
         if files is None:
             return "skipped"
         if self._provenance is None:
@@ -186,7 +206,7 @@ class RemoteTier:
                 client.create(blob_path(kind, key, sha), data)  # content-addressed: one content a name
             made = client.create(manifest_path(kind, key), packed.manifest)  # last: now it is visible
         except RemoteUnavailable as exc:
-            self._fail(str(exc))
+            self._no_pushes(str(exc))
             return "skipped"
         with self._lock:
             if made:
@@ -208,6 +228,25 @@ class RemoteTier:
             if self._pool is not None and not self._pending:
                 self._pool.shutdown(wait=True)
                 self._pool = None
+
+
+def _run_files(store: Store, key: str) -> dict[str, bytes] | None:
+    """A stored run's files as its manifest lists them, each verified, or None."""
+    entry = store.run_dir(key)
+    try:
+        listed = json.loads((entry / MANIFEST).read_bytes())["files"]
+        files = {rel: (entry / rel).read_bytes() for rel in listed}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    ok = all(hashlib.sha256(data).hexdigest() == listed[rel] for rel, data in files.items())
+    return files if ok else None
+
+
+def _json_file(store: Store, kind: str, key: str) -> dict[str, bytes] | None:
+    try:
+        return {"entry.json": store.json_path(kind, key).read_bytes()}
+    except OSError:
+        return None
 
 
 def open_tier(config: RemoteConfig | None, store: Store, project_root: Path, url: str | None = None,
