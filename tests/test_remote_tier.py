@@ -299,3 +299,31 @@ def test_missing_sign_key_is_one_warning_and_a_local_run(tmp_path: Path, remote:
     assert code == 0 and kit.calls() == 6
     assert err.count("NOT_SET_HERE is not set") == 1
     assert remote.objects() == {}
+
+
+@pytest.mark.slow
+def test_under_ray_the_driver_serves_hits_and_pushes_what_workers_made(tmp_path: Path, monkeypatch):
+    import shutil
+
+    from test_executors import RAY_ENV, RAY_MISSING, lines, make_kit
+
+    if RAY_MISSING:
+        pytest.skip("ray is not installed here (pip install 'skill-eval[ray]'): not tested under Ray")
+    for k, v in RAY_ENV.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    remote = tmp_path / "remote"
+    a = make_kit(tmp_path, "a", extra=f"executor: {{ray: {{num_cpus_per_run: 0.5}}}}\nremote: file://{remote}\n")
+    monkeypatch.setenv("KIT_DIR", str(a.root))
+    code, out, err = a.run()
+    assert code == 0 and len(lines(a)) == 12, out + err
+    assert len([p for p in remote.rglob("manifest.json") if "/runs/" in str(p)]) == 12
+    b = a.copy_to(tmp_path / "b")
+    shutil.rmtree(b.store)
+    shutil.rmtree(b.results)
+    (b.root / "calls.log").unlink()
+    monkeypatch.setenv("KIT_DIR", str(b.root))
+    code, out, err = b.run()
+    assert code == 0 and lines(b) == [], out + err  # no run reached a worker
+    assert "Remote: 12 runs served" in out
+    assert snapshot(b.results) == snapshot(a.results)
