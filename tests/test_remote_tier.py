@@ -327,3 +327,19 @@ def test_under_ray_the_driver_serves_hits_and_pushes_what_workers_made(tmp_path:
     assert code == 0 and lines(b) == [], out + err  # no run reached a worker
     assert "Remote: 12 runs served" in out
     assert snapshot(b.results) == snapshot(a.results)
+
+
+def test_an_entry_holding_what_no_run_entry_has_is_refused(tmp_path: Path, remote: Remote):
+    from skill_eval.model.config import RemoteConfig
+    from skill_eval.store.remote_tier.entries import manifest_path, pack
+    from skill_eval.store.remote_tier.tier import RemoteTier
+    from skill_eval.store.store import Store
+
+    key = "ef" * 32
+    for files in ({"files": b"a file where a folder goes"}, {"hook.sh": b"rm -rf ~"}):
+        remote.client().create(manifest_path("runs", key), pack("runs", key, files, {}, None).manifest)
+        tier = RemoteTier(RemoteConfig(remote.url), Store(tmp_path / "s"), tmp_path)
+        assert tier.fetch_run(key) is None and "which no run entry has" in tier.tally.refused[0]
+        assert not (tmp_path / "s" / "runs").exists()
+        remote.overwrite(manifest_path("runs", key), b"")  # the next case under the same key
+        key = "fe" * 32

@@ -20,17 +20,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.fs.storage import StorageError
 from skill_eval.model.config import RemoteConfig
 from skill_eval.model.results import RunResult
 from skill_eval.store.remote_tier.entries import Refused, blob_path, manifest_path, pack, unpack
 from skill_eval.store.remote_tier.objects import ObjectClient, RemoteUnavailable
 from skill_eval.store.remote_tier.provenance import provenance
-from skill_eval.store.store import MANIFEST, Store, write_atomic
+from skill_eval.store.store import FILES, LEGACY_OUTPUTS, MANIFEST, SESSION, Store, write_atomic
 
 RUNS = "runs"
 # The JSON blobs shared besides runs: grades, and judge verdicts (which cost money).
 SHARED_JSON = ("grades", "judge")
 PUSHERS = 4  # pushes in flight at once, beside the runs
+ENTRY = "entry.json"  # the one file of a grade's or a verdict's entry
+# What a run entry may hold (store.store's layout); anything else is refused, not written.
+RUN_FILES = frozenset({"response.json", "output.txt", "timing.json", "meta.json", "stderr.txt", SESSION})
+RUN_FOLDERS = frozenset({FILES, LEGACY_OUTPUTS})
 
 
 @dataclass
@@ -141,7 +146,18 @@ class RemoteTier:
         files = self._fetch(RUNS, key)
         if files is None:
             return None
-        self.store.adopt_run(key, files)
+        odd = sorted(rel for rel in files if rel not in RUN_FILES and rel.partition("/")[0] not in RUN_FOLDERS
+                     or rel in RUN_FOLDERS)
+        if odd:
+            self._refuse(RUNS, key, f"it holds {odd[0]!r}, which no run entry has")
+            return None
+        try:
+            self.store.adopt_run(key, files)
+        except StorageError:
+            raise  # our disk: the engine stops on it, as for a local run
+        except OSError as exc:
+            self._refuse(RUNS, key, f"it could not be stored here ({exc.strerror or exc})")
+            return None
         result = self.store.get_run(key)
         if result is not None:
             cost = result.response.usage.get("cost_usd", 0)
@@ -154,9 +170,12 @@ class RemoteTier:
 
     def fetch_json(self, kind: str, key: str) -> bytes | None:
         files = self._fetch(kind, key)
-        data = files.get("entry.json") if files is not None else None
-        if data is None:
+        if files is None:
             return None
+        if set(files) != {ENTRY}:
+            self._refuse(kind, key, f"it holds {sorted(files)}, not one {ENTRY}")
+            return None
+        data = files[ENTRY]
         write_atomic(self.store.json_path(kind, key), data)  # byte for byte, as its writer stored it
         with self._lock:
             self.tally.fetched += 1
@@ -244,7 +263,7 @@ def _run_files(store: Store, key: str) -> dict[str, bytes] | None:
 
 def _json_file(store: Store, kind: str, key: str) -> dict[str, bytes] | None:
     try:
-        return {"entry.json": store.json_path(kind, key).read_bytes()}
+        return {ENTRY: store.json_path(kind, key).read_bytes()}
     except OSError:
         return None
 
