@@ -41,11 +41,14 @@ def _fresh(root: Path) -> None:
 def bench_small(base: Path, reps: int) -> list[tuple[str, str, str]]:
     times: dict[str, list[float]] = {"cold run (adapter called 48 times, pushes)": [],
                                      "fresh machine, served from the remote": [],
-                                     "local no-op": []}
+                                     "local no-op": [],
+                                     "cold run without a remote (reference)": []}
     names = list(times)
     for rep in range(reps):
         remote = base / f"remote-{rep}"
         suite = small_suite(base / f"small-{rep}")
+        times[names[3]].append(measured(_cli("run", str(suite)), suite.parent)[0])
+        _fresh(suite.parent)
         _with_remote(suite, remote)
         times[names[0]].append(measured(_cli("run", str(suite)), suite.parent)[0])
         _fresh(suite.parent)  # the same inputs on a machine that has nothing yet

@@ -290,6 +290,10 @@ def test_a_remote_that_refuses_connections_warns_once_and_changes_no_exit_code(t
     assert code == expected == 2
     assert err.count("warning: remote s3://nobody/here not used") == 1, err
     assert far.calls() == local.calls() == 6
+    far.control(fail="b1")  # something to run, so status asks the remote
+    with environ(env):
+        code, out, err = far.status()
+    assert code == 0 and err.count("not used") == 1 and "in the remote" not in out
 
 
 def test_missing_sign_key_is_one_warning_and_a_local_run(tmp_path: Path, remote: Remote):

@@ -8,11 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from skill_eval.cli.terminal import shown
 from skill_eval.engine.engine import Engine
 from skill_eval.engine.options import RunOptions
 from skill_eval.engine.remote_sync import collect_remote, pull_suite, push_suite
 from skill_eval.errors import InvalidInput
 from skill_eval.model.project import Project
+from skill_eval.store.redact import redact
 from skill_eval.store.store import Store
 
 
@@ -44,10 +46,11 @@ def remote_notes(engine: Engine) -> None:
     served = served_line(engine)
     if served:
         print(served, flush=True)
+    # The store's messages quote the remote's errors: redacted, and escaped for the terminal.
     for warning in tier.warnings:
-        print(f"skill-eval: warning: {warning}", file=sys.stderr)
+        print(f"skill-eval: warning: {shown(redact(warning))}", file=sys.stderr)
     for refused in tier.tally.refused:
-        print(f"skill-eval: note: the remote's {refused}; refused, made here instead "
+        print(f"skill-eval: note: the remote's {shown(redact(refused))}; refused, made here instead "
               "(the remote entry is left as it is)", file=sys.stderr)
 
 

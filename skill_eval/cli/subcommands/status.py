@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from typing import Any
 
@@ -17,6 +18,8 @@ from skill_eval.review.render.markdown import plural
 def status(project: Project, options: RunOptions, as_json: bool = False,
            explain_task: str | None = None) -> int:
     engine, data = plan_status(project, options)
+    for warning in engine.remote.warnings if engine.remote is not None else ():
+        print(f"skill-eval: warning: {shown(warning)}", file=sys.stderr)  # an unreachable remote
     from skill_eval.grade.audit import audit_case
 
     data["audits"] = [{"skill": se.skill.name, "case": a.case.id, "flags": list(a.flags)}
