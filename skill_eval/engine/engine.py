@@ -32,9 +32,10 @@ from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.runner import index_replay
+from skill_eval.run.unscorable import SameCause
 from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
-from skill_eval.store.remote_tier.tier import RemoteTier, open_tier
+from skill_eval.store.remote_tier.tier import open_tier
 from skill_eval.store.store import Store
 
 # Outcomes that say the run never started (nothing stored): not shared with another slot.
@@ -103,6 +104,8 @@ class Engine:
         self.budget_stopped = 0  # runs not started because the budget was spent
         self.fatal: str | None = None  # an adapter said every run would fail the same way (bad key)
         self.fatal_stopped = 0  # runs not started because of it
+        # Every run so far never reached the model, for one cause (run/unscorable.py): it stops too.
+        self.same_cause = SameCause()
         self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
         # (task slot, message) of grades a judge could not finish: not stored, retried next run.
         self.judge_errors: list[tuple[str, str]] = []
@@ -128,9 +131,7 @@ class Engine:
         self.shared_runs = 0
         # Where runs execute (threads here, or Ray tasks); the store is written here either way.
         self.executor: Executor = executor or ThreadsExecutor()
-        # The shared remote behind the store (store.remote_tier), or None.
-        self.remote: RemoteTier | None = open_tier(self.suite.remote, store, self.suite.root,
-                                                   self.options.remote, self.options.no_remote)
+        self.remote = open_tier(self.suite, store, self.options.remote, self.options.no_remote)  # or None
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -282,8 +283,7 @@ class Engine:
             self.progress.running += 1
         self.on_event("start", spec, None)
         try:
-            served = (self.remote.fetch_run(spec.key)
-                      if self.remote is not None and not self.options.force else None)
+            served = self.remote.fetch_run(spec.key) if self.remote and not self.options.force else None
             outcome = served if served is not None else self.executor.run(spec, self.suite, self.store)
         finally:
             with self.progress.lock:
@@ -298,12 +298,15 @@ class Engine:
                 self.progress.errors += 1
                 if outcome.kind == "fatal" and self.fatal is None:
                     self.fatal = outcome.message
+                stop = self.same_cause.see(spec.case.id, outcome)
+                if stop is not None and self.fatal is None:
+                    self.fatal = stop
             else:
+                self.same_cause.see(spec.case.id, outcome)
                 usage = outcome.response.usage
                 self.progress.tokens += float(usage.get("input_tokens", 0)) + float(
                     usage.get("output_tokens", 0))
-                if served is None:  # a run the remote served cost nothing now
-                    self.progress.cost_usd += float(usage.get("cost_usd", 0))
+                self.progress.cost_usd += float(usage.get("cost_usd", 0)) if served is None else 0.0
                 cost = usage.get("cost_usd")
                 if isinstance(cost, int | float) and not isinstance(cost, bool):
                     # `status` estimates what a re-run of this slot would cost from this.
@@ -326,7 +329,6 @@ class Engine:
             result = self.store.get_run(spec.key)
             if result is None:
                 return self._damaged(spec)
-        # A run the remote served comes with its grade when the remote has it (no judge call).
         fetched = self.remote.served_grade(spec.key, self.grade_key(spec)) if self.remote else None
         try:
             grade = fetched or grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)

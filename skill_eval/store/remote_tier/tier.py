@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.fs.storage import StorageError
-from skill_eval.model.config import RemoteConfig
+from skill_eval.model.config import RemoteConfig, Suite
 from skill_eval.model.results import RunResult
 from skill_eval.store.remote_tier.entries import Refused, blob_path, manifest_path, pack, unpack
 from skill_eval.store.remote_tier.objects import ObjectClient, RemoteUnavailable
@@ -268,15 +268,16 @@ def _json_file(store: Store, kind: str, key: str) -> dict[str, bytes] | None:
         return None
 
 
-def open_tier(config: RemoteConfig | None, store: Store, project_root: Path, url: str | None = None,
-              off: bool = False) -> RemoteTier | None:
-    """The tier a command uses (``--remote URL`` overrides the suite's URL, ``--no-remote``
-    turns it off), attached to ``store``; None without a remote."""
+def open_tier(suite: Suite, store: Store, url: str | None = None, off: bool = False) -> RemoteTier | None:
+    """The shared remote a command uses, attached to ``store`` (``--remote URL`` overrides the
+    suite's URL, ``--no-remote`` turns it off); None without a remote. Served runs cost nothing
+    now, and come with their grades when the remote has them (no judge call)."""
+    config = suite.remote
     if off or (config is None and url is None):
         return None
     if url is not None:
         config = RemoteConfig(url, config.push, config.sign_key_env) if config else RemoteConfig(url)
     assert config is not None
-    tier = RemoteTier(config, store, project_root)
+    tier = RemoteTier(config, store, suite.root)
     store.tier = tier
     return tier
