@@ -139,6 +139,13 @@ class Engine:
             self._judge = JudgeProcess(self.suite)
         return self._judge
 
+    def warm_judge(self, grades: list[RunSpec]) -> None:
+        """Get the judge ready in the background when some of these grades will ask it."""
+        if self.suite.judge is not None and any(spec.case.rubric for spec in grades):
+            judge = self.judge_port()
+            if isinstance(judge, JudgeProcess):
+                threading.Thread(target=judge.warm, name="judge-warm", daemon=True).start()
+
     def judge_identity(self) -> dict[str, Any] | None:
         judge = self.judge_port()
         return judge.identity if judge is not None else None

@@ -273,6 +273,7 @@ def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: 
     config = {**doit_config(engine, reporter), "backend": _BACKEND}  # same file format
     db = config["dep_file"]
     _DB_FAULTS.pop(db, None)
+    engine.warm_judge([p.spec for p in (*runs, *grades)])
     try:
         code = DoitMain(_Loader(tasks, config),
                         extra_config={"BACKEND": {_BACKEND: f"{__name__}:GuardedSqliteDB"}}).run(argv)

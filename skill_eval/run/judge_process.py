@@ -105,6 +105,16 @@ class JudgeProcess:
                 self._process = process
         return self._process
 
+    def warm(self) -> None:
+        """Resolve now what the first request would wait for (the claude CLI's default model),
+        so it happens while the first runs go; a failure is left for that request to report."""
+        try:
+            self._started("not judged")
+            if self._direct is not None:
+                self._direct.model(None)
+        except (SkillEvalError, OSError):
+            pass
+
     def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
         process = self._started("not judged")
         try:
