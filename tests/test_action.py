@@ -52,10 +52,18 @@ class Job:
         cond = step.get("if")
         if cond is None:
             return not self.failed
-        # The action's conditions: always() && <output> != ''
+        # The action's conditions: [always() &&] <value> != '' [&& <value> == '']
         parts = [p.strip() for p in cond.split("&&")]
-        assert parts[0] == "always()", cond
-        return all(self.value(p.split("!=")[0].strip()) != "" for p in parts[1:])
+        if parts[0] == "always()":
+            parts = parts[1:]
+        elif self.failed:
+            return False
+        for part in parts:
+            op = "!=" if "!=" in part else "=="
+            assert part.endswith(f"{op} ''"), cond
+            if (self.value(part.split(op)[0].strip()) != "") != (op == "!="):
+                return False
+        return True
 
 
 def _inputs(**given: str) -> dict[str, str]:
@@ -167,6 +175,20 @@ def test_invalid_input_fails_the_job(repo):
     job = _job(repo)
     assert job.failed and job.codes["Read the suite"] == 2 and "Run" not in job.codes
     assert job.codes["Verdict"] == 2 and "did you mean" in job.logs["Read the suite"]
+
+
+@pytest.mark.slow
+def test_with_a_remote_a_fresh_job_is_served_from_it_and_no_cache_is_used(repo, tmp_path):
+    pytest.importorskip("obstore", reason="obstore is not installed: pip install 'skill-eval[remote]'")
+    remote = tmp_path / "remote"
+    job = _job(repo, remote=f"file://{remote}")
+    assert not job.failed, job.logs
+    assert list(remote.rglob("manifest.json")) and not (job.repo.parent / "cache" / "store").exists()
+    fresh = tmp_path / "fresh" / "repo"
+    shutil.copytree(repo, fresh, ignore=shutil.ignore_patterns(".skill-eval", "results"))
+    again = _job(fresh, remote=f"file://{remote}")
+    assert not again.failed, again.logs
+    assert "runs served by" in again.logs["Run"], again.logs["Run"]
 
 
 @pytest.mark.slow

@@ -166,7 +166,8 @@ def _options(args: argparse.Namespace):  # noqa: ANN202
                       executor=getattr(args, "executor", None), sandbox=getattr(args, "sandbox", None),
                       scaffold=bool(getattr(args, "scaffold", False)),
                       allow_tools=tuple(getattr(args, "allow_tools", None) or ()),
-                      threshold=getattr(args, "threshold", None))
+                      threshold=getattr(args, "threshold", None), remote=getattr(args, "remote", None),
+                      no_remote=bool(getattr(args, "no_remote", False)))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -228,10 +229,27 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def cmd_gc(args: argparse.Namespace) -> int:
     from skill_eval.engine.gc import collect
 
+    if args.remote is not None:
+        from skill_eval.cli.subcommands.remote import gc_remote
+
+        return gc_remote([Path(s) for s in args.suites], args.remote or None, args.yes)
+
     removed, kept = collect([Path(s) for s in args.suites], dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     _out(f"gc: {verb} {removed} store entries, kept {kept}")
     return 0
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    from skill_eval.cli.subcommands.remote import push
+
+    return push(_load(args), args.remote)
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    from skill_eval.cli.subcommands.remote import pull
+
+    return pull(_load(args), args.remote)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -102,6 +102,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
 def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
                 started: float, check: FastCheck | None = None) -> int:
     from skill_eval.cli.progress import ProgressLine
+    from skill_eval.cli.subcommands.remote import remote_notes
     from skill_eval.engine.engine import Engine
     from skill_eval.engine.executors import make_executor
     from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, reader_inputs, watch_files
@@ -242,6 +243,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if failures or engine.progress.errors or engine.judge_errors or engine.not_kept:
         code = 2
     _print_outcome(engine, benches, time.monotonic() - started)
+    remote_notes(engine)  # what it served; a failing remote is a warning: the exit code is the suite's
     if engine.budget_stopped:
         print(f"skill-eval: budget of ${engine.budget:g} spent (${engine.progress.cost_usd:.2f}): "
               f"{engine.budget_stopped} runs not started; the suite is incomplete. Raise --max-cost "
@@ -361,6 +363,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         engine.grade_one(pending.spec)
     engine.save_state()
     say_damaged(engine.damaged)
+    from skill_eval.cli.subcommands.remote import remote_notes
+    remote_notes(engine)
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)

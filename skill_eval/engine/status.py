@@ -9,6 +9,7 @@ from typing import Any
 from skill_eval.engine.engine import Engine, Pending, RunOptions
 from skill_eval.engine.options import only_matched_nothing
 from skill_eval.engine.reasons import PARTS, grading_parts
+from skill_eval.engine.remote_sync import remote_serves
 from skill_eval.engine.state import slot_material
 from skill_eval.errors import SkillEvalError
 from skill_eval.fs.hashing import key_of
@@ -73,6 +74,7 @@ def plan_status(project: Project, options: RunOptions) -> tuple[Engine, dict[str
     grades = engine.pending_grades(runs)
     edited = edited_tables(FastState(engine.store.root, project.suite.name).load())
     work = count_work(engine, runs, grades, edited)
+    served = remote_serves(engine, [p.spec.key for p in runs]) if not options.force else set()
     data = {
         "suite": project.suite.name,
         "planned": work.planned,
@@ -81,6 +83,8 @@ def plan_status(project: Project, options: RunOptions) -> tuple[Engine, dict[str
         "regrade": [{"task": "grade:" + engine.slot(p.spec), "reason": p.reason} for p in grades],
         "rebuild": [{"task": task, "reason": why} for task, why in work.rebuild],
         "estimated_cost_usd": _cost_estimate(engine, runs),
+        # Pending runs the remote holds: a run adopts them with no adapter call.
+        "remote_serves": sorted(p.spec.task_name for p in runs if p.spec.key in served),
     }
     engine.cache.save()
     return engine, data

@@ -14,6 +14,7 @@ from skill_eval.intake.yamlpos import load_yaml
 from skill_eval.model.ablation.parts import Ablation, default_name
 from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
+from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_config, remote_config
 from skill_eval.model.runsettings import CaseRunOptions
 
 DEFAULT_ADAPTER = "demo"
@@ -45,17 +46,7 @@ class JudgeConfig:
     version: str | None = None
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     timeout_seconds: float | None = None
-
-
-@dataclass(frozen=True)
-class ExecutorConfig:
-    """Where runs execute (never part of a key: every executor gives the same results)."""
-
-    name: str = "threads"  # "threads" | "ray"
-    address: str | None = None  # ray: "auto", "ray://host:10001", host:port; None: RAY_ADDRESS or local
-    num_cpus_per_run: float = 1.0
-    resources: dict[str, float] = field(default_factory=dict, hash=False)
-    runtime_env: dict[str, Any] = field(default_factory=dict, hash=False)
+    concurrency: int = 4  # judge requests in flight at once, over every grade (never in a key)
 
 
 @dataclass(frozen=True)
@@ -94,6 +85,7 @@ class Suite:
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
+    remote: RemoteConfig | None = None
     adaptive: AdaptiveConfig | None = None
     gate: str = "mean"  # "holm": needs a Holm p <= 0.05 too; "decided": an unsignificant lift is undecided
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
@@ -186,19 +178,6 @@ def _depends_problems(raw: dict[str, Any], root: Path, file: str, where: Any) ->
     return problems
 
 
-def _executor(raw: Any) -> ExecutorConfig:
-    if not raw:
-        return ExecutorConfig()
-    if isinstance(raw, str):
-        return ExecutorConfig(raw)
-    name, cfg = next(iter(raw.items()))
-    cfg = cfg or {}
-    return ExecutorConfig(name, address=cfg.get("address"),
-                          num_cpus_per_run=float(cfg.get("num_cpus_per_run", 1)),
-                          resources={k: float(v) for k, v in (cfg.get("resources") or {}).items()},
-                          runtime_env=dict(cfg.get("runtime_env") or {}))
-
-
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
     if not raw:
         return None
@@ -212,13 +191,11 @@ def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
         command = [command[0], *(str(_resolve(root, a)) if not a.startswith("-") and not Path(a).is_absolute()
                                  and (root / a).is_file() else a for a in command[1:])]
     return JudgeConfig(
-        builtin=raw.get("builtin"),
-        command=tuple(str(c) for c in command) if command else None,
-        model=raw.get("model"),
-        env=tuple(raw.get("env", ())),
+        builtin=raw.get("builtin"), command=tuple(str(c) for c in command) if command else None,
+        model=raw.get("model"), env=tuple(raw.get("env", ())),
         version=None if raw.get("version") is None else str(raw["version"]),
-        options=dict(raw.get("options", {})),
-        timeout_seconds=raw.get("timeout_seconds"),
+        options=dict(raw.get("options", {})), timeout_seconds=raw.get("timeout_seconds"),
+        concurrency=int(raw.get("concurrency", JudgeConfig.concurrency)),
     )
 
 
@@ -383,9 +360,9 @@ def load_suite(path: str | Path) -> Suite:
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
         include_unscorable=bool(raw.get("include_unscorable", False)),
-        split=raw.get("split", "all"),
+        split=raw.get("split", "all"), remote=remote_config(raw.get("remote")),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
-        executor=_executor(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
+        executor=executor_config(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
     )
