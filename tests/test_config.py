@@ -16,7 +16,7 @@ from skill_eval.model.config import Suite, load_suite
 DATA = Path(__file__).parent / "data" / "test_config"
 SUITE_KEYS = ("ablations, adapter, adaptive, allow_scripts, allow_tools, both_arms, executor, gate, "
               "include_unscorable, iterations, jobs, judge, "
-              "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, results, "
+              "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, plugin, results, "
               "scaffold, skill_name_check, skills, "
               "skills_dir, split, store, strict_skills, suite, threshold, timeout_seconds, variants")
 
