@@ -51,8 +51,10 @@ def test_a_plugin_folder_or_its_eval_folder_is_a_suite_with_plugin_evals_default
     assert suite.judge is not None and suite.judge.model == "haiku"
     assert suite.store == plugin.resolve() / ".skill-eval" / "store"
     assert suite.results == plugin.resolve() / "evals" / "results" / "skill-eval"
-    # Neither is given to the agent (the results are in the eval folder, left out already).
+    # Neither is given to the agent (the results are in the eval folder, left out already), nor
+    # the suite file or its blessed baseline: writing them re-runs nothing.
     assert ".skill-eval/store" in suite.plugin.excluded
+    assert {"skill-eval.yaml", "skill-eval.baseline.json"} <= set(suite.plugin.excluded_files)
 
 
 def test_validate_and_status_take_the_folder(plugin):

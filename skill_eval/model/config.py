@@ -363,7 +363,8 @@ def load_suite(path: str | Path) -> Suite:
         executor=_executor(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
-        plugin=None if plugin_root is None else load_plugin(plugin_root, (store, results, path.resolve())),
+        plugin=None if plugin_root is None else load_plugin(plugin_root, (  # and <suite>.baseline.json
+            store, results, path.resolve(), path.resolve().with_name(f"{path.stem}.baseline.json"))),
     )
 
 

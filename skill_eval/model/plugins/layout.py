@@ -84,13 +84,12 @@ def eval_dir(root: Path) -> Path:
 
 
 def load_plugin(root: Path, outside: tuple[Path, ...] = ()) -> Plugin:
-    """The plugin at ``root``; ``outside``: paths (the suite's store, results, file) kept out of
-    what the agent is given when they sit inside it."""
+    """The plugin at ``root``; ``outside``: the suite's own paths (store, results, suite file,
+    blessed baseline) kept out of what the agent is given where they sit inside it."""
     root = root.resolve()
-    folders = [eval_dir(root), *(p for p in (root / "skills").glob("*/evals") if p.is_dir())]
-    folders += [p for p in outside if not p.is_file()]
-    files = [p for p in outside if p.is_file()]
-    return Plugin(plugin_name(root), root, _inside(root, folders), _inside(root, files))
+    evals = [eval_dir(root), *(p for p in (root / "skills").glob("*/evals") if p.is_dir())]
+    own = _inside(root, list(outside))
+    return Plugin(plugin_name(root), root, tuple(sorted({*_inside(root, evals), *own})), own)
 
 
 def _inside(root: Path, paths: list[Path]) -> tuple[str, ...]:
