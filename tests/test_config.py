@@ -109,7 +109,8 @@ BAD = {
         f"(allowed: {SUITE_KEYS})"],
     "nested-unknown-key.yaml": [
         "nested-unknown-key.yaml:5:3: adapter: unknown key 'comand' (did you mean 'command'?); remove or "
-        "rename it (allowed: builtin, command, depends, env, network, options, responses, sandbox, version)"],
+        "rename it (allowed: builtin, command, depends, env, env_preset, network, options, responses, "
+        "sandbox, version)"],
     "wrong-types.yaml": [
         "wrong-types.yaml:3:1: iterations: must be an integer, got '3' (a string); remove the quotes around "
         "the number",
@@ -207,7 +208,8 @@ def test_problems_are_deterministic():
 
 def test_missing_file_and_folder_given_as_suite():
     assert problems("nope.yaml") == ["nope.yaml: file not found; check the path"]
-    assert problems("skills") == ["skills: is a folder; give the suite's YAML file"]
+    assert problems("skills") == ["skills: is a folder; give the suite's YAML file (skill-eval init writes "
+                                  "one), or a Claude Code plugin's folder"]
 
 
 def test_non_utf8_config(tmp_path):

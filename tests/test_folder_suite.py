@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,13 @@ def test_a_plugin_folder_or_its_eval_folder_is_a_suite_with_plugin_evals_default
     assert {"skill-eval.yaml", "skill-eval.baseline.json"} <= set(suite.plugin.excluded_files)
 
 
-def test_validate_and_status_take_the_folder(plugin):
+def test_validate_and_status_take_the_folder(plugin, tmp_path, monkeypatch):
+    # validate's preflight runs `claude --version` and looks for credentials passed to it.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "claude").write_text("#!/bin/sh\necho '2.1.337 (Claude Code)'\n")
+    (tmp_path / "bin" / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
     code, out, err = _cli("validate", str(plugin))
     assert code == 0, err
     assert "1 skill, 1 eval set, 1 case" in out
