@@ -14,6 +14,7 @@ from skill_eval.model.ablation.parts import Ablation, default_name
 from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
 from skill_eval.model.evalcache import marker_exists, remember_valid, schema_marker
+from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_config, remote_config
 from skill_eval.model.plugins.folder_suite import suite_source
 from skill_eval.model.plugins.layout import Plugin, load_plugin, suite_plugin
 from skill_eval.model.runsettings import CaseRunOptions
@@ -52,17 +53,6 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
-class ExecutorConfig:
-    """Where runs execute (never part of a key: every executor gives the same results)."""
-
-    name: str = "threads"  # "threads" | "ray"
-    address: str | None = None  # ray: "auto", "ray://host:10001", host:port; None: RAY_ADDRESS or local
-    num_cpus_per_run: float = 1.0
-    resources: dict[str, float] = field(default_factory=dict, hash=False)
-    runtime_env: dict[str, Any] = field(default_factory=dict, hash=False)
-
-
-@dataclass(frozen=True)
 class SkillSelector:
     """One entry of ``skills:``: a name or glob, optionally with a format and eval-set files."""
 
@@ -98,8 +88,9 @@ class Suite:
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
+    remote: RemoteConfig | None = None
     adaptive: AdaptiveConfig | None = None
-    gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
+    gate: str = "mean"  # "holm": needs a Holm p <= 0.05 too; "decided": an unsignificant lift is undecided
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
     threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (comparison/plugin_scores)
     plugin: Plugin | None = None  # the plugin the skills belong to: loaded whole in the with-skill arm
@@ -189,19 +180,6 @@ def _depends_problems(raw: dict[str, Any], root: Path, file: str, where: Any) ->
                                           "(it is relative to this file's folder) or remove it",
                                     line, col))
     return problems
-
-
-def _executor(raw: Any) -> ExecutorConfig:
-    if not raw:
-        return ExecutorConfig()
-    if isinstance(raw, str):
-        return ExecutorConfig(raw)
-    name, cfg = next(iter(raw.items()))
-    cfg = cfg or {}
-    return ExecutorConfig(name, address=cfg.get("address"),
-                          num_cpus_per_run=float(cfg.get("num_cpus_per_run", 1)),
-                          resources={k: float(v) for k, v in (cfg.get("resources") or {}).items()},
-                          runtime_env=dict(cfg.get("runtime_env") or {}))
 
 
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
@@ -358,9 +336,9 @@ def load_suite(path: str | Path) -> Suite:
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
         include_unscorable=bool(raw.get("include_unscorable", False)),
-        split=raw.get("split", "all"),
+        split=raw.get("split", "all"), remote=remote_config(raw.get("remote")),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
-        executor=_executor(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
+        executor=executor_config(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
         plugin=None if plugin_root is None else load_plugin(plugin_root, (  # and <suite>.baseline.json
