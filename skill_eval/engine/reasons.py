@@ -101,6 +101,14 @@ def skill_change(skill: str, plan: Plan, state: SuiteState) -> str:
 PLUGIN_FILES = "plugin_files"  # state.extra[PLUGIN_FILES]: {root-relative path: short hash}
 
 
+def remember_files(state: SuiteState, plan: Plan) -> None:
+    """The file lists later reasons name changes against: each skill's, and the plugin's."""
+    for name, digest in plan.skills.items():
+        state.skills[name] = {rel: short(h) for rel, h in digest.files.items()}
+    if plan.plugin is not None:
+        state.extra[PLUGIN_FILES] = {rel: short(h) for rel, h in plan.plugin.files.items()}
+
+
 def plugin_change(spec: RunSpec, plan: Plan, state: SuiteState) -> str:
     """The plugin files that changed since the slot last ran: "plugin p: commands/go.md changed"."""
     name = spec.plugin.name if spec.plugin is not None else "plugin"
