@@ -14,7 +14,7 @@ from skill_eval.errors import InvalidInput
 from skill_eval.model.config import Suite, load_suite
 
 DATA = Path(__file__).parent / "data" / "test_config"
-SUITE_KEYS = ("ablations, adapter, adaptive, allow_scripts, allow_tools, both_arms, executor, gate, "
+SUITE_KEYS = ("ablations, adapter, adaptive, agents, allow_scripts, allow_tools, both_arms, executor, gate, "
               "include_unscorable, iterations, jobs, judge, "
               "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, results, "
               "scaffold, skill_name_check, skills, "

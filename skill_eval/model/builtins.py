@@ -22,6 +22,16 @@ ADAPTERS: dict[str, str] = {
     "openai_compat": "openai_compat",
 }
 
+# Builtins that drive an agent CLI: its default executable and the option naming another. The
+# CLI's version is in the run key, so the fast path watches the executable.
+CLI_BINARIES: dict[str, tuple[str, str]] = {
+    "claude_code": ("claude", "claude_bin"),
+    "codex": ("codex", "codex_bin"),
+    "gemini": ("gemini", "gemini_bin"),
+    "opencode": ("opencode", "opencode_bin"),
+    "vibe": ("vibe", "vibe_bin"),
+}
+
 # Builtins that serve ``--judge``; the offline demo/replay adapters do not.
 JUDGE_BUILTINS = ("claude-code", "codex", "openai")
 _JUDGE_ALIASES = {"claude_code": "claude-code", "openai_compat": "openai", "openai-compat": "openai"}

@@ -35,6 +35,8 @@ class Plan:
     project: Project
     adapter: ResolvedAdapter
     runs: list[RunSpec]
+    # name -> adapter, for a suite with ``agents:`` (else empty: every run is ``adapter``'s).
+    agents: dict[str, ResolvedAdapter] = field(default_factory=dict)
     skills: dict[str, SkillDigest] = field(default_factory=dict)
     materials: dict[str, dict[str, Any]] = field(default_factory=dict)  # run key → key material
 
@@ -49,8 +51,11 @@ def fixture_material(case: Case, cache: HashCache) -> list[list[str]]:
 
 def run_material(case: Case, variant: str, model: str, iteration: int, adapter: ResolvedAdapter,
                  fixtures: list[list[str]], skill_digest: str | None,
-                 judge: dict[str, Any] | None = None) -> dict[str, Any]:
+                 judge: dict[str, Any] | None = None, agent: str | None = None) -> dict[str, Any]:
+    # The agent's name only in a suite with ``agents:``: one ``adapter:`` keeps its keys.
+    named = {} if agent is None else {"agent": agent}
     return {
+        **named,
         "scheme": KEY_SCHEME,
         "protocol_version": PROTOCOL_VERSION,
         "mode": variant,
@@ -108,51 +113,57 @@ def variants_for(case: Case, variants: tuple[str, ...], both_arms: bool = False)
 
 def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
               iterations: int | None = None, only: str | None = None,
-              rounds: Mapping[tuple[str, str], int] | None = None) -> Plan:
-    """``rounds``: iterations per (skill, model) for task cases (`run --until-decided`), where
-    they differ from the suite's."""
+              rounds: Mapping[tuple[str, str], int] | None = None,
+              agents: Mapping[str, ResolvedAdapter] | None = None) -> Plan:
+    """``rounds``: iterations per (skill, column) for task cases (`run --until-decided`), where
+    they differ from the suite's. ``agents``: name -> adapter for a suite with ``agents:``."""
     suite = project.suite
     n_iter = iterations or suite.iterations
     rounds = rounds or {}
-    plan = Plan(project, adapter, [])
+    plan = Plan(project, adapter, [], agents=dict(agents or {}))
+    who: list[tuple[str | None, ResolvedAdapter]] = list(plan.agents.items()) or [(None, adapter)]
     for se in project.skills:
         skill = se.skill
         digest, items = tree_digest(skill.path, cache)
         plan.skills[skill.name] = SkillDigest(digest, dict(items))
         for case in se.cases:
             fixtures = fixture_material(case, cache)
-            for variant in variants_for(case, suite.variants, suite.case_runs.both_arms):
-                for model in suite.models:
-                    n = rounds.get((skill.name, model), case_iterations(case, n_iter, bool(iterations))) \
-                        if case.kind == "task" else n_iter
-                    for it in range(1, n + 1):
-                        material = run_material(case, variant, model, it, adapter, fixtures, digest,
-                                                mock_judge(suite))
-                        key = key_of(material)
-                        spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, adapter,
-                                       skill.names)
-                        if only and not matches_only(spec, only):
-                            continue
-                        plan.runs.append(spec)
-                        plan.materials[key] = material
-            if case.kind == "task":
-                _ablation_runs(plan, se.ablations, skill, case, fixtures, items, n_iter, only)
+            for agent, resolved in who:
+                for variant in variants_for(case, suite.variants, suite.case_runs.both_arms):
+                    for model in suite.models:
+                        column = model if agent is None else f"{agent}/{model}"
+                        own = case_iterations(case, n_iter, bool(iterations))
+                        n = rounds.get((skill.name, column), own) if case.kind == "task" else n_iter
+                        for it in range(1, n + 1):
+                            material = run_material(case, variant, model, it, resolved, fixtures, digest,
+                                                    mock_judge(suite), agent)
+                            key = key_of(material)
+                            spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, resolved,
+                                           skill.names, agent=agent)
+                            if only and not matches_only(spec, only):
+                                continue
+                            plan.runs.append(spec)
+                            plan.materials[key] = material
+                if case.kind == "task":
+                    _ablation_runs(plan, se.ablations, skill, case, fixtures, items, n_iter, only,
+                                   agent, resolved)
     return plan
 
 
 def _ablation_runs(plan: Plan, ablations: tuple[AblatedSkill, ...], skill: Skill, case: Case,
-                   fixtures: list[list[str]], items: list[list[str]], n_iter: int, only: str | None) -> None:
+                   fixtures: list[list[str]], items: list[list[str]], n_iter: int, only: str | None,
+                   agent: str | None, adapter: ResolvedAdapter) -> None:
     for ablated in ablations:
         if not ablated.runs_on(case.id):
             continue
         digest = ablated.digest(items)
         for model in plan.suite.models:
             for it in range(1, n_iter + 1):
-                material = run_material(case, ablated.variant, model, it, plan.adapter, fixtures, digest,
-                                        mock_judge(plan.suite))
+                material = run_material(case, ablated.variant, model, it, adapter, fixtures, digest,
+                                        mock_judge(plan.suite), agent)
                 key = key_of(material)
-                spec = RunSpec(key, skill.name, skill.path, case, ablated.variant, model, it, plan.adapter,
-                               skill.names, ablated)
+                spec = RunSpec(key, skill.name, skill.path, case, ablated.variant, model, it, adapter,
+                               skill.names, ablated, agent=agent)
                 if only and not matches_only(spec, only):
                     continue
                 plan.runs.append(spec)
