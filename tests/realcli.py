@@ -30,8 +30,10 @@ REPO = Path(__file__).resolve().parents[1]
 SKILL = "csv-summary"
 SETS = ("newest", "oldest")
 PLUGIN_EVAL_SETS = ("newest", "plugin-eval-oldest")
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex",
+            "gemini": "@google/gemini-cli", "opencode": "opencode-ai"}
 _PIN_KEYS = {("claude", "oldest"): "CLAUDE_CODE_OLDEST", ("codex", "oldest"): "CODEX_OLDEST",
+             ("gemini", "oldest"): "GEMINI_CLI_OLDEST", ("opencode", "oldest"): "OPENCODE_OLDEST",
              ("claude", "plugin-eval-oldest"): "CLAUDE_PLUGIN_EVAL_OLDEST"}
 
 
@@ -64,7 +66,8 @@ def installed_version(exe: Path, name: str) -> str | None:
 
 
 def cli(name: str, which: str = "newest") -> Path:
-    """The ``which`` set's executable ``name`` ("claude", "codex"); skips the test if missing."""
+    """The ``which`` set's executable ``name`` ("claude", "codex", "gemini", "opencode"); skips
+    the test if missing."""
     for prefix in _prefixes(which):
         exe = prefix / "node_modules" / ".bin" / name
         if exe.exists() and os.access(exe, os.X_OK):

@@ -20,6 +20,7 @@ ADAPTERS: dict[str, str] = {
     "codex": "codex",
     "openai": "openai_compat",
     "openai_compat": "openai_compat",
+    "gemini": "gemini",
 }
 
 # Builtins that drive an agent CLI: its default executable and the option naming another. The
