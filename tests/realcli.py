@@ -93,6 +93,8 @@ EVALS = {
 
 
 class Project:
+    """``adapter_yaml``: the adapter mapping's lines; or a whole ``agents:`` block (several agents)."""
+
     def __init__(self, root: Path, adapter_yaml: str, iterations: int = 1, timeout: int = 60,
                  evals: dict[str, Any] | None = None, judge_yaml: str = "", jobs: int = 2):
         self.root = root
@@ -107,7 +109,7 @@ class Project:
         self.suite = root / "suite.yaml"
         self.suite.write_text(
             "suite: real\nskills_dir: skills\nskills: ['*']\n"
-            f"adapter:\n{adapter_yaml}"
+            + (adapter_yaml if adapter_yaml.startswith("agents:") else f"adapter:\n{adapter_yaml}")
             + (f"judge:\n{judge_yaml}" if judge_yaml else "")
             + f"iterations: {iterations}\njobs: {jobs}\ntimeout_seconds: {timeout}\n"
             "store: .store\nresults: results\n")
@@ -138,6 +140,12 @@ class Project:
 
 def skills_loaded(response: dict) -> list[str]:
     return [e["name"] for e in response["events"] if e["type"] == "skill_loaded"]
+
+
+def agent_entry(name: str, adapter_yaml: str) -> str:
+    """One ``agents:`` entry from an adapter mapping's lines (as claude_yaml writes them)."""
+    lines = adapter_yaml.rstrip("\n").split("\n")
+    return f"  - name: {name}\n" + "".join(f"  {line}\n" for line in lines)
 
 
 def claude_yaml(exe: Path, base_url: str, extra: str = "") -> str:

@@ -136,3 +136,42 @@ def test_gemini_no_key_stops_the_suite(tmp_path, capsys, server, monkeypatch, ge
     code, out, _ = project.run(capsys)
     assert code == 2 and "GEMINI_API_KEY is not set" in out
     assert server.model_calls() == []
+
+
+# --------------------------------------------------------------------------- opencode
+
+
+@pytest.fixture(params=SETS)
+def opencode(request):
+    import shutil
+
+    if shutil.which("rg") is None:
+        pytest.skip("OpenCode's skill tool needs ripgrep (rg) on PATH, else it downloads one: .ci/run "
+                    "installs Debian's ripgrep")
+    return cli("opencode", request.param)
+
+
+def opencode_yaml(exe: Path, url: str, extra: str = "") -> str:
+    return (f"  builtin: opencode\n  options: {{opencode_bin: {json.dumps(str(exe))}, "
+            f"base_url: {json.dumps(url + '/v1')}, model: fake-model-1{extra}}}\n")
+
+
+def test_opencode_suite_run(tmp_path, capsys, opencode, server, real_home, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-oc-test-not-a-real-key")
+    project = Project(tmp_path, opencode_yaml(opencode, server.url), iterations=1, jobs=1, timeout=240)
+    code, out, _ = project.run(capsys)
+    assert code == 0, out
+    _check_arms(project, server, "skill")
+    for _meta, resp in project.responses():
+        assert "cost_usd" not in resp["usage"]  # our provider has no price: unknown, not 0
+        assert resp["usage"]["num_turns"] >= 1
+    calls = server.model_calls()
+    assert all(c["path"] == "/v1/chat/completions" for c in calls)
+    auth = {{k.lower(): v for k, v in c["headers"].items()}.get("authorization") for c in calls}
+    assert auth == {"Bearer sk-oc-test-not-a-real-key"}
+    # the workspace holds no config of ours: the provider is in the run's fresh home
+    assert not any("opencode.json" in p.name for p in (tmp_path / "results").rglob("*"))
+    from skill_eval.run.adapters import opencode as adapter
+
+    version = adapter.identity_extra({"opencode_bin": str(opencode)})["agent_version"]
+    assert version == installed_version(opencode, "opencode")

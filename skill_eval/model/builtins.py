@@ -21,6 +21,7 @@ ADAPTERS: dict[str, str] = {
     "openai": "openai_compat",
     "openai_compat": "openai_compat",
     "gemini": "gemini",
+    "opencode": "opencode",
 }
 
 # Builtins that drive an agent CLI: its default executable and the option naming another. The
