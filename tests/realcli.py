@@ -34,6 +34,7 @@ PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex",
             "gemini": "@google/gemini-cli", "opencode": "opencode-ai"}
 _PIN_KEYS = {("claude", "oldest"): "CLAUDE_CODE_OLDEST", ("codex", "oldest"): "CODEX_OLDEST",
              ("gemini", "oldest"): "GEMINI_CLI_OLDEST", ("opencode", "oldest"): "OPENCODE_OLDEST",
+             ("vibe", "oldest"): "VIBE_OLDEST",
              ("claude", "plugin-eval-oldest"): "CLAUDE_PLUGIN_EVAL_OLDEST"}
 
 
@@ -79,6 +80,27 @@ def cli(name: str, which: str = "newest") -> Path:
     where = " or ".join(str(p) for p in _prefixes(which))
     pytest.skip(f"the {which} real {name} CLI is not installed under {where} (.ci/run installs it "
                 "with npm when npm and the registry are reachable; or set SKILL_EVAL_NPM_PREFIX)")
+
+
+def vibe_cli(which: str = "newest") -> Path:
+    """Mistral Vibe (PyPI mistral-vibe, Python >= 3.12) of set ``which``, from its own venv:
+    ``<base>/<which>/bin/vibe`` for the base $SKILL_EVAL_VIBE_PREFIX, else .ci/vibe (where .ci/run
+    installs it), else ~/.cache/skill-eval-vibe; skips the test if missing or not the pin."""
+    env = os.environ.get("SKILL_EVAL_VIBE_PREFIX")
+    bases = [Path(env)] if env else [REPO / ".ci" / "vibe", Path.home() / ".cache" / "skill-eval-vibe"]
+    for base in bases:
+        exe = base / which / "bin" / "vibe"
+        if exe.exists() and os.access(exe, os.X_OK):
+            found = sorted((base / which / "lib").glob("python3*/site-packages/mistral_vibe-*.dist-info"))
+            version = found[-1].name.split("-")[1].removesuffix(".dist-info") if found else None
+            if which != "newest" and version != pinned("vibe", which):
+                pin = pinned("vibe", which)
+                pytest.skip(f"{exe} is mistral-vibe {version}, not the pinned {which} {pin}")
+            return exe
+    where = " or ".join(str(b / which) for b in bases)
+    pytest.skip(f"the {which} Mistral Vibe is not installed under {where} "
+                "(.ci/run installs it into a Python >= 3.12 venv when one is found; or set "
+                "SKILL_EVAL_VIBE_PREFIX)")
 
 
 EVALS = {

@@ -49,7 +49,8 @@ def test_three_agents_one_suite(tmp_path, capsys, monkeypatch):
         for name in ("claude-code", "codex"):
             assert benches[name]["lift"]["pass_rate"] == 1.0 and benches[name]["lift"]["p_holm"] <= 0.05
         assert benches["gemini"]["lift"]["pass_rate"] == 0.0
-        effects = {r["agent"]: r["effect"] for r in json.loads((results / "summary.json").read_text())["agents"]}
+        rows = json.loads((results / "summary.json").read_text())["agents"]
+        effects = {r["agent"]: r["effect"] for r in rows}
         assert effects == {"claude-code": "helps", "codex": "helps", "gemini": "none"}
         summary = (results / "summary.md").read_text()
         table = summary[summary.index("## Lift per agent"):]

@@ -175,3 +175,37 @@ def test_opencode_suite_run(tmp_path, capsys, opencode, server, real_home, monke
 
     version = adapter.identity_extra({"opencode_bin": str(opencode)})["agent_version"]
     assert version == installed_version(opencode, "opencode")
+
+
+# --------------------------------------------------------------------------- vibe
+
+
+@pytest.fixture(params=SETS)
+def vibe(request):
+    from realcli import vibe_cli
+
+    return vibe_cli(request.param)
+
+
+def vibe_yaml(exe: Path, url: str, extra: str = "") -> str:
+    return (f"  builtin: vibe\n  options: {{vibe_bin: {json.dumps(str(exe))}, "
+            f"base_url: {json.dumps(url + '/v1')}, model: fake-model-1{extra}}}\n")
+
+
+def test_vibe_suite_run(tmp_path, capsys, vibe, server, real_home, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "mi-test-not-a-real-key")
+    project = Project(tmp_path, vibe_yaml(vibe, server.url), iterations=1, jobs=1, timeout=240)
+    code, out, _ = project.run(capsys)
+    assert code == 0, out
+    _check_arms(project, server, "skill")
+    for _meta, resp in project.responses():
+        assert "cost_usd" not in resp["usage"]  # our provider has no price: unknown, not 0
+        assert resp["usage"]["num_turns"] >= 1
+    calls = server.model_calls()
+    assert calls and all(c["path"] == "/v1/chat/completions" for c in calls)
+    auth = {{k.lower(): v for k, v in c["headers"].items()}.get("authorization") for c in calls}
+    assert auth == {"Bearer mi-test-not-a-real-key"}
+    from skill_eval.run.adapters import vibe as adapter
+
+    version = adapter.identity_extra({"vibe_bin": str(vibe)})["agent_version"]
+    assert version.startswith("vibe ")

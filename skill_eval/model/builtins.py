@@ -22,6 +22,7 @@ ADAPTERS: dict[str, str] = {
     "openai_compat": "openai_compat",
     "gemini": "gemini",
     "opencode": "opencode",
+    "vibe": "vibe",
 }
 
 # Builtins that drive an agent CLI: its default executable and the option naming another. The
