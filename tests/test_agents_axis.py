@@ -86,6 +86,10 @@ def test_editing_one_agent_reruns_only_its_runs(tmp_path, capsys):
     assert _calls(tmp_path) == []  # nothing changed: nothing runs
     suite.write_text(suite.read_text().replace("[python3, agent.py, flat]",
                                                "[python3, agent.py, flat]\n    version: '2'"))
+    capsys.readouterr()
+    main(["status", str(suite)])
+    stale = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("run ")]
+    assert len(stale) == 2 * CASES and all("/flat/default/1: adapter changed" in ln for ln in stale)
     main(["run", str(suite)])
     capsys.readouterr()
     assert _calls(tmp_path) == sorted(["flat with_skill", "flat without_skill"] * CASES)

@@ -209,3 +209,24 @@ def test_vibe_suite_run(tmp_path, capsys, vibe, server, real_home, monkeypatch):
 
     version = adapter.identity_extra({"vibe_bin": str(vibe)})["agent_version"]
     assert version.startswith("vibe ")
+
+
+def _sandboxed(tmp_path, capsys, server, yaml: str) -> None:
+    import shutil
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bwrap is not installed (.ci/run installs bubblewrap)")
+    project = Project(tmp_path, yaml + "  sandbox: bwrap\n", iterations=1, jobs=1, timeout=240)
+    code, out, _ = project.run(capsys)
+    assert code == 0, out
+    _check_arms(project, server, "skill")
+
+
+def test_opencode_in_the_sandbox(tmp_path, capsys, opencode, server, real_home, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-oc-test-not-a-real-key")
+    _sandboxed(tmp_path, capsys, server, opencode_yaml(opencode, server.url))
+
+
+def test_vibe_in_the_sandbox(tmp_path, capsys, vibe, server, real_home, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "mi-test-not-a-real-key")
+    _sandboxed(tmp_path, capsys, server, vibe_yaml(vibe, server.url))
