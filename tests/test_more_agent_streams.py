@@ -69,8 +69,8 @@ def test_vibe_output_and_export():
     assert export_usage(export, priced=False) == {"input_tokens": 16605, "cache_read_input_tokens": 0,
                                                   "output_tokens": 54, "num_turns": 2}
     assert export_usage(export, priced=True)["cost_usd"] == 0.0
-    assert export_failure({**export, "outcome": "max_turns", "stop_reason": "turn limit"}) == \
-        "max_turns (turn limit)"
+    assert export_failure({**export, "outcome": "max_price", "stop_reason": "limit"}) == "max_price (limit)"
+    assert export_failure({**export, "outcome": "turn_limit", "stop_reason": "limit"}) is None  # a stop
 
 
 def test_vibe_output_that_is_not_json_is_a_failure(tmp_path):

@@ -230,3 +230,15 @@ def test_opencode_in_the_sandbox(tmp_path, capsys, opencode, server, real_home, 
 def test_vibe_in_the_sandbox(tmp_path, capsys, vibe, server, real_home, monkeypatch):
     monkeypatch.setenv("MISTRAL_API_KEY", "mi-test-not-a-real-key")
     _sandboxed(tmp_path, capsys, server, vibe_yaml(vibe, server.url))
+
+
+def test_vibe_at_its_turn_limit_is_unscorable_not_an_error(tmp_path, capsys, vibe, server, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "mi-test-not-a-real-key")
+    yaml = vibe_yaml(vibe, server.url, ', args: ["--max-turns", "1"]')
+    project = Project(tmp_path, yaml, iterations=1, jobs=1, timeout=240)
+    code, out, _ = project.run(capsys)
+    assert "error" not in out.lower() or "0 errors" in out.lower(), out
+    arms = {meta["variant"]: resp for meta, resp in project.responses()}
+    assert {"type": "stop", "name": "turn_limit"} in arms["with_skill"]["events"]  # it loaded, then the limit
+    assert any(e["type"] == "unscorable" for e in arms["with_skill"]["events"])
+    assert not any(e["type"] == "unscorable" for e in arms["without_skill"]["events"])

@@ -49,6 +49,7 @@ from skill_eval.run.adapters.shared.protocol_io import (
 )
 from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE
 from skill_eval.run.adapters.shared.vibe_output import (
+    TURN_LIMIT,
     export_failure,
     export_usage,
     parse_vibe_output,
@@ -132,7 +133,8 @@ def run_vibe(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[s
         explain("vibe", done, args.timeout)
         export = read_export(out_dir / "export.json")
         why = export_failure(export)
-        if done.returncode != 0 or why:
+        at_limit = export.get("outcome") == TURN_LIMIT
+        if (done.returncode != 0 and not at_limit) or why:
             detail = why or last_line(done.stderr)
             if any(w in detail for w in ("401", "403", "Unauthorized", "API key")):
                 raise AdapterFatal(f"vibe: the key was refused: {one_line(detail)}")
@@ -141,8 +143,9 @@ def run_vibe(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[s
     # With base_url the provider and its model are ours, priced at 0: Vibe's cost is no cost then.
     got.usage = export_usage(export, priced=not args.base_url)
     got.model = args.model
-    if export.get("stop_reason"):
-        got.events.append({"type": "stop", "name": str(export["stop_reason"])})
+    stop = TURN_LIMIT if at_limit else export.get("stop_reason")
+    if stop:
+        got.events.append({"type": "stop", "name": str(stop)})
     got.events.append(dict(SESSION_COMPLETE))
     return got
 

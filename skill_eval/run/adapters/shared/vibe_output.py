@@ -96,9 +96,15 @@ def export_usage(export: dict[str, Any], priced: bool) -> dict[str, float]:
     return usage
 
 
+# export.json's outcome at ``--max-turns`` (exit status 3): the run stands, cut at its turn limit
+# (a ``stop`` event that makes it unscorable, run/unscorable.py), not an adapter error.
+TURN_LIMIT = "turn_limit"
+
+
 def export_failure(export: dict[str, Any]) -> str | None:
-    """Why the run did not finish, as export.json says (None when it finished)."""
-    if not export or export.get("outcome") in (None, "finished"):
+    """Why the run did not finish, as export.json says (None when it finished, or stopped at
+    its turn limit)."""
+    if not export or export.get("outcome") in (None, "finished", TURN_LIMIT):
         return None
     error = export.get("error")
     text = error.get("message") if isinstance(error, dict) else error
