@@ -92,7 +92,7 @@ def vibe_cli(which: str = "newest") -> Path:
         exe = base / which / "bin" / "vibe"
         if exe.exists() and os.access(exe, os.X_OK):
             found = sorted((base / which / "lib").glob("python3*/site-packages/mistral_vibe-*.dist-info"))
-            version = found[-1].name.split("-")[1].removesuffix(".dist-info") if found else None
+            version = found[-1].name.removesuffix(".dist-info").split("-")[1] if found else None
             if which != "newest" and version != pinned("vibe", which):
                 pin = pinned("vibe", which)
                 pytest.skip(f"{exe} is mistral-vibe {version}, not the pinned {which} {pin}")

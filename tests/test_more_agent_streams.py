@@ -86,3 +86,23 @@ def test_vibe_config_names_the_provider_and_the_key_variable():
     assert 'api_base = "http://127.0.0.1:9/v1"' in text and 'api_key_env_var = "MY_KEY"' in text
     assert 'active_model = "m-1"' in text and 'disabled_skills = ["vibe", "skill-creator"]' in text
     assert "enable_telemetry = false" in text
+
+
+def test_a_cli_version_comes_from_its_package_metadata(tmp_path):
+    """Read without starting the CLI (seconds under load, past --version's timeout); the same
+    text --version prints, so the run key does not depend on which way it was read."""
+    from skill_eval.run.adapters.shared.cli_version import cli_version
+
+    pkg = tmp_path / "node_modules" / "@google" / "gemini-cli"
+    (pkg / "bundle").mkdir(parents=True)
+    (pkg / "package.json").write_text(json.dumps({"name": "@google/gemini-cli", "version": "9.9.9"}))
+    (pkg / "bundle" / "gemini.js").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    (tmp_path / "node_modules" / ".bin" / "gemini").symlink_to(pkg / "bundle" / "gemini.js")
+    link = tmp_path / "node_modules" / ".bin" / "gemini"
+    assert cli_version(str(link), npm="@google/gemini-cli") == "9.9.9"
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib" / "python3.12" / "site-packages" / "mistral_vibe-3.0.2.dist-info").mkdir(parents=True)
+    (venv / "bin" / "vibe").write_text("")
+    assert cli_version(str(venv / "bin" / "vibe"), pypi="mistral_vibe", prefix="vibe ") == "vibe 3.0.2"

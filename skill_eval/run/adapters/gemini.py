@@ -39,11 +39,11 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
+from skill_eval.run.adapters.shared.cli_version import cli_version
 from skill_eval.run.adapters.shared.failure_causes import explain
 from skill_eval.run.adapters.shared.gemini_stream import parse_gemini_stream
 from skill_eval.run.adapters.shared.protocol_io import (
     AdapterFatal,
-    agent_version,
     fail,
     one_line,
     options_to_argv,
@@ -84,7 +84,8 @@ def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
 
 def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]:
     """The installed Gemini CLI version, for the run key."""
-    return {"agent_version": agent_version(str(options.get("gemini_bin") or "gemini"))}
+    binary = str(options.get("gemini_bin") or "gemini")
+    return {"agent_version": cli_version(binary, npm="@google/gemini-cli")}
 
 
 def gemini_env(workspace: Path, args: argparse.Namespace) -> dict[str, str]:

@@ -37,11 +37,11 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
+from skill_eval.run.adapters.shared.cli_version import cli_version
 from skill_eval.run.adapters.shared.failure_causes import explain
 from skill_eval.run.adapters.shared.opencode_events import parse_opencode_events
 from skill_eval.run.adapters.shared.protocol_io import (
     AdapterFatal,
-    agent_version,
     fail,
     one_line,
     options_to_argv,
@@ -78,7 +78,7 @@ def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
 
 def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]:
     """The installed OpenCode version, for the run key."""
-    return {"agent_version": agent_version(str(options.get("opencode_bin") or "opencode"))}
+    return {"agent_version": cli_version(str(options.get("opencode_bin") or "opencode"), npm="opencode-ai")}
 
 
 def opencode_env(workspace: Path, args: argparse.Namespace) -> dict[str, str]:

@@ -36,10 +36,10 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
+from skill_eval.run.adapters.shared.cli_version import cli_version
 from skill_eval.run.adapters.shared.failure_causes import explain
 from skill_eval.run.adapters.shared.protocol_io import (
     AdapterFatal,
-    agent_version,
     fail,
     one_line,
     options_to_argv,
@@ -84,7 +84,8 @@ def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
 
 def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]:
     """The installed Vibe version, for the run key."""
-    return {"agent_version": agent_version(str(options.get("vibe_bin") or "vibe"))}
+    return {"agent_version": cli_version(str(options.get("vibe_bin") or "vibe"), pypi="mistral_vibe",
+                                         prefix="vibe ")}
 
 
 def _toml(text: str) -> str:
