@@ -125,3 +125,13 @@ def test_agents_and_adapter_together_are_refused(tmp_path, capsys):
     suite = _project(tmp_path, "adapter: {builtin: demo}\nagents:\n  - builtin: demo\n")
     assert main(["validate", str(suite)]) == 2
     assert "set either 'adapter' (one agent) or 'agents' (several), not both" in capsys.readouterr().err
+
+
+def test_preflight_checks_every_agent(tmp_path, capsys, monkeypatch):
+    """Each agent's CLI is found and its credentials checked before the first run, named by agent."""
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    suite = _project(tmp_path, "agents:\n  - builtin: demo\n  - name: gem\n    builtin: gemini\n"
+                               "    options: {gemini_bin: /no/such/gemini}\n")
+    assert main(["validate", str(suite)]) == 2
+    err = capsys.readouterr().err
+    assert "agents (gem): agents (gem).options.gemini_bin /no/such/gemini is not an executable file" in err

@@ -123,9 +123,16 @@ def assert_skill_made_the_difference(bench: dict) -> None:
 # --------------------------------------------------------------------------- claude-code
 
 
+@pytest.fixture(autouse=True)
+def credentials(monkeypatch):
+    """The keys the agents' preflight asks for (run/agentcli/preflight.py); the fakes ignore them."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    monkeypatch.setenv("CODEX_API_KEY", "sk-test-not-a-real-key")
+
+
 @pytest.fixture
 def claude(tmp_path: Path) -> tuple[Project, Path]:
-    exe = fake_agent(tmp_path, "claude", "2.0.99 (Claude Code)",
+    exe = fake_agent(tmp_path, "claude", "2.1.299 (Claude Code)",
                      DATA / "test_claude_code" / "skill_after_tools.jsonl",
                      DATA / "test_claude_code" / "normal.jsonl", ".claude/skills")
     return Project(tmp_path, claude_yaml(exe)), exe
@@ -174,7 +181,7 @@ def test_stored_cost_is_kept_and_agent_upgrade_reruns_everything(claude, capsys)
     assert project.bench()["variants"]["with_skill"]["cost_usd"] == pytest.approx(0.4142)
 
     # An agent upgrade (`claude --version` says something new) re-runs every run.
-    exe.write_text(exe.read_text().replace("2.0.99 (Claude Code)", "2.1.0 (Claude Code)"))
+    exe.write_text(exe.read_text().replace("2.1.299 (Claude Code)", "2.1.300 (Claude Code)"))
     code, out = project.run(capsys)
     assert code == 0, out
     assert "4 to run" in out

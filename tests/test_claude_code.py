@@ -229,6 +229,21 @@ def test_turn_limit_is_an_answer_that_says_it_stopped_there(workspace, fake_bin)
     assert resp["events"][-1] == {"type": "stop", "name": "max_turns"}
 
 
+def test_an_answer_without_a_model_request_says_it_is_unscorable(workspace, fake_bin):
+    """Claude Code 2.1.245 answers an unknown slash command itself: 0 turns, no tokens. The
+    adapter says the run is unscorable, with the CLI's own answer as the cause."""
+    proc = run(workspace, request(workspace), path=str(fake_bin),
+               FAKE_TRANSCRIPT=str(DATA / "real_unknown_command.jsonl"))
+    resp = ok(proc)
+    assert resp["events"][-1] == {
+        "type": "unscorable", "name": "no_model_request: the agent made no model request (0 turns, no "
+        "tokens); the CLI answered itself: 'Unknown command: /dojo:coach'"}
+    for transcript in ("normal.jsonl", "real_skill.jsonl", "max_turns.jsonl"):
+        done = ok(run(workspace, request(workspace, "without_skill"), path=str(fake_bin),
+                      FAKE_TRANSCRIPT=str(DATA / transcript)))
+        assert not [e for e in done["events"] if e["type"] == "unscorable"], transcript
+
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize(

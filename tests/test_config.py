@@ -167,7 +167,8 @@ BAD = {
         "adapter-both.yaml:3:1: adapter: set either 'builtin' or 'command', not both; remove one of them"],
     "adapter-unknown-builtin.yaml": [
         "adapter-unknown-builtin.yaml:4:3: adapter.builtin: unknown builtin 'claude-cod' (did you mean "
-        "'claude-code'?); use one of claude-code, codex, demo, openai, openai-compat, replay, or "
+        "'claude-code'?); use one of claude-code, codex, demo, gemini, openai, openai-compat, opencode, "
+        "replay, vibe, or "
         "'command: [...]' for your own"],
     "judge-empty.yaml": [
         "judge-empty.yaml:3:1: judge: needs 'builtin' or 'command'; add one (e.g. command: [python3, "

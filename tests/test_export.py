@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
-from test_agents_e2e import DATA, EVALS, SKILL, Project, calls, claude_yaml, fake_agent
+from test_agents_e2e import DATA, EVALS, SKILL, Project, calls, claude_yaml, credentials, fake_agent  # noqa: F401
 
 from skill_eval.intake.schemas_io import load_schema
 
@@ -27,7 +27,7 @@ def valid(schema: str, path: Path) -> dict:
 
 
 def make(tmp_path: Path, iterations: int = 2, rubric: bool = True) -> tuple[Project, Path]:
-    exe = fake_agent(tmp_path, "claude", "2.0.99 (Claude Code)",
+    exe = fake_agent(tmp_path, "claude", "2.1.299 (Claude Code)",
                      DATA / "test_claude_code" / "skill_after_tools.jsonl",
                      DATA / "test_claude_code" / "normal.jsonl", ".claude/skills")
     project = Project(tmp_path, claude_yaml(exe), iterations=iterations)

@@ -91,6 +91,7 @@ def test_vibe_config_names_the_provider_and_the_key_variable():
 def test_a_cli_version_comes_from_its_package_metadata(tmp_path):
     """Read without starting the CLI (seconds under load, past --version's timeout); the same
     text --version prints, so the run key does not depend on which way it was read."""
+    from skill_eval.run.adapters import gemini
     from skill_eval.run.adapters.shared.cli_version import cli_version
 
     pkg = tmp_path / "node_modules" / "@google" / "gemini-cli"
@@ -100,9 +101,9 @@ def test_a_cli_version_comes_from_its_package_metadata(tmp_path):
     (tmp_path / "node_modules" / ".bin").mkdir()
     (tmp_path / "node_modules" / ".bin" / "gemini").symlink_to(pkg / "bundle" / "gemini.js")
     link = tmp_path / "node_modules" / ".bin" / "gemini"
-    assert cli_version(str(link), npm="@google/gemini-cli") == "9.9.9"
+    assert cli_version(str(link), gemini.AGENT_CLI) == "9.9.9"
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
     (venv / "lib" / "python3.12" / "site-packages" / "mistral_vibe-3.0.2.dist-info").mkdir(parents=True)
     (venv / "bin" / "vibe").write_text("")
-    assert cli_version(str(venv / "bin" / "vibe"), pypi="mistral_vibe", prefix="vibe ") == "vibe 3.0.2"
+    assert cli_version(str(venv / "bin" / "vibe"), vibe.AGENT_CLI) == "vibe 3.0.2"

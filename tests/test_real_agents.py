@@ -7,11 +7,16 @@ where a set is not installed, its tests are skipped with the reason.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from fakemodel import FakeModel, Script, free_port
 from realcli import (
+    PLUGIN_EVAL_SETS,
     SETS,
     SKILL,
     Project,
@@ -21,6 +26,8 @@ from realcli import (
     installed_version,
     skills_loaded,
 )
+
+from skill_eval.cli.main import main
 
 pytestmark = pytest.mark.slow
 
@@ -173,21 +180,24 @@ def test_claude_code_server_down_honours_its_own_retry_limit(tmp_path, capsys, c
 
 
 def test_claude_code_no_key(tmp_path, capsys, model, claude_env, monkeypatch, claude):
+    """Refused by the preflight, before any run: one line saying what to set."""
     exe = claude
     monkeypatch.delenv("ANTHROPIC_API_KEY")
+    for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
     project = Project(tmp_path, claude_yaml(exe, model.url), iterations=2, timeout=30, jobs=1)
     code, out, took = project.run(capsys)
     assert code == 2
-    assert "authentication failed" in out and "Not logged in" in out and "ANTHROPIC_API_KEY" in out
-    assert "stopped early" in out
-    assert model.model_calls("/v1/messages") == []
+    [line] = [ln for ln in out.splitlines() if "no credentials for Claude Code" in ln]
+    assert "set ANTHROPIC_API_KEY" in line and "planned" not in out
+    assert model.model_calls("/v1/messages") == [] and project.responses() == []
 
 
 def test_claude_code_missing_binary(tmp_path, capsys, model, claude_env):
     project = Project(tmp_path, claude_yaml(tmp_path / "nowhere" / "claude", model.url), timeout=30)
     code, out, _ = project.run(capsys)
     assert code == 2
-    assert "claude CLI not found" in out
+    assert "adapter.options.claude_bin" in out and "is not an executable file" in out
 
 
 # --------------------------------------------------------------------------- codex
@@ -272,7 +282,8 @@ def test_codex_no_key(tmp_path, capsys, model, monkeypatch, codex_exe):
     project = Project(tmp_path, codex_yaml(exe, model.url), iterations=2, timeout=30, jobs=1)
     code, out, _ = project.run(capsys)
     assert code == 2
-    assert "no API key: environment variable CODEX_API_KEY is not set" in out and "stopped early" in out
+    [line] = [ln for ln in out.splitlines() if "no credentials for Codex" in ln]
+    assert "set CODEX_API_KEY" in line and "planned" not in out
     assert model.model_calls("/v1/responses") == []
 
 
@@ -280,4 +291,112 @@ def test_codex_missing_binary(tmp_path, capsys, model, codex_env):
     project = Project(tmp_path, codex_yaml(tmp_path / "nowhere" / "codex", model.url), timeout=30)
     code, out, _ = project.run(capsys)
     assert code == 2
-    assert "codex CLI not found" in out
+    assert "adapter.options.codex_bin" in out and "is not an executable file" in out
+
+
+# --------------------------------------------------------------------------- where people install it
+
+
+def native_install(claude_exe: Path) -> Path:
+    """A HOME with Claude Code laid out as its native installer lays it out:
+    ``~/.local/bin/claude`` -> ``~/.local/share/claude/versions/<v>``, the single executable.
+    The npm package's ``bin/claude.exe`` is that same executable (a native build since 2.1.2xx),
+    linked in (copied across file systems). The HOME is made beside the npm tree, outside every
+    system folder and outside /tmp (the sandbox's own /tmp would hide it for another reason)."""
+    real = claude_exe.resolve()
+    version = installed_version(claude_exe, "claude")
+    home = Path(tempfile.mkdtemp(prefix="native-home-", dir=real.parents[4]))
+    versions = home / ".local" / "share" / "claude" / "versions"
+    versions.mkdir(parents=True)
+    try:
+        os.link(real, versions / str(version))
+    except OSError:
+        shutil.copy2(real, versions / str(version))
+    (home / ".local" / "bin").mkdir()
+    link = home / ".local" / "bin" / "claude"
+    link.symlink_to(Path("..") / "share" / "claude" / "versions" / str(version))
+    return home
+
+
+NATIVE_CASE = {
+    "case.yaml": 'schema_version: "1.1"\nname: look\nruns: 1\nexecution:\n  max_turns: 6\n'
+                 "  allowed_tools: [Read, Glob, Skill, Bash]\n",
+    "prompt.md": "Sum inputs/sales.csv.\n",
+    "graders/answer.md": "---\ntype: regex\npattern: 'Total sales: 42'\n---\n",
+    "graders/ran-bash.md": "---\ntype: tool_used\ntool: Bash\n---\n",
+}
+
+
+@pytest.fixture(params=PLUGIN_EVAL_SETS)
+def claude_with_plugin_eval(request):
+    return cli("claude", request.param)
+
+
+def test_a_natively_installed_claude_runs_sandboxed_from_path_and_agrees_with_plugin_eval(
+        tmp_path, capsys, monkeypatch, claude_with_plugin_eval):
+    """No claude_bin: the CLI is found on PATH under HOME (~/.local/bin), its version file is
+    mounted in the sandbox a Bash grant turns on, and nothing else of HOME is: a file planted
+    there cannot be read by the agent's Bash. Verdicts agree with `claude plugin eval`'s."""
+    from plugineval_oracle import plugin_eval, stored_verdicts, write_plugin
+
+    if not (shutil.which("bwrap") and shutil.which("socat")):
+        pytest.skip("the Bash sandbox needs bubblewrap and socat (.ci/run installs them)")
+    home = native_install(claude_with_plugin_eval)
+    try:
+        secret = home / ".local" / "share" / "claude" / "planted.txt"
+        secret.write_text("PLANTED-SECRET\n")
+        (home / "planted.txt").write_text("PLANTED-SECRET\n")
+        look = f"cat {secret} {home / 'planted.txt'}; ls {home}"
+        script = Script(steps=({"name": "Bash", "input": {"command": look, "description": "Look"}},))
+        plugin = write_plugin(tmp_path / "plug", {"look": NATIVE_CASE})
+        link = home / ".local" / "bin" / "claude"
+        theirs = plugin_eval(link, plugin, script, "--allow-tools", "Bash")
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("PATH", f"{link.parent}:/usr/local/bin:/usr/bin:/bin")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+        monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        work = tmp_path / "se"
+        work.mkdir()
+        suite = work / "suite.yaml"
+        with FakeModel(script, lifetime=300) as fm:
+            suite.write_text(
+                f"suite: native\nskills_dir: {json.dumps(str(plugin / 'skills'))}\nskills: ['*']\n"
+                f"adapter:\n  builtin: claude-code\n  options: {{base_url: {json.dumps(fm.url)}}}\n"
+                "  env: [CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC]\n"
+                "iterations: 1\njobs: 1\ntimeout_seconds: 120\nstore: .store\nresults: results\n")
+            code = main(["validate", str(suite)])
+            assert code == 0, capsys.readouterr()
+            code = main(["run", str(suite), "--allow-tools", "Bash"])
+            out = capsys.readouterr()
+            bash_results = [json.dumps(r["body"]) for r in fm.model_calls("/v1/messages")
+                            if "tool_result" in json.dumps(r["body"])]
+        assert code in (0, 1), out.out + out.err
+        assert "not found" not in out.err
+        metas = [json.loads(p.read_text()) for p in (work / ".store").glob("runs/*/*/meta.json")]
+        assert len(metas) == 2 and all(m["limits"]["sandbox"]["kind"] == "bwrap" for m in metas)
+        assert bash_results and all("PLANTED-SECRET" not in b for b in bash_results)
+        assert any("No such file or directory" in b for b in bash_results)
+        assert stored_verdicts(work / "results") == theirs.verdicts
+        assert ("look", "with", 1, "answer", True) in theirs.verdicts
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_runs_that_never_reach_the_model_are_unscorable_and_stop_the_suite(tmp_path, capsys, model,
+                                                                            claude_env):
+    """Claude Code 2.1.245 answers an unknown slash command itself (0 turns, no tokens): those
+    runs are unscorable, never graded; two cases so, for one cause, stop the suite."""
+    exe = cli("claude", "oldest")
+    evals = {"skill_name": SKILL, "evals": [
+        {"id": f"cmd-{i}", "prompt": f"/nosuch:command go {i}", "checks": [{"id": "any", "type": "contains",
+                                                                         "value": "Unknown"}]}
+        for i in range(3)]}
+    project = Project(tmp_path, claude_yaml(exe, model.url), iterations=1, jobs=1, evals=evals)
+    code, out, _ = project.run(capsys)
+    assert code == 2
+    assert "stopped early: every run so far never reached the model, for one cause: no_model_request" in out
+    assert "Unknown command: /nosuch:command" in out and "more runs not started" in out
+    assert model.model_calls("/v1/messages") == [] and project.responses() == []
+    assert not list((tmp_path / "results").rglob("grading.json"))
+    bench = benchmark_cases(project)
+    assert all(c[arm]["pass_rate"] is None for c in bench.values() for arm in ("with_skill", "without_skill"))

@@ -154,25 +154,24 @@ def test_real_judge_server_down_is_one_clear_error(tmp_path, capsys, keys, agent
     print(f"{agent} judge server down: the cause after {took:.1f} s", file=sys.__stderr__)
 
 
-@pytest.mark.parametrize("agent, cause", [
-    ("claude", "claude: authentication failed: Not logged in"),
-    ("codex", "codex: no API key: environment variable CODEX_API_KEY is not set"),
-])
-def test_real_judge_no_key_is_one_clear_error(tmp_path, capsys, model, keys, agent, cause, monkeypatch,
-                                              cli_set):
+@pytest.mark.parametrize("agent, product, key_name", [("claude", "Claude Code", "ANTHROPIC_API_KEY"),
+                                                       ("codex", "Codex", "CODEX_API_KEY")])
+def test_real_judge_no_key_is_one_clear_error(tmp_path, capsys, model, keys, agent, product, key_name,
+                                              monkeypatch, cli_set):
+    """Refused by the preflight, before any run or judge call: one line saying what to set."""
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("CODEX_API_KEY")
     project = judged_project(tmp_path, judge_of(agent, model.url, monkeypatch, cli_set), iterations=2)
     code, out, took = project.run(capsys)
     assert code == 2
-    assert f"judge stopped early: judge {'claude-code' if agent == 'claude' else 'codex'} cannot judge: " \
-           f"{cause}" in out and "(3 more grades not judged" in out
-    assert model.judge_calls() == []
-    print(f"{agent} judge no key: the cause after {took:.1f} s", file=sys.__stderr__)
+    [line] = [ln for ln in out.splitlines() if f"judge: no credentials for {product}" in ln]
+    assert f"set {key_name}" in line and "planned" not in out
+    assert model.judge_calls() == [] and project.responses() == []
 
 
 def test_real_judge_missing_binary(tmp_path, capsys, model, keys):
     project = judged_project(tmp_path, claude_yaml(tmp_path / "nowhere" / "claude", model.url))
     code, out, _ = project.run(capsys)
     assert code == 2
-    assert "claude CLI not found" in out and "judge error in grade:" in out
+    assert "judge.options.claude_bin" in out and "is not an executable file" in out
+    assert project.responses() == []  # refused before the first run

@@ -23,6 +23,9 @@ if "Task loud" in prompt and req["mode"] == "with_skill":
     sys.exit(0)
 if "Task turns" in prompt and req["mode"] == "with_skill":
     events.append({"type": "stop", "name": "max_turns"})
+if "Task local" in prompt:  # the CLI answered itself: the model was never asked
+    events.append({"type": "unscorable", "name": "no_model_request: the agent made no model request; "
+                   "the CLI answered itself: 'Not logged in'"})
 other = "Task other" in prompt and req["mode"] == "with_skill"
 asked = req.get("model") or "default"
 events.append({"type": "model", "name": "some-other-model" if other else asked + "-served"})
@@ -63,10 +66,10 @@ def test_truncated_run_is_unscorable_and_not_in_the_pass_rate(tmp_path):
 
 
 def test_include_unscorable_counts_them_as_failures(tmp_path):
-    kit = _kit(tmp_path, ["loud", "fine"], "include_unscorable: true\n")
+    kit = _kit(tmp_path, ["loud", "fine", "local"], "include_unscorable: true\n")
     kit.run()
     w = _bench(kit)["variants"]["with_skill"]
-    assert w["unscorable"] == 1
+    assert w["unscorable"] == 2  # ... but a run that never reached the model counts in no rate
     assert (w["graded"], w["passed"], w["pass_rate"]) == (2, 1, 0.5)
 
 
@@ -130,3 +133,45 @@ def test_arms_served_by_different_models_are_warned_about(tmp_path):
     kit.run()
     warnings = _bench(kit)["comparability"]
     assert len(warnings) == 1 and "different models" in warnings[0] and "some-other-model" in warnings[0]
+
+
+@pytest.mark.slow
+def test_a_run_that_never_reached_the_model_is_unscorable_not_graded_and_run_again(tmp_path):
+    kit = _kit(tmp_path, ["local", "fine"])
+    code, out, err = kit.run()
+    bench = _bench(kit)
+    w = bench["variants"]["with_skill"]
+    assert (w["unscorable"], w["errors"], w["graded"], w["pass_rate"]) == (1, 0, 1, 1.0)
+    local = next(c for c in bench["cases"] if c["id"] == "local")
+    assert local["with_skill"]["unscorable_reasons"] == ["iteration 1: no_model_request"]
+    assert local["without_skill"]["pass_rate"] is None and "unscorable" in local["flags"]
+    assert not list(kit.results.glob("alpha/**/eval-local/*/grading.json"))  # never graded
+    assert "no_model_request" in err and code == 2  # said, and the suite is not complete
+    # Nothing of it is kept as a result: the next run tries again (the cause may be fixed).
+    code, out, err = kit.run()
+    assert "2 to run" in out and code == 2
+
+
+@pytest.mark.slow
+def test_every_run_never_reaching_the_model_for_one_cause_stops_the_suite(tmp_path):
+    kit = _kit(tmp_path, ["local1", "local2", "local3", "local4"])
+    kit.suite.write_text(kit.suite.read_text().replace("jobs: 2", "jobs: 1"))
+    code, out, err = kit.run()
+    assert code == 2 and "8 runs planned" in out
+    assert "stopped early: every run so far never reached the model, for one cause: no_model_request" in err
+    assert "(5 more runs not started" in err  # the 2nd case's first run decided it
+
+
+def test_same_cause_needs_two_cases_and_one_cause():
+    def local(why: str = "no_model_request: x") -> RunError:
+        return RunError("k", "unscorable", why)
+
+    rule = unscorable.SameCause()
+    assert rule.see("a", local()) is None and rule.see("a", local()) is None  # one case: its own problem
+    assert rule.see("b", local()).endswith("no_model_request: x")
+    mixed = unscorable.SameCause()
+    assert mixed.see("a", local()) is None and mixed.see("b", local("no_model_request: y")) is None
+    assert mixed.see("c", local()) is None  # two causes: not the suite's
+    reached = unscorable.SameCause()
+    assert reached.see("a", RunResult("k", AdapterResponse("x", ()), 0.1)) is None
+    assert reached.see("b", local()) is None and reached.see("c", local()) is None

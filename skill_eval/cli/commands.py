@@ -53,6 +53,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         # Errors, as `run` refuses them with the same message: validate passing means run starts.
         all_problems.extend(project.gradability_problems(warn=False))
         all_problems.extend(adapter_problems(project))
+        all_problems.extend(preflight_problems(project))
         all_problems.extend(settings_problems(project))
         all_problems.extend(script_problems(project))
         all_problems.extend(grader_audits(project))
@@ -80,6 +81,19 @@ def adapter_problems(project) -> list[Problem]:  # noqa: ANN001
     except InvalidInput as exc:
         return list(exc.problems)
     return folder_argument_warnings(project.suite)
+
+
+def preflight_problems(project) -> list[Problem]:  # noqa: ANN001
+    """What `run` refuses before its first run (run/agentcli/preflight.py): the agent CLI, its
+    version, sandbox and credentials, the scaffolds, the judge."""
+    from skill_eval.run.agentcli.preflight import preflight
+    from skill_eval.run.resolve import resolve_adapter
+
+    try:
+        adapter = resolve_adapter(project.suite)
+    except InvalidInput:
+        return []  # adapter_problems said why
+    return preflight(project, adapter, scaffold_warns=True)
 
 
 def folder_argument_warnings(suite) -> list[Problem]:  # noqa: ANN001

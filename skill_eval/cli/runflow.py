@@ -106,6 +106,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.model.results import RunError
     from skill_eval.review.folder.staleness import skill_files, stale_skills, summary_files, summary_is_stale
     from skill_eval.review.folder.tables import build_skill, build_summary, verdict_exit_code, written_benches
+    from skill_eval.run.agentcli.preflight import refuse_unstartable
     from skill_eval.run.containment.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
     from skill_eval.run.workspace import remove_stale
@@ -165,6 +166,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         for p in runs:
             store.discard_run(p.spec.key)
     grades = engine.pending_grades(runs)
+    refuse_unstartable(project, adapter, runs=bool(runs), grades=bool(grades))
     touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     # Tables deleted or edited by hand since the last complete run are rewritten, though their
     # inputs are unchanged (that is what defeated the fast path).

@@ -32,6 +32,7 @@ from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
 from skill_eval.run.resolve import resolve_adapter, resolve_agents
 from skill_eval.run.runner import index_replay
+from skill_eval.run.unscorable import SameCause
 from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
 from skill_eval.store.store import Store
@@ -106,6 +107,8 @@ class Engine:
         self.budget_stopped = 0  # runs not started because the budget was spent
         self.fatal: str | None = None  # an adapter said every run would fail the same way (bad key)
         self.fatal_stopped = 0  # runs not started because of it
+        # Every run so far never reached the model, for one cause (run/unscorable.py): it stops too.
+        self.same_cause = SameCause()
         self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
         # (task slot, message) of grades a judge could not finish: not stored, retried next run.
         self.judge_errors: list[tuple[str, str]] = []
@@ -296,7 +299,11 @@ class Engine:
                 self.progress.errors += 1
                 if outcome.kind == "fatal" and self.fatal is None:
                     self.fatal = outcome.message
+                stop = self.same_cause.see(spec.case.id, outcome)
+                if stop is not None and self.fatal is None:
+                    self.fatal = stop
             else:
+                self.same_cause.see(spec.case.id, outcome)
                 usage = outcome.response.usage
                 self.progress.tokens += float(usage.get("input_tokens", 0)) + float(
                     usage.get("output_tokens", 0))

@@ -126,6 +126,10 @@ class RunError:
 
 
 UNSCORABLE = "unscorable"
+# The unscorable cause of a run whose agent never asked the model (an unknown slash command the
+# CLI answered itself, a refused login): an adapter says so with an ``unscorable`` event; the
+# run is an error, never graded, and counts in no pass rate, not even with include_unscorable.
+NO_MODEL_REQUEST = "no_model_request"
 
 
 def unscorable_reason(result: RunResult | RunError) -> str | None:

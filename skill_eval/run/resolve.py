@@ -18,6 +18,8 @@ from skill_eval.model.config import depends_files
 from skill_eval.model.runsettings import SHELL_TOOLS, tool_name
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
+from skill_eval.run.adapters.shared.clidesc import AgentCli
+from skill_eval.run.agentcli.locate import locate, mounts
 
 if TYPE_CHECKING:
     from skill_eval.model.config import Suite
@@ -110,10 +112,37 @@ def _sandboxed(suite: Suite, resolved: ResolvedAdapter) -> ResolvedAdapter:
     cfg = suite.adapter
     if cfg.sandbox is None:
         return resolved
-    extra = [*depends_files(suite), *(v for v in cfg.options.values() if isinstance(v, str))]
+    extra = [*depends_files(suite), *(v for v in cfg.options.values() if isinstance(v, str)),
+             *cli_mounts(suite)]
     readable = tuple(str(p) for p in sandbox.needed_paths(resolved.argv, extra))
     return replace(resolved, sandbox=cfg.sandbox, network=cfg.network, readable=readable,
                    identity={**resolved.identity, "sandbox": sandbox.identity(cfg.sandbox, cfg.network)})
+
+
+def agent_cli(suite: Suite) -> AgentCli | None:
+    """The ``AgentCli`` of the suite's builtin (run/adapters/shared/clidesc.py), None for a
+    builtin that drives no CLI and for a command adapter."""
+    cfg = suite.adapter
+    if cfg.command:
+        return None
+    desc = getattr(_load(suite, cfg.builtin or "demo"), "AGENT_CLI", None)
+    return desc if isinstance(desc, AgentCli) else None
+
+
+def cli_command(suite: Suite) -> str | None:
+    """The agent CLI the adapter will start, as the suite names it (its ``*_bin`` option, else
+    the CLI's own name, looked up on PATH)."""
+    desc = agent_cli(suite)
+    if desc is None:
+        return None
+    return str(suite.adapter.options.get(desc.bin_option) or desc.binary)
+
+
+def cli_mounts(suite: Suite) -> list[Path]:
+    """What the sandbox mounts for the agent CLI, found on the user's PATH as their shell finds
+    it (a native installer's link under ~/.local/bin, an npm or nvm tree under HOME)."""
+    command = cli_command(suite)
+    return mounts(locate(command)) if command else []
 
 
 def _resolve_adapter(suite: Suite) -> ResolvedAdapter:

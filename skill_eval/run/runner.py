@@ -202,6 +202,9 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
         response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
+    never = unscorable.never_reached(response)
+    if never is not None:  # nothing the skill did: not graded, and run again once the cause is fixed
+        return record_error(store, RunError(spec.key, UNSCORABLE, never, proc.duration_s))
     settings = spec.case.settings
     max_turns = settings.turn_cap if settings is not None else None
     # A case that sets max_turns is graded on what it produced when it reaches it (plugin eval).

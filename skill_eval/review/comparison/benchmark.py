@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skill_eval.model.cases import Case
-from skill_eval.model.results import RunError, RunResult, unscorable_reason
+from skill_eval.model.results import NO_MODEL_REQUEST, RunError, RunResult, unscorable_reason
 from skill_eval.review.comparison.costs import _cost_lift, _cost_totals, _num, _round, usage_tokens  # noqa: F401 (re-exported)
 from skill_eval.review.comparison.run_conditions import comparability
 from skill_eval.review.comparison.verdict import settle
@@ -219,7 +219,8 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
     case and variant; records of a case not in ``cases`` are a caller bug (ValueError).
     Unscorable runs are left out of pass rates, or with ``include_unscorable`` count as failed."""
     if include_unscorable:
-        runs = [r.counted_as_failure() if r.unscorable is not None else r for r in runs]
+        # A run that never reached the model says nothing either way: it stays out even so.
+        runs = [r.counted_as_failure() if r.unscorable not in (None, NO_MODEL_REQUEST) else r for r in runs]
     by_case: dict[str, dict[str, list[RunRecord]]] = {c.id: {v: [] for v in VARIANTS} for c in cases}
     for r in runs:
         if r.case_id not in by_case or r.variant not in VARIANTS:

@@ -65,7 +65,7 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
     if "unscorable" in by_flag:
         why = sorted({r.split(": ", 1)[-1] for c in bench["cases"] for v in VARIANT_KEYS
                       for r in c[v].get("unscorable_reasons", [])})
-        out.append("runs unscorable (turn limit, truncated, another model; "
+        out.append("runs unscorable (turn limit, truncated, another model, no model request; "
                    + ("counted as failures" if _counted(bench) else "excluded from pass rates") + "): "
                    + ", ".join(by_flag["unscorable"]) + (f" ({'; '.join(why)})" if why else ""))
     out += [str(w) for w in bench.get("comparability") or []]

@@ -41,9 +41,11 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
+from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import (
     CLAUDE_CONNECT_RETRIES,
     CLAUDE_DEFAULT_URL,
+    NO_MODEL_REQUEST,
     ClaudeWatch,
     explain,
 )
@@ -62,6 +64,18 @@ from skill_eval.run.adapters.shared.trajectory import claude_stop
 # --------------------------------------------------------------------------- Claude Code
 
 MISSING = "claude CLI not found on PATH; install Claude Code or set adapter.command"
+# Read by run/preflight.py and run/resolve.py. The adapter points HOME and CLAUDE_CONFIG_DIR into
+# the workspace, so the CLI's own login (~/.claude/.credentials.json or the macOS keychain, the
+# account in ~/.claude.json) is never read in a run: a run authenticates from its environment.
+AGENT_CLI = AgentCli(
+    product="Claude Code", binary="claude", bin_option="claude_bin", oldest="2.1.245",
+    install="curl -fsSL https://claude.ai/install.sh | bash, or npm install -g @anthropic-ai/claude-code",
+    upgrade="claude update, or npm install -g @anthropic-ai/claude-code@latest",
+    keys=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+    providers=("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"),
+    login_note="a run never reads the CLI's own login in ~/.claude (its HOME is the workspace's); "
+               "for a subscription, pass CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`",
+)
 INSTALL_DIR = ".claude/skills"
 
 # Read by skill_eval.run.adapters.resolve_adapter (see its docstring).
@@ -203,10 +217,25 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     got.output = text if isinstance(text, str) else ""
     got.usage = _usage_from_result(result)
     _record_stop(got, stop)
+    if _no_model_request(result):
+        answer = one_line(got.output, 200)
+        got.events.append({"type": "unscorable", "name": f"{NO_MODEL_REQUEST}: the agent made no model "
+                           f"request (0 turns, no tokens); the CLI answered itself: {answer!r}"})
     served = _served_model(result)
     if served:
         got.model = served
     return got
+
+
+def _no_model_request(result: dict[str, Any]) -> bool:
+    """The CLI answered without asking the model (an unknown slash command answered locally, a
+    refused login): no tokens in ``usage`` nor ``modelUsage``, and no API time or no turn."""
+    raw = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+    if any(number(raw.get(k)) for k in _MODEL_USAGE_KEYS.values()):
+        return False
+    if any(_billed_tokens(result).values()) or number(result.get("total_cost_usd")):
+        return False
+    return number(result.get("duration_api_ms")) == 0 or number(result.get("num_turns")) == 0
 
 
 def _read_after_exit(done: Finished, session: bool) -> StreamRead:

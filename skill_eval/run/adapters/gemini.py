@@ -40,7 +40,8 @@ from skill_eval.run.adapters.shared.agentcli import (
     workspace_of,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.failure_causes import explain
+from skill_eval.run.adapters.shared.clidesc import AgentCli
+from skill_eval.run.adapters.shared.failure_causes import NO_MODEL_REQUEST, explain
 from skill_eval.run.adapters.shared.gemini_stream import parse_gemini_stream
 from skill_eval.run.adapters.shared.protocol_io import (
     AdapterFatal,
@@ -56,6 +57,14 @@ from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE
 MISSING = ("gemini CLI not found on PATH; install Gemini CLI (npm i -g @google/gemini-cli) or set "
            "adapter.command")
 INSTALL_DIR = ".gemini/skills"
+# Read by run/preflight.py and run/resolve.py. HOME is the workspace's: a login or key saved in
+# ~/.gemini is never read in a run.
+AGENT_CLI = AgentCli(
+    product="Gemini CLI", binary="gemini", bin_option="gemini_bin", oldest="0.61.0",
+    install="npm install -g @google/gemini-cli", upgrade="npm install -g @google/gemini-cli@latest",
+    keys=("GEMINI_API_KEY",), key_option="env_key", npm="@google/gemini-cli",
+    login_note="a run never reads a login saved in ~/.gemini (its HOME is the workspace's)",
+)
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
 BUILTIN_VERSION = "1"
 ENV = ("GEMINI_API_KEY",)
@@ -84,8 +93,7 @@ def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
 
 def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]:
     """The installed Gemini CLI version, for the run key."""
-    binary = str(options.get("gemini_bin") or "gemini")
-    return {"agent_version": cli_version(binary, npm="@google/gemini-cli")}
+    return {"agent_version": cli_version(str(options.get("gemini_bin") or "gemini"), AGENT_CLI)}
 
 
 def gemini_env(workspace: Path, args: argparse.Namespace) -> dict[str, str]:
@@ -150,6 +158,10 @@ def run_gemini(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     got = read.got
     got.model = got.model or args.model
     got.events.append(dict(SESSION_COMPLETE))
+    stats = read.result.get("stats") if isinstance(read.result.get("stats"), dict) else {}
+    if not stats.get("models") and not stats.get("total_tokens"):
+        got.events.append({"type": "unscorable", "name": f"{NO_MODEL_REQUEST}: Gemini CLI made no model "
+                           f"request (no tokens); it answered itself: {one_line(got.output, 200)!r}"})
     return got
 
 

@@ -38,6 +38,7 @@ from skill_eval.run.adapters.shared.agentcli import (
     workspace_of,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
+from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import explain
 from skill_eval.run.adapters.shared.opencode_events import parse_opencode_events
 from skill_eval.run.adapters.shared.protocol_io import (
@@ -53,6 +54,14 @@ from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE
 
 MISSING = "opencode CLI not found on PATH; install OpenCode (npm i -g opencode-ai) or set adapter.command"
 INSTALL_DIR = ".opencode/skills"
+# Read by run/preflight.py and run/resolve.py. With base_url the key is env_key's (default
+# OPENAI_API_KEY); without it OpenCode's own providers read their own variables, named in env.
+AGENT_CLI = AgentCli(
+    product="OpenCode", binary="opencode", bin_option="opencode_bin", oldest="1.18.33",
+    install="npm install -g opencode-ai", upgrade="npm install -g opencode-ai@latest",
+    keys=("OPENAI_API_KEY",), key_option="env_key", npm="opencode-ai",
+    login_note="a run never reads OpenCode's saved auth (its HOME and XDG folders are the workspace's)",
+)
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
 BUILTIN_VERSION = "1"
 ENV = ("OPENAI_API_KEY",)
@@ -78,7 +87,7 @@ def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
 
 def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]:
     """The installed OpenCode version, for the run key."""
-    return {"agent_version": cli_version(str(options.get("opencode_bin") or "opencode"), npm="opencode-ai")}
+    return {"agent_version": cli_version(str(options.get("opencode_bin") or "opencode"), AGENT_CLI)}
 
 
 def opencode_env(workspace: Path, args: argparse.Namespace) -> dict[str, str]:

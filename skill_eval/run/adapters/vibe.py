@@ -37,7 +37,8 @@ from skill_eval.run.adapters.shared.agentcli import (
     workspace_of,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.failure_causes import explain
+from skill_eval.run.adapters.shared.clidesc import AgentCli
+from skill_eval.run.adapters.shared.failure_causes import NO_MODEL_REQUEST, explain
 from skill_eval.run.adapters.shared.protocol_io import (
     AdapterFatal,
     fail,
@@ -59,6 +60,15 @@ from skill_eval.run.adapters.shared.vibe_output import (
 MISSING = ("vibe CLI not found on PATH; install Mistral Vibe (pip install mistral-vibe, Python >= 3.12) "
            "or set adapter options vibe_bin")
 INSTALL_DIR = ".vibe/skills"
+# Read by run/preflight.py and run/resolve.py. VIBE_HOME is the workspace's and the keyring is
+# off: a key saved by `vibe --setup` (~/.vibe/.env, the keyring) is never read in a run.
+AGENT_CLI = AgentCli(
+    product="Mistral Vibe", binary="vibe", bin_option="vibe_bin", oldest="3.0.2",
+    install="pip install mistral-vibe (Python >= 3.12, in a venv of its own)",
+    upgrade="pip install --upgrade mistral-vibe", keys=("MISTRAL_API_KEY",), key_option="env_key",
+    pypi="mistral_vibe", version_prefix="vibe ",
+    login_note="a run never reads a key saved by `vibe --setup` (its VIBE_HOME is the workspace's)",
+)
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
 BUILTIN_VERSION = "1"
 ENV = ("MISTRAL_API_KEY",)
@@ -84,8 +94,7 @@ def build_args(options: dict[str, Any], suite: Any = None) -> list[str]:
 
 def identity_extra(options: dict[str, Any], suite: Any = None) -> dict[str, Any]:
     """The installed Vibe version, for the run key."""
-    return {"agent_version": cli_version(str(options.get("vibe_bin") or "vibe"), pypi="mistral_vibe",
-                                         prefix="vibe ")}
+    return {"agent_version": cli_version(str(options.get("vibe_bin") or "vibe"), AGENT_CLI)}
 
 
 def _toml(text: str) -> str:
@@ -144,6 +153,9 @@ def run_vibe(args: argparse.Namespace, prompt: str, workspace: Path, env: dict[s
     # With base_url the provider and its model are ours, priced at 0: Vibe's cost is no cost then.
     got.usage = export_usage(export, priced=not args.base_url)
     got.model = args.model
+    if not got.usage.get("input_tokens") and not got.usage.get("output_tokens") and not at_limit:
+        got.events.append({"type": "unscorable", "name": f"{NO_MODEL_REQUEST}: Mistral Vibe made no model "
+                           f"request (no tokens); it answered itself: {one_line(got.output, 200)!r}"})
     stop = TURN_LIMIT if at_limit else export.get("stop_reason")
     if stop:
         got.events.append({"type": "stop", "name": str(stop)})

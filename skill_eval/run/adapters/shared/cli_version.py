@@ -14,6 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
+from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.protocol_io import agent_version
 
 
@@ -48,7 +49,8 @@ def venv_package_version(binary: str, distribution: str) -> str | None:
     return found[-1].name.removesuffix(".dist-info").split("-")[1] if found else None
 
 
-def cli_version(binary: str, npm: str | None = None, pypi: str | None = None, prefix: str = "") -> str:
-    """``prefix`` + the package's version when its metadata is found, else ``binary --version``."""
-    version = npm_package_version(binary, npm) if npm else venv_package_version(binary, pypi or "")
-    return prefix + version if version else agent_version(binary)
+def cli_version(binary: str, desc: AgentCli) -> str:
+    """What ``binary --version`` prints, from the package metadata ``desc`` names when found."""
+    version = npm_package_version(binary, desc.npm) if desc.npm else \
+        venv_package_version(binary, desc.pypi) if desc.pypi else None
+    return desc.version_prefix + version if version else agent_version(binary)

@@ -26,12 +26,17 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+# An adapter's ``unscorable`` event for a run whose agent never asked the model: run/unscorable.py
+# makes it a run error, never graded, and stops a suite whose every run so far ended so.
+from skill_eval.model.results import NO_MODEL_REQUEST  # noqa: F401 (the adapters' name for it)
+
 _AUTH_STATUS = (401, 403)
 # Connection failures Claude Code may retry before we give up (unless CLAUDE_CODE_MAX_RETRIES
 # is set: then the CLI's own limit holds), and Codex "waiting for network" notices.
 CLAUDE_CONNECT_RETRIES = 3
 CODEX_NETWORK_WAITS = 2
 CLAUDE_DEFAULT_URL = "https://api.anthropic.com"
+
 CODEX_DEFAULT_URL = "https://api.openai.com/v1"
 
 

@@ -6,6 +6,7 @@ Adapters run as ``python -m skill_eval.run.adapters.<module>``: keep this module
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -120,15 +121,29 @@ def options_to_argv(
 
 
 def agent_version(binary: str, timeout: float = 30.0) -> str:
-    """``<binary> --version`` (first line), or a marker saying why it is unknown."""
+    """``<binary> --version`` (first line), or a marker saying why it is unknown. Asked once per
+    executable as long as its file is unchanged (its stat), however many suites, judges and
+    preflights ask: an upgrade in place changes the stat and is asked again."""
+    import os
     import shutil
-    import subprocess
 
     exe = shutil.which(binary)
     if not exe:
         return f"unavailable ({binary} not found)"
     try:
-        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=timeout)
+        st = os.stat(exe)  # the file that runs, links followed
+    except OSError as exc:
+        return f"unavailable ({one_line(str(exc), 100)})"
+    return _version_of(exe, st.st_ino, st.st_size, st.st_mtime_ns, timeout)
+
+
+@functools.lru_cache(maxsize=64)
+def _version_of(exe: str, inode: int, size: int, mtime_ns: int, timeout: float) -> str:
+    import subprocess
+
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"unavailable ({one_line(str(exc), 100)})"
     lines = done.stdout.strip().splitlines()
