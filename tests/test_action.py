@@ -52,10 +52,18 @@ class Job:
         cond = step.get("if")
         if cond is None:
             return not self.failed
-        # The action's conditions: always() && <output> != ''
+        # The action's conditions: [always() &&] <value> != '' [&& <value> == '']
         parts = [p.strip() for p in cond.split("&&")]
-        assert parts[0] == "always()", cond
-        return all(self.value(p.split("!=")[0].strip()) != "" for p in parts[1:])
+        if parts[0] == "always()":
+            parts = parts[1:]
+        elif self.failed:
+            return False
+        for part in parts:
+            op = "!=" if "!=" in part else "=="
+            assert part.endswith(f"{op} ''"), cond
+            if (self.value(part.split(op)[0].strip()) != "") != (op == "!="):
+                return False
+        return True
 
 
 def _inputs(**given: str) -> dict[str, str]:
@@ -170,8 +178,64 @@ def test_invalid_input_fails_the_job(repo):
 
 
 @pytest.mark.slow
+def test_with_a_remote_a_fresh_job_is_served_from_it_and_no_cache_is_used(repo, tmp_path):
+    pytest.importorskip("obstore", reason="obstore is not installed: pip install 'skill-eval[remote]'")
+    remote = tmp_path / "remote"
+    job = _job(repo, remote=f"file://{remote}")
+    assert not job.failed, job.logs
+    assert list(remote.rglob("manifest.json")) and not (job.repo.parent / "cache" / "store").exists()
+    fresh = tmp_path / "fresh" / "repo"
+    shutil.copytree(repo, fresh, ignore=shutil.ignore_patterns(".skill-eval", "results"))
+    again = _job(fresh, remote=f"file://{remote}")
+    assert not again.failed, again.logs
+    assert "runs served by" in again.logs["Run"], again.logs["Run"]
+
+
+@pytest.mark.slow
 def test_a_shard_runs_its_share(repo):
     job = _job(repo, shard="1/2")
     assert not job.failed, job.logs
     runs = list((repo / ".skill-eval" / "store" / "runs").glob("*/*"))
     assert 0 < len(runs) < 6  # 3 cases x 2 arms, split in two
+
+
+@pytest.mark.parametrize(("text", "args"), [
+    ("", []),
+    ("--allow-tools\nBash(npm test *)\n", ["--allow-tools", "Bash(npm test *)"]),
+    ("  --max-cost=5  \n\n--force\n", ["--max-cost=5", "--force"]),
+    ('["--allow-tools", "Bash(npm test *)", "*"]', ["--allow-tools", "Bash(npm test *)", "*"]),
+])
+def test_args_is_a_list_one_argument_a_line_or_a_json_array(text, args):
+    from skill_eval.cli.action_args import parse
+
+    assert parse(text) == args
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("--allow-tools Bash(npm test *)", "--allow-tools on one line and Bash(npm test *) on the next"),
+    ("--max-cost 5", "or --max-cost=5"),
+    ('["--force", 5]', "strings only"),
+    ("[--force", "not a JSON array"),
+])
+def test_args_that_would_be_misread_are_refused_in_one_line(text, why):
+    from skill_eval.cli.action_args import BadArgs, parse
+
+    with pytest.raises(BadArgs, match=re.escape(why)):
+        parse(text)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", ["--only\n*\n", '["--only", "*"]'])
+def test_args_reach_run_as_written_neither_split_nor_globbed(repo, args):
+    # issue 54: $ARGS was expanded unquoted: '*' became the checkout's file names (and
+    # 'Bash(npm test *)' three words), so this run failed as a usage error.
+    job = _job(repo, args=args)
+    assert not job.failed, job.logs
+    assert job.outputs["run"]["code"] == "0" and job.codes["Verdict"] == 0
+
+
+@pytest.mark.slow
+def test_an_option_and_its_value_on_one_line_fail_the_job_saying_how(repo):
+    job = _job(repo, args="--max-cost 5")
+    assert job.failed and job.outputs["run"]["code"] == "2" and job.codes["Verdict"] == 2
+    assert "--max-cost on one line and 5 on the next, or --max-cost=5" in job.logs["Run"]

@@ -200,7 +200,7 @@ def test_status_estimates_cost_from_earlier_runs_of_the_same_slots(claude, capsy
     project.fixture.write_text("region,amount\nnorth,11\nsouth,31\n")
     code, out = project.cli(capsys, "status", str(project.suite))
     assert code == 0, out
-    assert "would run 4" in out
+    assert ", 4 to run," in out
     assert "estimated cost $0.44" in out  # 2 × $0.2071 + 2 × $0.0123, recorded by the first run
     code, out = project.cli(capsys, "status", str(project.suite), "--json")
     assert json.loads(out)["estimated_cost_usd"] == pytest.approx(0.4388)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -97,7 +98,17 @@ def no_traceback(*texts: str) -> None:
 
 
 def error_lines(err: str) -> list[str]:
-    return [line for line in err.splitlines() if line.startswith("skill-eval: error in ")]
+    """The run errors `run` printed: each distinct one once (``N runs could not run: ... (first:
+    <run>)``), or ``error in <run>: ...`` for an error only one run had."""
+    return [line for line in err.splitlines()
+            if line.startswith("skill-eval: error in ")
+            or re.match(r"skill-eval: \d+ runs could not run: ", line)]
+
+
+def error_count(err: str) -> int:
+    """How many runs the printed error lines stand for."""
+    return sum(int(m.group(1)) if (m := re.match(r"skill-eval: (\d+) runs could not run", line)) else 1
+               for line in error_lines(err))
 
 
 def failed_reasons(kit: Kit) -> dict[str, str]:
@@ -115,9 +126,9 @@ def check_fault(kit: Kit, expected: str, heal) -> tuple[str, str]:
     no_traceback(out, err)
     assert code == 2, out + err
 
-    # One line per failed run, naming the run and the problem.
+    # Each distinct error once, with how many runs it hit, naming a run and the problem.
     lines = error_lines(err)
-    assert len(lines) == len(BAD), err
+    assert error_count(err) == len(BAD), err
     for line in lines:
         assert "\n" not in line and "agent:alpha/bad/" in line
         assert expected in line, line
@@ -152,7 +163,7 @@ def check_fault(kit: Kit, expected: str, heal) -> tuple[str, str]:
     no_traceback(out2, err2)
     assert code2 == 2
     assert sorted(calls(kit)) == sorted(BAD)
-    assert len(error_lines(err2)) == len(BAD)
+    assert error_count(err2) == len(BAD)
 
     # Fixed: exactly the failed runs again, then nothing.
     (kit.root / "calls.log").unlink()
@@ -284,7 +295,7 @@ def _check_cannot_start(kit: Kit, expected: str, heal) -> None:
     no_traceback(out, err)
     assert code == 2, out + err
     lines = error_lines(err)
-    assert len(lines) == RUNS
+    assert error_count(err) == RUNS
     assert all(expected in line for line in lines), err
     assert kit.stored_runs() == []
     reasons = failed_reasons(kit)
@@ -292,7 +303,7 @@ def _check_cannot_start(kit: Kit, expected: str, heal) -> None:
     assert all(r.startswith("previous attempt failed: ") and expected in r for r in reasons.values())
     code, out, err = kit.run()  # still broken: all retried, still nothing stored
     no_traceback(out, err)
-    assert code == 2 and len(error_lines(err)) == RUNS and kit.stored_runs() == []
+    assert code == 2 and error_count(err) == RUNS and kit.stored_runs() == []
     heal()
     (kit.root / "healed").write_text("")
     code, out, err = kit.run()
@@ -393,11 +404,10 @@ def test_real_process_exit_code_and_one_line_errors(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, out + err
     assert "Traceback" not in out + err and SECRET not in out + err
-    lines = error_lines(err)
-    assert sorted(line.split(": ", 2)[1] for line in lines) == sorted(
-        f"error in agent:alpha/bad/{m}/default/{i}" for m, _, i in BAD)  # each names its run
-    assert all("adapter command exited with status 9 | stderr: denied: [REDACTED:api-key]" in x
-               for x in lines)
+    [line] = error_lines(err)  # one fault, one line: its count and the first run it hit
+    assert line.startswith(f"skill-eval: {len(BAD)} runs could not run: ")
+    assert re.search(r"\(first: agent:alpha/bad/\w+/default/[12]\)$", line)
+    assert "adapter command exited with status 9 | stderr: denied: [REDACTED:api-key]" in line
     proc = kit.subprocess("status", "suite.yaml")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and out.count("previous attempt failed: adapter command exited with "
@@ -418,7 +428,8 @@ def test_missing_default_suite_names_the_default_and_how_to_name_one(tmp_path):
     for args in (["run"], ["status"], ["report"], ["validate"]):
         code, out, err = kit.cli(*args)
         assert code == 2
-        assert "no SUITE given, and the default configs/demo.yaml does not exist" in err
+        assert ("no SUITE given, and neither default (skill-eval.yaml, then configs/demo.yaml) exists"
+                in err)
         assert f"skill-eval {args[0]} path/to/suite.yaml" in err
 
 

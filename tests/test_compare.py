@@ -113,6 +113,11 @@ def test_previous_and_baseline_that_do_not_exist_say_how_to_get_them(tmp_path: P
     assert code == 2 and "skill-eval bless suite.yaml" in err
     code, _, err = kit.cli("compare", "suite.yaml")
     assert code == 2 and "nothing to compare" in err
+    # the regression gate on a first version: nothing to regress from, so a first CI run passes
+    code, out, err = kit.cli("compare", "suite.yaml", "--fail-on-regression", "--format", "github")
+    assert code == 0 and "nothing to compare against 'previous'" in err
+    assert "skill-eval: regression gate: nothing to compare yet (a first version): not failing" in err
+    assert "::notice title=regression gate::nothing to compare yet" in out
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from skill_eval.model.config import Suite, load_suite
 DATA = Path(__file__).parent / "data" / "test_config"
 SUITE_KEYS = ("ablations, adapter, adaptive, agents, allow_scripts, allow_tools, both_arms, executor, gate, "
               "include_unscorable, iterations, jobs, judge, "
-              "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, results, "
+              "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, remote, results, "
               "scaffold, skill_name_check, skills, "
               "skills_dir, split, store, strict_skills, suite, threshold, timeout_seconds, variants")
 
@@ -281,3 +281,21 @@ def test_a_store_folder_name_too_long_for_the_file_system_is_one_line(tmp_path):
     (problem,) = exc.value.problems
     assert problem.format().endswith("is 300 bytes long; file systems allow 255: shorten it")
     assert problem.line == 3
+
+
+def test_the_remote_key_is_a_url_or_a_mapping_and_a_bad_one_is_one_line(tmp_path):
+    from skill_eval.model.config import RemoteConfig
+
+    (tmp_path / "skills").mkdir()
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: s\nskills_dir: skills\nremote: s3://team/evals\n")
+    assert load_suite(suite).remote == RemoteConfig("s3://team/evals")
+    suite.write_text("suite: s\nskills_dir: skills\nremote: {url: 'file:///srv/x', push: false, "
+                     "sign_key_env: TEAM_KEY}\n")
+    assert load_suite(suite).remote == RemoteConfig("file:///srv/x", push=False, sign_key_env="TEAM_KEY")
+    assert load_suite(DATA / "full.yaml").remote is None
+    suite.write_text("suite: s\nskills_dir: skills\nremote: {url: 'http://x', pushh: true}\n")
+    with pytest.raises(InvalidInput) as info:
+        load_suite(suite)
+    assert all(p.file == "s.yaml" or p.file.endswith("s.yaml") for p in info.value.problems)
+    assert "remote" in str(info.value.problems[0].format())

@@ -445,7 +445,7 @@ def test_status_text_and_explain(kit):
     kit.edit_case("alpha", "a1", prompt="Task a1: other.")
     code, out, err = kit.status()
     assert "run       agent:alpha/a1/with_skill/default/1: prompt changed" in out
-    assert "would run 6" in out
+    assert ", 6 to run," in out
 
 
 @pytest.mark.slow

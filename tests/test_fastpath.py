@@ -253,7 +253,7 @@ def test_a_plugin_file_the_eval_reader_reads_is_watched(tmp_path, before, edit):
     kit.reset()
     kit.write(edit)
     _, out, _ = kit.status()
-    assert "would run 1" in out
+    assert ", 1 to run," in out
     assert "mocked servers' names (plugin manifest or MCP configuration) changed" in out
     code, out, err = kit.run()
     assert code == 0 and not out.startswith("Up to date"), out + err

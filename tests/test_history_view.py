@@ -109,7 +109,7 @@ def test_a_skill_the_fast_path_left_out_keeps_its_compare_table(tmp_path: Path):
     assert page_history_skills(kit) == ["alpha"]
     (kit.skill_dir("beta") / "evals" / "files" / "b1.txt").write_text("edited fixture\n")
     code, out, _ = kit.run()
-    assert code == 0 and "1 table to rebuild" in out  # only beta was planned
+    assert code == 0 and "2 tables to rebuild" in out  # only beta was planned: its table and the summary
     assert page_history_skills(kit) == ["alpha"]  # alpha's comparison is still on the page
 
 

@@ -65,8 +65,8 @@ def test_tiny_n_interval_and_p_carry_the_indeterminate_note_everywhere(tmp_path:
 def test_plurals_and_run_status_agree_on_table_counts(tmp_path: Path):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     code, st_out, _ = kit.status()
-    planned = re.search(r"rebuild (\d+ tables?)\b", st_out).group(1)
-    assert planned == "1 table"
+    planned = re.search(r"(\d+ tables?) to rebuild\b", st_out).group(1)
+    assert planned == "2 tables"  # alpha's and the summary, the two `rebuild` lines above
     code, out, err = kit.run()
     assert f"{planned} to rebuild" in out
     assert "over 1 case," in out and "over 1 cases" not in out
@@ -80,7 +80,8 @@ def test_ungraded_rubric_items_are_counted_wherever_a_pass_rate_is(tmp_path: Pat
     c["expectations"] = ["The answer is polite", "The answer is short"]
     kit.write_evals("alpha", [c])
     code, out, err = kit.run()
-    note = "8 rubric items ungraded: add a judge"  # 2 items × 2 iterations × 2 variants
+    # 2 items × 2 iterations × 2 variants: verdicts, not the items `inspect` counts
+    note = "8 rubric verdicts ungraded (one per rubric item and run): add a judge"
     bench = json.loads(kit.bench("alpha").read_text())
     assert bench["variants"]["with_skill"]["rubric_ungraded"] == 4
     assert note in _md(kit)

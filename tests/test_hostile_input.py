@@ -388,3 +388,82 @@ def test_a_prompt_holding_a_cookie_header_leaves_every_results_file_readable(tmp
     data = re.search(r'<script type="application/json" id="review-data">(.*?)</script>', page, re.S).group(1)
     cases = [c["id"] for s in json.loads(data)["skills"] for c in s["cases"]]
     assert sorted(cases) == ["a1", "a2"] and "abc123" not in page
+
+
+# Fifth pass (issue 54): the claude plugin eval reader gets the native readers' guards.
+
+def _plugin(tmp_path: Path, files: dict[str, str] | None = None):  # noqa: ANN202
+    from pluginkit import PluginKit
+
+    return PluginKit.create(tmp_path, {"a": {"prompt.md": "Go.\n", **(files or {})}})
+
+
+@pytest.mark.parametrize("bad", ["prompt.md", "case.yaml", "graders/g.md", "graders: 5", "graders/x.md"])
+def test_a_broken_plugin_case_is_one_line_from_validate_run_and_inspect(tmp_path, bad):
+    # issue 54: each was a traceback and exit 3.
+    kit = _plugin(tmp_path)
+    case = kit.root / "evals" / "a"
+    if bad == "graders: 5":
+        (case / "case.yaml").write_text('schema_version: "1.1"\ngraders: 5\n')
+    elif bad == "graders/x.md":
+        (case / "graders" / "x.md").mkdir()
+    else:
+        (case / bad).write_bytes(b"---\nname: a\n---\nGo \xff\n")
+    for args in (("validate", str(kit.suite)), ("run", str(kit.suite)), ("inspect", str(kit.root / "evals"))):
+        code, out, err = kit.cli(*args)
+        assert code == 2 and "Traceback" not in err, (args, err)
+        lines = [ln for ln in (out + err).splitlines() if "evals/a/" in ln]
+        assert len(lines) == 1 and (bad.split(":")[0] in lines[0]), (args, out + err)
+    assert kit.requests() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["evals/a/graders/g.md", ".claude-plugin/plugin.json", ".mcp.json",
+                                   "/dev/zero:.mcp.json", "/dev/stdin:evals/a/graders/g.md"])
+def test_a_fifo_or_device_in_a_plugin_blocks_nothing_and_is_one_line(tmp_path, where):
+    # issue 54: validate, run and status blocked forever reading it.
+    import os
+    import subprocess
+    import sys
+
+    kit = _plugin(tmp_path)
+    target, _, rel = where.rpartition(":")
+    (kit.root / rel).unlink(missing_ok=True)
+    if target:
+        (kit.root / rel).symlink_to(target)
+    else:
+        os.mkfifo(kit.root / rel)
+    for command in ("validate", "status", "run"):
+        child = subprocess.Popen([sys.executable, "-m", "skill_eval.cli.main", command, "suite.yaml"],
+                                 cwd=kit.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        try:
+            _, err = child.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            pytest.fail(f"skill-eval {command} blocked on {where}")
+        assert child.returncode == 2 and "Traceback" not in err, (command, err)
+        [line] = [ln for ln in err.splitlines() if rel in ln]
+        assert "not a file: reading it could block or never end" in line, (command, err)
+    assert kit.requests() == []
+
+
+@pytest.mark.parametrize("where", ["suite", "evals.json", "count"])
+def test_a_number_of_thousands_of_digits_is_one_line(tmp_path, where):
+    # issue 54: Python's int-string conversion limit raised a ValueError traceback, exit 3.
+    big = "9" * 5000
+    if where == "count":
+        kit = _plugin(tmp_path, {"graders/g.md": f"---\ntype: regex\npattern: ok\nmatch: count:{big}\n---\n"})
+        code, out, err = kit.cli("validate", str(kit.suite))
+    else:
+        kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
+        if where == "suite":
+            (kit.root / "suite.yaml").write_text((kit.root / "suite.yaml").read_text() + f"seed: {big}\n")
+        else:
+            evals = kit.skill_dir("alpha") / "evals" / "evals.json"
+            evals.write_text(evals.read_text().replace('"evals"', f'"x": {big}, "evals"', 1))
+        code, out, err = kit.cli("validate", "suite.yaml")
+    assert code == 2 and "Traceback" not in err, err
+    [line] = [ln for ln in err.splitlines() if "5,000 digits" in ln]
+    assert "at most 1,000" in line

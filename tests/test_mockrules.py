@@ -102,3 +102,19 @@ def test_a_recorded_call_is_shown_as_plugin_eval_shows_it_whatever_the_stored_ke
         '{"tool":"mcp__s__t","input":{"b":1,"a":2},"output":"é","isError":true,"verdict":"tool_error"}')
     assert call_line({"tool": "t", "input": {}, "output": "", "verdict": "ok", "isError": False}) == (
         '{"tool":"t","input":{},"output":"","verdict":"ok"}')
+
+
+@pytest.mark.parametrize(("rule", "value", "broken"), [
+    ("/^[0-9]+$/", "7\n", True),      # JavaScript's $ is the very end: plugin eval aborts the call
+    ("/\\bfoo\\b/", "éfoo", False),  # JavaScript's \b is ASCII: é is no word character there
+    ("/\\bfoo\\b/", "xfoo", True),
+    ("/^é$/i", "É", False),
+])
+def test_an_expect_regex_is_matched_as_javascript_matches_it(rule, value, broken):
+    # issue 54: Python's semantics let "7\n" through and aborted on "éfoo".
+    assert (check_expect((("id", rule),), {"id": value}) is not None) == broken
+
+
+def test_an_expect_regex_javascript_refuses_is_named_at_load():
+    assert "regex /(?i)x/" in (rule_problem("/(?i)x/") or "")
+    assert rule_problem("/(?<name>a)\\k<name>/") is None

@@ -89,13 +89,13 @@ def test_changing_one_cases_mock_file_reruns_that_case_only_and_status_names_the
     kit.reset()
     kit.write({"evals/b/mocks/clock/now.md": "dawn\n"})
     code, out, _ = kit.status()
-    assert "mock file b/mocks/clock/now.md changed" in out and "would run 2" in out
+    assert "mock file b/mocks/clock/now.md changed" in out and ", 2 to run," in out
     kit.run()
     assert {r["case"]["id"] for r in kit.requests()} == {"b"}
     kit.reset()
     kit.write({"evals/mocks/notes/fixtures/7.txt": "SEVEN"})  # a suite file: every case uses it
     code, out, _ = kit.status()
-    assert "mock file mocks/notes/fixtures/7.txt changed" in out and "would run 4" in out
+    assert "mock file mocks/notes/fixtures/7.txt changed" in out and ", 4 to run," in out
 
 
 def test_without_the_mcp_sdk_a_suite_with_mocks_fails_validate_naming_the_extra(kit, monkeypatch):

@@ -78,7 +78,7 @@ def test_the_judge_plays_the_server_and_an_unchanged_rerun_asks_nobody(kit):
     # Editing one case's own agent mock re-runs that case only.
     kit.write({"evals/b/mocks/notes/lookup.md": "---\ntype: agent\n---\nOther notes.\n"})
     code, out, _ = kit.status()
-    assert "mock file b/mocks/notes/lookup.md added" in out and "would run 1" in out
+    assert "mock file b/mocks/notes/lookup.md added" in out and ", 1 to run," in out
     code, _, err = kit.run()
     assert code == 0, err
     assert {r["case"]["id"] for r in kit.requests()} == {"b"} and len(_asked(kit)) == 3
@@ -89,7 +89,7 @@ def test_the_judge_plays_the_server_and_an_unchanged_rerun_asks_nobody(kit):
         saved.read_text().replace("AGENT Notes", "REPLAYED Notes"))
     kit.reset()
     code, out, _ = kit.status()
-    assert "mocks/.replay/notes/" in out and "would run 1" in out  # a's key has the recording; b's not
+    assert "mocks/.replay/notes/" in out and ", 1 to run," in out  # a's key has the recording; b's not
     kit.run()
     assert {r["case"]["id"] for r in kit.requests()} == {"a"} and len(_asked(kit)) == 3
     outputs = {c["output"] for m in kit.metas()["a"] for c in m["mock_calls"]}  # the old run is kept too
@@ -102,7 +102,7 @@ def test_a_new_judge_reruns_the_cases_whose_agent_mocks_it_plays(kit, tmp_path):
     kit.write_suite(extra=f"judge:\n  command: [{json.dumps(sys.executable)}, judge.py, "
                           f"{json.dumps(str(tmp_path / 'judge.log'))}]\n  model: other\n")
     code, out, _ = kit.status()
-    assert "the judge playing its agent mocks changed" in out and "would run 2" in out
+    assert "the judge playing its agent mocks changed" in out and ", 2 to run," in out
 
 
 def test_a_run_that_reached_its_turn_limit_keeps_no_recording(kit):

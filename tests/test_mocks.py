@@ -199,3 +199,42 @@ def test_a_mock_calls_grader_is_an_indicator_only_when_every_mocked_server_is_th
     assert indicators(tmp_path / "own") == {"called": True, "says": False}
     # A mocked server the plugin does not declare: the call says nothing of the plugin firing.
     assert indicators(tmp_path / "mixed") == {"called": False, "says": False}
+
+
+def test_a_fixture_linked_from_outside_the_suite_is_refused_and_named(tmp_path):
+    # issue 54: the linked file was served to the agent as a mock's answer.
+    _write(tmp_path, SUITE)
+    (tmp_path / "secret.txt").write_text("token")
+    (tmp_path / "evals/mocks/notes/fixtures/leak.txt").symlink_to(tmp_path / "secret.txt")
+    mocks, problems = _read(tmp_path)
+    [problem] = problems
+    assert problem.startswith("mocks/notes/fixtures/leak.txt: is a link to ") and "outside evals/" in problem
+    listed = {t.name: t for s in mocks.servers for t in s.tools}["list"]
+    assert listed.fixtures == (("fixtures/a.txt", "A"),)
+
+
+def test_a_fixture_over_the_size_cap_is_named_not_dropped_in_silence(tmp_path):
+    _write(tmp_path, SUITE)
+    (tmp_path / "evals/mocks/notes/fixtures/big.json").write_bytes(b"x" * (4 * 1024 * 1024 + 1))
+    _, problems = _read(tmp_path)
+    [problem] = problems
+    assert problem.startswith("mocks/notes/fixtures/big.json: is over 4 MiB") and "no such fixture" in problem
+
+
+def test_suite_wide_mocks_are_read_once_for_all_cases(tmp_path, monkeypatch):
+    # issue 54: 60 cases with 10 MB of suite mocks read 1.2 GB per validate or status.
+    import skill_eval.fs.confined as confined
+
+    files = {**SUITE, "evals/c/graders/g.md": "---\ntype: regex\npattern: x\n---\n",
+             **{f"evals/c{i}/prompt.md": "Go.\n" for i in range(5)},
+             **{f"evals/c{i}/graders/g.md": "---\ntype: regex\npattern: x\n---\n" for i in range(5)}}
+    files["evals/mocks/notes/fixtures/a.txt"] = "A" * 100_000
+    _write(tmp_path, files)
+    opened: list[str] = []
+    real_open = confined.os.open
+    monkeypatch.setattr(confined.os, "open", lambda p, *a: (opened.append(str(p)), real_open(p, *a))[1])
+    es = read_evalset(tmp_path / "evals")
+    assert len(es.cases) == 6 and not [p for p in es.problems if p.is_error]
+    assert opened.count(str(tmp_path / "evals/mocks/notes/fixtures/a.txt")) == 1
+    assert opened.count(str(tmp_path / "evals/mocks/notes/list.md")) == 1
+    assert {c.settings.mocks.files for c in es.cases if c.id != "c"} == {es.cases[1].settings.mocks.files}

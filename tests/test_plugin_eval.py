@@ -268,3 +268,81 @@ def test_export_writes_weights_and_indicators_back_and_they_read_the_same(tmp_pa
     export_cases([case], "s", tmp_path / "out" / "evals")
     [again] = read_evalset(tmp_path / "out" / "evals").cases
     assert {c.id: c for c in again.checks} == checks
+
+
+GRADER = "---\ntype: regex\npattern: x\n---\n"
+
+
+def _errors(tmp_path: Path) -> list[str]:
+    return [p.format() for p in read_evalset(tmp_path / "evals").problems if p.is_error]
+
+
+@pytest.mark.parametrize("what", ["add_dirs", "baseline_file"])
+def test_a_link_out_of_the_case_is_refused_as_native_fixtures_refuse_it(tmp_path, what):
+    # issue 54: the linked file reached the agent (add_dirs) or the judge (baseline_file).
+    (tmp_path / "secret.txt").write_text("token\n")
+    _write(tmp_path, {"evals/c/case.yaml": 'schema_version: "1.1"\nexecution: {prompt: Go.}\n'
+                      "context: {add_dirs: [res]}\ngraders:\n  - {name: g, type: regex, pattern: x}\n"
+                      "  - {name: ref, type: baseline, baseline_file: ref.jsonl, criteria: same}\n",
+                      "evals/c/res/ok.txt": "ok\n", "evals/c/ref.jsonl": "{}\n"})
+    linked = tmp_path / "evals/c" / ("res/leak.txt" if what == "add_dirs" else "ref.jsonl")
+    linked.unlink(missing_ok=True)
+    linked.symlink_to(tmp_path / "secret.txt")
+    [err] = _errors(tmp_path)
+    assert "c/case.yaml" in err and "outside" in err and str(tmp_path / "secret.txt") in err
+    assert ("res/leak.txt" if what == "add_dirs" else "'ref.jsonl'") in err
+
+
+@pytest.mark.parametrize(("file", "content"), [
+    ("prompt.md", b"Go \xff\n"), ("case.yaml", b'schema_version: "1.1"\nexecution: {prompt: "\xfe"}\n'),
+    ("graders/g.md", b"---\ntype: regex\npattern: \xff\n---\n")])
+def test_a_file_that_is_not_utf8_is_one_error_naming_it(tmp_path, file, content):
+    _write(tmp_path, {"evals/c/prompt.md": "Go.\n", "evals/c/graders/g.md": GRADER})
+    (tmp_path / "evals/c" / file).write_bytes(content)
+    [err] = _errors(tmp_path)
+    assert f"evals/c/{file}: is not UTF-8 text (byte 0x" in err and "save it as UTF-8" in err
+
+
+def test_graders_that_are_not_a_list_or_a_grader_that_is_a_folder_is_one_error(tmp_path):
+    _write(tmp_path, {"evals/c/case.yaml": 'schema_version: "1.1"\nexecution: {prompt: Go.}\ngraders: 5\n',
+                      "evals/d/prompt.md": "Go.\n", "evals/d/graders/ok.md": GRADER})
+    (tmp_path / "evals/d/graders/x.md").mkdir()
+    errors = _errors(tmp_path)
+    assert any("c/case.yaml:3: graders: must be a list of graders, got int" in e for e in errors), errors
+    assert any("d/graders/x.md: is a folder, not a file" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("bound", ['min: "0"', 'max: "0"', "max: 0.0", "min: -1", "max: 1.5", "max: true"])
+def test_a_tool_used_bound_of_the_wrong_type_is_refused_not_defaulted(tmp_path, bound):
+    # issue 54: max: "0" became the default, turning "never call Bash" into "call it at least once".
+    _write(tmp_path, {"evals/c/prompt.md": "Go.\n",
+                      "evals/c/graders/never.md": f"---\ntype: tool_used\ntool: Bash\n{bound}\n---\n"})
+    es = read_evalset(tmp_path / "evals")
+    [err] = [p.format() for p in es.problems if p.is_error]
+    assert "c/graders/never.md:1: grader 'never' (tool_used): " + bound.split(":")[0] in err
+    assert "whole number 0 or more" in err and not es.cases[0].checks
+
+
+@pytest.mark.parametrize("grader", ["type: tool_used\ntool: Bash\ninput_match: [npm, test]",
+                                    "type: tool_order\nbefore: {tool: Read, input_match: 5}\nafter: Bash"])
+def test_an_input_match_that_is_not_a_string_is_refused_not_dropped(tmp_path, grader):
+    _write(tmp_path, {"evals/c/prompt.md": "Go.\n", "evals/c/graders/g.md": f"---\n{grader}\n---\n"})
+    [err] = _errors(tmp_path)
+    assert "grader 'g'" in err and "input_match: must be a string" in err
+
+
+def test_a_count_of_thousands_of_digits_is_one_error(tmp_path):
+    count = "9" * 5000
+    _write(tmp_path, {"evals/c/prompt.md": "Go.\n",
+                      "evals/c/graders/g.md": f"---\ntype: regex\npattern: x\nmatch: count:{count}\n---\n"})
+    [err] = _errors(tmp_path)
+    assert "grader 'g'" in err and "5,000 digits" in err
+
+
+def test_a_glob_with_many_wildcards_is_flagged_like_a_risky_regex(tmp_path):
+    _write(tmp_path, {"evals/c/prompt.md": "Go.\n",
+                      "evals/c/graders/ok.md": "---\ntype: file_exists\npath: '**/*.md'\n---\n",
+                      "evals/c/graders/slow.md": f"---\ntype: file_exists\npath: '{'*a' * 8}*b'\n---\n"})
+    es = read_evalset(tmp_path / "evals")
+    [warning] = [p.format() for p in es.problems]
+    assert "graders/slow.md" in warning and "9 wildcards" in warning and len(es.cases[0].checks) == 2

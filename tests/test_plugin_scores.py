@@ -201,5 +201,9 @@ def test_report_writes_aggregate_result_json_and_refuses_a_suite_without_plugin_
     assert code == 0 and not list(Draft202012Validator(load_schema("plugin-eval-result")).iter_errors(doc))
     assert doc["suite"] == {"name": "p", "ablation": "none", "threshold": 0.5}
     assert doc["aggregates"]["casesPassed"] == 1 and "meanDelta" not in doc["aggregates"]
+    # no run reported a cost: unknown (null), as summary.md's n/a, not $0
+    costs = [b["variants"][v]["cost_usd"] for p in (tmp_path / "results").glob("*/benchmark.json")
+             for b in [json.loads(p.read_text())] for v in ("with_skill", "without_skill")]
+    assert all(c is None for c in costs) and doc["costUsd"] is None
     # one arm: the indicator is scored, as under plugin eval's --ablation none
     assert [g["scored"] for g in doc["cases"][0]["arms"]["with"][0]["graders"]] == [True, True, True]

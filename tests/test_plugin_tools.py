@@ -101,3 +101,23 @@ def test_file_exists(path, exists, passed):
 
 def test_glob_escapes_regex_characters():
     assert glob_regex("a+b(1).md").search("a+b(1).md") and not glob_regex("a.md").search("aXmd")
+
+
+def test_a_glob_that_backtracks_on_a_long_name_fails_at_the_time_limit_instead_of_hanging():
+    # issue 54: the glob was a plain Python regex: grading hung on every run with such a name.
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.path.insert(0, 'tests'); from test_plugin_tools import grade; "
+            "print(grade('plugin_file_exists', created=('a' * 3000 + 'bx',), path='**a' * 16 + '**b'))")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("file_exists grading hung on a backtracking glob")
+    assert done.returncode == 0, done.stderr
+    assert "(False, " in done.stdout and "timed out" in done.stdout
+
+
+def test_a_glob_is_matched_as_javascript_matches_it():
+    # ? is JavaScript's '.', which stops at a line break; $ is the very end of the name.
+    assert not glob_regex("a?b").search("a\nb") and not glob_regex("*.md").search("x.md\n")

@@ -325,3 +325,51 @@ def test_other_skills_flag_shows_which_arm_loaded_what(browser, tmp_path: Path):
     assert flag.get_attribute("title") == "without skill: code-review"
     watch.clean(page)
     context.close()
+
+
+def _lift_table(skill: str, n_moved: int) -> dict:
+    """A fixed-sample table of 8 cases, ``n_moved`` of which pass only with the skill."""
+    from skill_eval.model.cases import Case, Check
+    from skill_eval.model.results import AdapterResponse, RunResult
+    from skill_eval.review.comparison.benchmark import RunRecord, build_benchmark
+
+    check = (Check("ok", "contains", params={"value": "ok"}),)
+    cases = [Case(f"c{i}", "p", checks=check) for i in range(8)]
+    runs = []
+    for it in (1, 2, 3):
+        for i, c in enumerate(cases):
+            for variant in ("with_skill", "without_skill"):
+                ok = variant == "with_skill" or i >= n_moved
+                result = RunResult("k", AdapterResponse("ok" if ok else "no", (), {}), 1.0)
+                checks = [{"id": "ok", "type": "contains", "required": True, "passed": ok, "evidence": "e"}]
+                runs.append(RunRecord.of(c.id, variant, it, result, {"passed": ok, "checks": checks}))
+    return build_benchmark("s", skill, "m", cases, runs, 0.1)
+
+
+def test_an_estimate_pass_is_not_drawn_as_a_pass(browser, tmp_path: Path):
+    """A pass on a lift that is not significant yet is worded and coloured apart from a decided pass."""
+    benches = [_lift_table("estimate", 5), _lift_table("decided", 8)]
+    from skill_eval.review.render.page.run_data import bench_entry
+
+    data = {"suite": "s", "skills": [bench_entry(None, None, b, set()) for b in benches]}
+    (tmp_path / "index.html").write_text(review_page(benches, [], data))
+    context = browser.new_context(viewport={"width": 1400, "height": 700})
+    page = context.new_page()
+    watch = Watch(page)
+    page.goto((tmp_path / "index.html").as_uri())
+    estimate, decided = page.locator("p.verdict").all()
+    assert estimate.inner_text().startswith("Verdict: pass on the estimate; not significant yet "
+                                            "(p=0.062, 8 cases); `--until-decided` settles it")
+    assert decided.inner_text().startswith("Verdict: pass (minimum lift")
+
+    def look(where):
+        return where.locator("span").first.evaluate(
+            "e => [getComputedStyle(e).color, getComputedStyle(e).borderTopStyle]")
+
+    assert look(estimate) != look(decided)
+    assert look(estimate)[1] == "dashed" and look(decided)[1] == "none"
+    shot = tmp_path / "estimate-vs-decided.png"
+    page.screenshot(path=str(shot), full_page=True)
+    print(f"screenshot: {shot}")
+    watch.clean(page)
+    context.close()

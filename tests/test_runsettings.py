@@ -57,7 +57,7 @@ def test_changing_one_cases_setting_reruns_that_case_only_and_status_says_why(ki
     kit.reset()
     kit.write({"evals/a/prompt.md": A["prompt.md"].replace("max_turns: 3", "max_turns: 4")})
     code, out, _ = kit.status()
-    assert "case setting max_turns changed" in out and "would run 2" in out
+    assert "case setting max_turns changed" in out and ", 2 to run," in out
     kit.run()
     assert {r["case"]["id"] for r in kit.requests()} == {"a"}
 
@@ -77,7 +77,7 @@ def test_the_scaffold_runs_only_when_asked_and_its_files_are_there_before_the_ag
     kit.write({"evals/b/s.sh": "echo other > staged.txt\n"})
     code, out, _ = kit.status("--scaffold")
     assert "scaffold script changed" in out
-    assert "would run 1" in out
+    assert ", 1 to run," in out
 
 
 def test_a_failing_scaffold_fails_the_run_with_its_stderr(kit):

@@ -131,7 +131,7 @@ def test_lock_refuses_a_second_process(tmp_path):
     with store.lock():
         r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
         assert r.returncode == 3, r.stderr
-        assert f"in use by another skill-eval process (pid {os.getpid()})" in r.stdout
+        assert f"in use by another skill-eval process (pid {os.getpid()} since 20" in r.stdout
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     with store.lock(wait=True):

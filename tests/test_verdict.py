@@ -119,7 +119,8 @@ def test_a_plain_run_of_an_adaptive_suite_keeps_the_minimum_lift_and_says_the_de
     b = bench("undecided", sequential=True, failed_check=False)
     b["adaptive"]["decides"] = False  # what a plain `run` of a suite with an `adaptive:` key writes
     settle(b)
-    assert verdict_text(b).startswith("pass (minimum lift: lift +100.0 pp over 2 cases")
+    assert verdict_text(b).startswith("pass on the estimate; not significant yet (p=0.500, 2 cases); "
+                                      "`--until-decided` settles it (minimum lift: lift +100.0 pp")
     lines = skill_lines(b)
     assert ", p=" in lines[1]
     assert lines[2].startswith("    Sequential decision [not the verdict: minimum lift decided it]: "
@@ -179,3 +180,61 @@ def test_the_schema_knows_every_word_and_rule():
 
     props = load_schema("benchmark")["properties"]
     assert tuple(props["verdict"]["enum"]) == WORDS and tuple(props["decided_by"]["enum"]) == RULES
+
+
+def moved(n_moved: int, n_cases: int = 8, gate: str = "mean") -> dict:
+    """A fixed-sample table where ``n_moved`` of ``n_cases`` cases pass only with the skill."""
+    from skill_eval.review.comparison.multiplicity import adjust
+
+    cases = [Case(f"c{i}", "p", checks=CHECK) for i in range(n_cases)]
+    runs = [_rec(c.id, v, it, v == "with_skill" or i >= n_moved)
+            for it in (1, 2, 3) for i, c in enumerate(cases) for v in ("with_skill", "without_skill")]
+    b = build_benchmark("s", "alpha", "m", cases, runs, 0.1)
+    adjust([b], gate)
+    return b
+
+
+# The verdict's words for the four outcomes a user meets, (verdict, exit code, the line).
+ESTIMATE = ("pass on the estimate; not significant yet (p=0.062, 8 cases); `--until-decided` settles it "
+            "(minimum lift: lift +62.5 pp over 8 cases is at least +10.0 pp)")
+WORDED = {
+    "estimate-pass": (lambda: moved(5), "pass", 0, ESTIMATE),
+    "decided pass": (lambda: moved(8), "pass", 0,
+                     "pass (minimum lift: lift +100.0 pp over 8 cases is at least +10.0 pp)"),
+    "fail": (lambda: moved(0), "fail", 1, "fail (minimum lift: lift +0.0 pp over 8 cases is below +10.0 pp)"),
+    "undecided (gate: decided)": (
+        lambda: moved(5, gate="decided"), "undecided", 1,
+        "undecided (minimum lift, gate: decided: lift +62.5 pp over 8 cases is at least +10.0 pp but not "
+        "significant yet (p=0.062, 8 cases); `--until-decided` settles it)"),
+    "decided pass (gate: decided)": (
+        lambda: moved(8, gate="decided"), "pass", 0,
+        "pass (minimum lift, gate: decided: lift +100.0 pp over 8 cases is at least +10.0 pp and "
+        "significant (p=0.008))"),
+}
+
+
+@pytest.mark.parametrize("case", list(WORDED))
+def test_every_format_says_how_strong_the_evidence_is(case):
+    from skill_eval.review.render.jsonout import summary_json
+
+    make, verdict, code, line = WORDED[case]
+    b = make()
+    assert (b["verdict"], exit_code([b]), verdict_text(b)) == (verdict, code, line)
+    assert skill_lines(b)[0] == f"  alpha [m]: {line}"
+    assert line in summary_md([b]).replace("**", "")
+    assert line in benchmark_md(b).replace("**", "")
+    assert line in junit_xml([b])
+    [annotation] = [a for a in annotations([b]) if ": verdict: " in a]
+    assert annotation.endswith(f"alpha (m): verdict: {line}")
+    # an estimate-pass warns in CI; a decided pass is a notice
+    kinds = {"pass": "::notice", "fail": "::error", "undecided": "::warning"}
+    assert annotation.startswith("::warning" if case == "estimate-pass" else kinds[verdict])
+    page = figures(b)
+    assert f"{page['verdict_label']}{page['verdict_evidence']} {page['verdict_why']}" == line
+    assert page["verdict_class"] == ("estimate" if case == "estimate-pass" else verdict)
+    assert summary_json([b])["skills"][0]["on_estimate"] is (case == "estimate-pass")
+    if verdict == "undecided":  # exits 1: the minimum_lift testcase fails with its words
+        assert f'<failure message="{line}"' in junit_xml([b]).replace("&gt;", ">")
+    if case == "estimate-pass":  # the summary table's cell and the junit testcase say it too
+        assert "| pass on the estimate (minimum lift) |" in summary_md([b])
+        assert "<system-out>" + line.replace("`", "`") in junit_xml([b]).replace("&gt;", ">")

@@ -107,7 +107,7 @@ def test_a_file_that_cannot_be_kept_is_one_line_and_exit_2_and_the_run_stays(tmp
         kept = [p.name for p in (tmp_path / "store" / "runs").rglob("*") if "/files/" in p.as_posix()]
         assert "small.txt" in kept and "huge.bin" not in kept
         assert main(["status", "suite.yaml"]) == 0
-        assert "would run 0" in capsys.readouterr().out
+        assert ", 0 to run," in capsys.readouterr().out
     finally:
         os.chdir(cwd)
 
@@ -188,5 +188,5 @@ def _hostile_names(root: Path, prefix: list[str]) -> None:
     # The paid run is stored: the next run calls nothing; and no workspace is left in TMPDIR.
     again = subprocess.run([*cli, "status", "suite.yaml"], cwd=root, env=env, capture_output=True,
                            text=True, timeout=60)
-    assert "would run 0" in again.stdout, again.stdout + again.stderr
+    assert ", 0 to run," in again.stdout, again.stdout + again.stderr
     assert not [p.name for p in tmp.iterdir() if p.name.startswith("skill-eval-ws-")]

@@ -36,7 +36,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from skill_eval.model.config import display_path
     from skill_eval.model.project import load_project
+    from skill_eval.model.suitechecks.case_leaks import case_leaks
     from skill_eval.model.suitechecks.settings_support import settings_problems
 
     all_problems: list[Problem] = []
@@ -57,6 +59,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         all_problems.extend(settings_problems(project))
         all_problems.extend(script_problems(project))
         all_problems.extend(grader_audits(project))
+        # Read here, not in every `run`: the answer lint reads the cases' input files.
+        all_problems.extend(p for se in project.skills for es in se.evalsets
+                            for p in case_leaks(es, se.skill.path, display_path(se.skill.path)))
+    all_problems = list(dict.fromkeys(all_problems))  # each said once
     for p in all_problems:
         print(p.format(), file=sys.stderr if p.is_error else sys.stdout)
     errors = sum(p.is_error for p in all_problems)
@@ -161,7 +167,8 @@ def _options(args: argparse.Namespace):  # noqa: ANN202
                       executor=getattr(args, "executor", None), sandbox=getattr(args, "sandbox", None),
                       scaffold=bool(getattr(args, "scaffold", False)),
                       allow_tools=tuple(getattr(args, "allow_tools", None) or ()),
-                      threshold=getattr(args, "threshold", None))
+                      threshold=getattr(args, "threshold", None), remote=getattr(args, "remote", None),
+                      no_remote=bool(getattr(args, "no_remote", False)))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -223,10 +230,27 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def cmd_gc(args: argparse.Namespace) -> int:
     from skill_eval.engine.gc import collect
 
+    if args.remote is not None:
+        from skill_eval.cli.subcommands.remote import gc_remote
+
+        return gc_remote([Path(s) for s in args.suites], args.remote or None, args.yes)
+
     removed, kept = collect([Path(s) for s in args.suites], dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     _out(f"gc: {verb} {removed} store entries, kept {kept}")
     return 0
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    from skill_eval.cli.subcommands.remote import push
+
+    return push(_load(args), args.remote)
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    from skill_eval.cli.subcommands.remote import pull
+
+    return pull(_load(args), args.remote)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -15,7 +15,9 @@ COMMANDS = {
     "status": "what would run, re-grade or rebuild, and why; runs nothing",
     "report": "rebuild tables and reports from the store, without running anything",
     "inspect": "one eval-set file or skill folder: detected format, counts, problems",
-    "gc": "drop store entries that no listed suite references",
+    "gc": "drop store entries that no listed suite references (--remote: the remote's, with --yes)",
+    "push": "push the suite's stored runs, grades and judge verdicts to its remote (docs/remote.md)",
+    "pull": "fetch the suite's runs and grades from its remote into the local store",
     "export": "results (skill-creator, agentskills) or eval cases (plugin-eval) in another tool's layout",
     "plan": "cases, runs and cost needed to detect a lift, from the stored spread of per-case deltas",
     "compare": "what an edit of a skill did: per case before/after, the paired change and its p",
@@ -40,8 +42,8 @@ def _default_suite(args: argparse.Namespace) -> str | None:
         return None
     if os.path.exists(default):
         return None
-    return (f"skill-eval: no SUITE given, and the default {DEFAULT_SUITE} does not exist in "
-            f"{os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
+    return (f"skill-eval: no SUITE given, and neither default ({INIT_SUITE}, then {DEFAULT_SUITE}) "
+            f"exists in {os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
 
 
 def positive_int(text: str) -> int:
@@ -120,6 +122,14 @@ def _run_opts(x: argparse.ArgumentParser) -> None:
     x.add_argument("--allow-tools", nargs="+", metavar="TOOL",
                    help="grant these tools to every case with run settings, beyond the suite's "
                         "allow_tools (e.g. Write Edit 'Bash(npm test *)'; Bash runs sandboxed)")
+    _remote_opts(x)
+
+
+def _remote_opts(x: argparse.ArgumentParser) -> None:
+    x.add_argument("--remote", metavar="URL",
+                   help="the shared remote store (s3://, gs://, az://, file:///), instead of the "
+                        "suite's remote:")
+    x.add_argument("--no-remote", action="store_true", help="use the local store only")
 
 
 def _args_run(x: argparse.ArgumentParser) -> None:
@@ -170,6 +180,15 @@ def _args_inspect(x: argparse.ArgumentParser) -> None:
 def _args_gc(x: argparse.ArgumentParser) -> None:
     x.add_argument("suites", nargs="+", metavar="SUITE")
     x.add_argument("--dry-run", action="store_true")
+    x.add_argument("--remote", nargs="?", const="", metavar="URL",
+                   help="collect the suites' remote (or the one at URL) instead of the local store; "
+                        "a dry run unless --yes")
+    x.add_argument("--yes", action="store_true", help="gc --remote: delete what it lists")
+
+
+def _args_sync(x: argparse.ArgumentParser) -> None:
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
+    x.add_argument("--remote", metavar="URL", help="this remote instead of the suite's remote:")
 
 
 def _args_export(x: argparse.ArgumentParser) -> None:
@@ -181,8 +200,8 @@ def _args_export(x: argparse.ArgumentParser) -> None:
 
 
 def _args_plan(x: argparse.ArgumentParser) -> None:
-    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
-    x.add_argument("--lift", type=positive_number, required=True, metavar="L",
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
+    x.add_argument("--lift", type=_lift, required=True, metavar="L",
                    help="the smallest lift to detect, as a fraction (0.1 = +10 pp)")
     x.add_argument("--power", type=_fraction, default=0.8, help="chance of detecting it (default 0.8)")
     x.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided level (default 0.05)")
@@ -190,7 +209,7 @@ def _args_plan(x: argparse.ArgumentParser) -> None:
 
 
 def _args_compare(x: argparse.ArgumentParser) -> None:
-    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--against", default="previous", metavar="previous|baseline|REV",
                    help="previous (the last recorded version that differs; default), baseline "
                         "(<suite>.baseline.json), or a git revision")
@@ -204,7 +223,7 @@ def _args_compare(x: argparse.ArgumentParser) -> None:
 
 
 def _args_bless(x: argparse.ArgumentParser) -> None:
-    x.add_argument("suite", metavar="SUITE", nargs="?", help=f"default: {DEFAULT_SUITE}")
+    x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
 
 
@@ -218,7 +237,8 @@ def _args_doit(x: argparse.ArgumentParser) -> None:
 # Each command's arguments, by name (the order of COMMANDS is the order --help lists them in).
 ARGUMENTS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "init": _args_init, "validate": _args_validate, "run": _args_run, "status": _args_status,
-    "report": _args_report, "inspect": _args_inspect, "gc": _args_gc, "export": _args_export,
+    "report": _args_report, "inspect": _args_inspect, "gc": _args_gc, "push": _args_sync,
+    "pull": _args_sync, "export": _args_export,
     "plan": _args_plan, "compare": _args_compare, "bless": _args_bless, "doit": _args_doit,
 }
 _DESCRIPTIONS = {"doit": COMMANDS["doit"] + "; paths are resolved from this folder. Exit codes are "
@@ -254,6 +274,18 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             add_arguments(sub.add_parser(name, help=COMMANDS[name],
                                          description=_DESCRIPTIONS.get(name, COMMANDS[name])))
     return p
+
+
+def _lift(text: str) -> float:
+    """A lift to plan for: a fraction in (0, 1] (0.1 is +10 pp; 10 would be +1000 pp)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is outside (0, 1]: give the lift as a fraction "
+                                         "of the pass rate (0.1 = +10 pp)")
+    return value
 
 
 def _fraction(text: str) -> float:

@@ -74,10 +74,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     only = set(check.changed) if check is not None else None
     project = load_project(suite_path, split, only_skills=only)
     if options.sandbox:
-        boxed = dataclasses.replace(suite.adapter, sandbox=options.sandbox)
-        agents = tuple(dataclasses.replace(a, adapter=dataclasses.replace(a.adapter, sandbox=options.sandbox))
-                       for a in suite.agents)
-        suite = dataclasses.replace(suite, adapter=boxed, agents=agents)
+        suite = suite.sandboxed(options.sandbox)
         project = dataclasses.replace(project, suite=suite)
     suite = with_run_options(suite, options)
     project = dataclasses.replace(project, suite=suite)
@@ -92,20 +89,28 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     for w in (*project.warnings, *settings):
         print(w.format(), file=sys.stderr)
 
-    with store.lock(wait=wait):
+    def waiting(pid: str, since: str | None) -> None:  # said at once, not after the wait
+        print(f"skill-eval: the store {display_path(store.root)} is in use by pid {pid}"
+              f"{f' since {since}' if since else ''}; waiting for it to finish (Ctrl-C stops waiting; "
+              "--no-wait fails at once instead)", file=sys.stderr, flush=True)
+
+    with store.lock(wait=wait, on_wait=waiting):
         return _run_locked(project, store, options, split, started, check)
 
 
 def _run_locked(project: Project, store: Store, options: RunOptions, split: str | None,
                 started: float, check: FastCheck | None = None) -> int:
     from skill_eval.cli.progress import ProgressLine
+    from skill_eval.cli.subcommands.remote import remote_notes
     from skill_eval.engine.engine import Engine
     from skill_eval.engine.executors import make_executor
     from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, reader_inputs, watch_files
+    from skill_eval.engine.status import count_work
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
-    from skill_eval.review.folder.staleness import skill_files, stale_skills, summary_files, summary_is_stale
+    from skill_eval.review.folder.staleness import summary_files, summary_is_stale
     from skill_eval.review.folder.tables import build_skill, build_summary, verdict_exit_code, written_benches
+    from skill_eval.review.render.console import error_lines
     from skill_eval.run.agentcli.preflight import refuse_unstartable
     from skill_eval.run.containment.owner import release as release_owner
     from skill_eval.run.resolve import resolve_adapter
@@ -167,13 +172,12 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
             store.discard_run(p.spec.key)
     grades = engine.pending_grades(runs)
     refuse_unstartable(project, adapter, runs=bool(runs), grades=bool(grades))
-    touched = {p.spec.skill_name for p in runs} | {p.spec.skill_name for p in grades}
     # Tables deleted or edited by hand since the last complete run are rewritten, though their
     # inputs are unchanged (that is what defeated the fast path).
     edited = edited_tables(check.data if check is not None else FastState(store.root, suite.name).load())
-    touched |= {se.skill.name for se in project.skills
-                if edited & {str(p) for p in skill_files(engine, se.skill.name)}}
-    skills = sorted(touched | set(stale_skills(engine)))
+    # The fast path planned only the skills that changed: the others' runs count all the same.
+    work = count_work(engine, runs, grades, edited, check.data["by_skill"] if check is not None else None)
+    skills = work.skills
     total = len(engine.selected_runs())
     if options.only and not total:
         from skill_eval.engine.options import only_matched_nothing
@@ -181,10 +185,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
 
         if not matches_any(engine.plan.runs, options.only):  # (an empty shard is fine)
             raise SkillEvalError(only_matched_nothing(options.only))
-    from skill_eval.review.render.markdown import plural
+    from skill_eval.review.render.console import work_line
 
-    _say(f"{suite.name}: {plural(total, 'run')} planned, {len(runs)} to run, {len(grades)} to re-grade, "
-         f"{plural(len(skills), 'table')} to rebuild")
+    _say(work_line(suite.name, work.counts()))
     engine.progress.total = len(runs)
     try:
         if runs:
@@ -210,11 +213,9 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
         build_summary(engine)
     for name, msg in failures:
         print(f"skill-eval: internal error in {name}: {shown(msg)}", file=sys.stderr)
-    for name, msg in sorted(run_errors)[:_SHOWN_ERRORS]:
-        print(f"skill-eval: error in {shown(name)}: {shown(msg)}", file=sys.stderr)
-    if len(run_errors) > _SHOWN_ERRORS:
-        print(f"skill-eval: ... and {len(run_errors) - _SHOWN_ERRORS} more run errors "
-              f"('skill-eval status {display_path(suite.path)}' lists them all)", file=sys.stderr)
+    # Each distinct error once, with its count and the first run it hit (the runs' own in benchmark.md).
+    for line in error_lines(run_errors, _SHOWN_ERRORS):
+        print(f"skill-eval: {shown(line)}", file=sys.stderr)
     for name, dropped in sorted(engine.not_kept)[:_SHOWN_ERRORS]:
         listed = shown("; ".join(f"{path} ({why})" for path, why in sorted(dropped.items())[:3]))
         more = f" and {len(dropped) - 3} more" if len(dropped) > 3 else ""
@@ -241,6 +242,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     if failures or engine.progress.errors or engine.judge_errors or engine.not_kept:
         code = 2
     _print_outcome(engine, benches, time.monotonic() - started)
+    remote_notes(engine)  # what it served; a failing remote is a warning: the exit code is the suite's
     if engine.budget_stopped:
         print(f"skill-eval: budget of ${engine.budget:g} spent (${engine.progress.cost_usd:.2f}): "
               f"{engine.budget_stopped} runs not started; the suite is incomplete. Raise --max-cost "
@@ -291,11 +293,12 @@ def fast_entries(engine: Engine) -> dict[str, dict[str, Any]]:
     (what the fast path re-checks next time)."""
     from skill_eval.engine.state import entry_stamp
 
-    out: dict[str, dict[str, Any]] = {se.skill.name: {"runs": {}, "grades": []}
+    out: dict[str, dict[str, Any]] = {se.skill.name: {"runs": {}, "grades": [], "planned": 0}
                                       for se in engine.project.skills}
     for spec in engine.selected_runs():
         stamp = engine.state.verified.get(spec.key) or entry_stamp(engine.store.root, spec.key)
         entry = out[spec.skill_name]
+        entry["planned"] += 1
         if stamp:
             entry["runs"][spec.key] = stamp
         entry["grades"].append(engine.grade_key(spec))
@@ -359,6 +362,8 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         engine.grade_one(pending.spec)
     engine.save_state()
     say_damaged(engine.damaged)
+    from skill_eval.cli.subcommands.remote import remote_notes
+    remote_notes(engine)
     for se in project.skills:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)

@@ -35,6 +35,7 @@ from skill_eval.run.runner import index_replay
 from skill_eval.run.unscorable import SameCause
 from skill_eval.run.workspace import remove_live
 from skill_eval.store.redact import redact, register_env, secret_env_names
+from skill_eval.store.remote_tier.tier import open_tier
 from skill_eval.store.store import Store
 
 # Outcomes that say the run never started (nothing stored): not shared with another slot.
@@ -72,17 +73,13 @@ class Engine:
         self.cache = cache or project.hashes or HashCache(store.root / "hashcache.json")
         self.adapter = adapter or resolve_adapter(self.suite)
         self.agents = resolve_agents(self.suite)  # name -> adapter with ``agents:``; else empty
-        # The values of the variables handed to the adapters and the judge are secrets at every
-        # sink from now on (a key is no less a secret for having no known shape).
-        judge_env = self.suite.judge.env if self.suite.judge else ()
-        own_env = [n for a in self.suite.adapters() for n in a.env]
-        builtin_env = [n for a in (self.adapter, *self.agents.values()) for n in a.env_names]
-        register_env(secret_env_names((*own_env, *judge_env), tuple(dict.fromkeys(builtin_env))))
+        # What the adapters and the judge are handed is secret at every sink from now on.
+        builtin = dict.fromkeys(n for a in (self.adapter, *self.agents.values()) for n in a.env_names)
+        register_env(secret_env_names(self.suite.allow_listed_env(), builtin))
         # The plan always holds every run of the suite (tables are built from all of them);
         # --only and --shard narrow what runs, in selected_runs().
         self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations,
-                                    rounds={(s, m): n for s, m, n in self.options.rounds},
-                                    agents=self.agents)
+                                    rounds={(s, m): n for s, m, n in self.options.rounds}, agents=self.agents)
         # The sequential rule's settings when tables report a decision (`--until-decided` or the
         # suite's `adaptive:` key), else None.
         self.adaptive = self.options.until_decided or self.suite.adaptive
@@ -134,6 +131,7 @@ class Engine:
         self.shared_runs = 0
         # Where runs execute (threads here, or Ray tasks); the store is written here either way.
         self.executor: Executor = executor or ThreadsExecutor()
+        self.remote = open_tier(self.suite, store, self.options.remote, self.options.no_remote)  # or None
 
     # ---- keys -------------------------------------------------------------------------------
     slot = staticmethod(slot)
@@ -285,7 +283,8 @@ class Engine:
             self.progress.running += 1
         self.on_event("start", spec, None)
         try:
-            outcome = self.executor.run(spec, self.suite, self.store)
+            served = self.remote.fetch_run(spec.key) if self.remote and not self.options.force else None
+            outcome = served if served is not None else self.executor.run(spec, self.suite, self.store)
         finally:
             with self.progress.lock:
                 self.progress.running -= 1
@@ -307,7 +306,7 @@ class Engine:
                 usage = outcome.response.usage
                 self.progress.tokens += float(usage.get("input_tokens", 0)) + float(
                     usage.get("output_tokens", 0))
-                self.progress.cost_usd += float(usage.get("cost_usd", 0))
+                self.progress.cost_usd += float(usage.get("cost_usd", 0)) if served is None else 0.0
                 cost = usage.get("cost_usd")
                 if isinstance(cost, int | float) and not isinstance(cost, bool):
                     # `status` estimates what a re-run of this slot would cost from this.
@@ -330,8 +329,9 @@ class Engine:
             result = self.store.get_run(spec.key)
             if result is None:
                 return self._damaged(spec)
+        fetched = self.remote.served_grade(spec.key, self.grade_key(spec)) if self.remote else None
         try:
-            grade = grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
+            grade = fetched or grade_with_judge(self.suite, self.store, self.judge_port(), spec, result)
         except JudgeError as exc:
             # The run stays stored; the grade is not, so the next run asks the judge again.
             # tables show the run as errored (kind "judge") and `run` exits 2.
@@ -347,10 +347,11 @@ class Engine:
                         self.judge_fatal = message
             self.touched_slots.add(self.slot(spec))
             return None
-        if grade.get("judge_cached") is False:
-            with self.progress.lock:
-                self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
-        self.store.put_json("grades", self.grade_key(spec), grade)
+        if fetched is None:
+            if grade.get("judge_cached") is False:
+                with self.progress.lock:
+                    self.progress.cost_usd += float(grade.get("judge_usage", {}).get("cost_usd", 0))
+            self.store.put_json("grades", self.grade_key(spec), grade)
         # A run shared by identical requests was indexed for replay under its maker's case only.
         index_replay(self.store, spec, self.plan.materials[spec.key]["files"])
         self.state.record_grade(self.slot(spec), self.keys.material_key(spec), GRADER_VERSION)

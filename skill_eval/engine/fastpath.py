@@ -108,7 +108,7 @@ class FastCheck:
         return list(self.data["by_skill"])
 
     def runs(self) -> int:
-        return sum(len(v["runs"]) for v in self.data["by_skill"].values())
+        return sum(int(v.get("planned", len(v["runs"]))) for v in self.data["by_skill"].values())
 
 
 def watch_files(argv: tuple[str, ...], extra: list[str]) -> list[str]:
@@ -249,7 +249,8 @@ class FastState:
     @writes(lambda self, *args: self.path)
     def save(self, fp: Fingerprint, by_skill: dict[str, dict[str, Any]], outcome: dict[str, Any],
              watch: list[str], tables: list[str]) -> None:
-        """``by_skill``: skill → {"runs": {run key: entry stamp}, "grades": [grade key]} for every
+        """``by_skill``: skill → {"runs": {run key: entry stamp}, "grades": [grade key], "planned":
+        the count of its selected runs} for every
         selected skill; ``tables``: the table files whose stat must stay as it is now."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         stamps = dict(zip(tables, table_stamps(tables), strict=True))

@@ -24,6 +24,8 @@ class RunOptions:
     scaffold: bool = False  # --scaffold: run cases' scaffold scripts (as the suite's scaffold: true)
     allow_tools: tuple[str, ...] = ()  # --allow-tools: grants added to the suite's allow_tools
     threshold: float | None = None  # --threshold: overrides the suite's threshold (plugin eval numbers)
+    remote: str | None = None  # --remote URL: overrides the suite's remote URL
+    no_remote: bool = False  # --no-remote: the local store only
 
 
 ONLY_SHAPE = "skill/case/variant/model/iteration"

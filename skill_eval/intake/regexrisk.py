@@ -87,6 +87,20 @@ def risk(pattern: str) -> str | None:
     return OVERLAP if overlapping_choice(parsed, pattern) else None
 
 
+# A glob (``file_exists``) is a chain of wildcards and literals: each ``*`` or ``**`` more
+# multiplies the ways a long name that almost matches can be split among them (polynomial, with
+# the wildcards as the power). Real globs use one to three; five take milliseconds.
+MAX_GLOB_WILDCARDS = 5
+
+
+def glob_risk(glob: str) -> str | None:
+    """Why a glob can take very long on some file names (too many wildcards), or None."""
+    wildcards = glob.count("*") - glob.count("**")  # a run of stars is one wildcard
+    if wildcards <= MAX_GLOB_WILDCARDS:
+        return None
+    return (f"has {wildcards} wildcards (* or **; up to {MAX_GLOB_WILDCARDS} are quick on any "
+            "name), which can take very long on a long file name that almost matches")
+
 
 # What an alternative can start with is judged on a sample alphabet: ASCII, a few letters, digits
 # and spaces from beyond it, and every literal of the pattern itself.

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from skill_eval.errors import InvalidInput, Problem
-from skill_eval.intake.limits import MAX_DEPTH, MAX_YAML_NODES
+from skill_eval.intake.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, MAX_YAML_NODES, NumberTooLong
 
 Path_ = tuple[str | int, ...]
 _PLAIN_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap"}
@@ -107,7 +107,7 @@ def _convert(node: yaml.Node, path: Path_, pos: dict[Path_, tuple[int, int]], lo
         loader.flatten_mapping(node)
         first: dict[Any, yaml.Node] = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            key = _scalar(key_node, loader)
             if not isinstance(key, str):
                 key = str(key)
             earlier = first.get(key)
@@ -123,6 +123,16 @@ def _convert(node: yaml.Node, path: Path_, pos: dict[Path_, tuple[int, int]], lo
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_convert(item, (*path, i), pos, loader, active) for i, item in enumerate(node.value)]
+    return _scalar(node, loader)
+
+
+def _scalar(node: yaml.Node, loader: yaml.SafeLoader) -> Any:
+    """The node's value; a whole number too long to convert is refused at its place (Python's
+    int() would raise a ValueError past 4,300 digits)."""
+    if node.tag == "tag:yaml.org,2002:int" and isinstance(node.value, str):
+        digits = sum(ch.isdigit() for ch in node.value)
+        if digits > MAX_NUMBER_DIGITS:
+            raise yaml.constructor.ConstructorError(None, None, str(NumberTooLong(digits)), node.start_mark)
     return loader.construct_object(node, deep=True)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from skill_eval.model.agents.configs import (
 )
 from skill_eval.model.agents.configs import resolve_path as _resolve
 from skill_eval.model.builtins import judge_builtin, judge_problems
+from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_config, remote_config
 from skill_eval.model.runsettings import CaseRunOptions
 
 
@@ -35,17 +36,6 @@ class JudgeConfig:
     version: str | None = None
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     timeout_seconds: float | None = None
-
-
-@dataclass(frozen=True)
-class ExecutorConfig:
-    """Where runs execute (never part of a key: every executor gives the same results)."""
-
-    name: str = "threads"  # "threads" | "ray"
-    address: str | None = None  # ray: "auto", "ray://host:10001", host:port; None: RAY_ADDRESS or local
-    num_cpus_per_run: float = 1.0
-    resources: dict[str, float] = field(default_factory=dict, hash=False)
-    runtime_env: dict[str, Any] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -84,8 +74,9 @@ class Suite:
     split: str = "all"
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
+    remote: RemoteConfig | None = None
     adaptive: AdaptiveConfig | None = None
-    gate: str = "mean"  # "holm": minimum_lift is met only with a Holm-adjusted p <= 0.05 too
+    gate: str = "mean"  # "holm": needs a Holm p <= 0.05 too; "decided": an unsignificant lift is undecided
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
     threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (comparison/plugin_scores)
     # ``agents:``: several agents, each a column of the tables beside the model; () with one
@@ -102,6 +93,15 @@ class Suite:
     def adapters(self) -> tuple[AdapterConfig, ...]:
         """Every adapter the suite runs (the agents', or the one ``adapter:``)."""
         return tuple(a.adapter for a in self.agents) or (self.adapter,)
+
+    def allow_listed_env(self) -> tuple[str, ...]:
+        """Every variable the suite allow-lists for its adapters and its judge."""
+        return (*(n for a in self.adapters() for n in a.env), *(self.judge.env if self.judge else ()))
+
+    def sandboxed(self, box: str) -> Suite:
+        """The suite with every adapter in sandbox ``box`` (``run --sandbox``)."""
+        agents = tuple(replace(a, adapter=replace(a.adapter, sandbox=box)) for a in self.agents)
+        return replace(self, adapter=replace(self.adapter, sandbox=box), agents=agents)
 
     @property
     def root(self) -> Path:
@@ -169,19 +169,6 @@ def _depends_problems(raw: dict[str, Any], root: Path, file: str, where: Any) ->
                                               "(it is relative to this file's folder) or remove it",
                                         line, col))
     return problems
-
-
-def _executor(raw: Any) -> ExecutorConfig:
-    if not raw:
-        return ExecutorConfig()
-    if isinstance(raw, str):
-        return ExecutorConfig(raw)
-    name, cfg = next(iter(raw.items()))
-    cfg = cfg or {}
-    return ExecutorConfig(name, address=cfg.get("address"),
-                          num_cpus_per_run=float(cfg.get("num_cpus_per_run", 1)),
-                          resources={k: float(v) for k, v in (cfg.get("resources") or {}).items()},
-                          runtime_env=dict(cfg.get("runtime_env") or {}))
 
 
 def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
@@ -359,9 +346,9 @@ def load_suite(path: str | Path) -> Suite:
         skill_name_check=raw.get("skill_name_check", "error"),
         max_cost_usd=raw.get("max_cost_usd"),
         include_unscorable=bool(raw.get("include_unscorable", False)),
-        split=raw.get("split", "all"),
+        split=raw.get("split", "all"), remote=remote_config(raw.get("remote")),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
-        executor=_executor(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
+        executor=executor_config(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
     )

@@ -16,7 +16,8 @@ import math
 import re
 from typing import Any
 
-from skill_eval.intake.timedmatch import BadPattern, PatternTimedOut, search
+from skill_eval.intake.javascript.regex import JsRegexError, js_regex
+from skill_eval.intake.timedmatch import PatternTimedOut
 
 TYPES = ("string", "number", "boolean", "array", "object")
 MISSING = object()
@@ -85,15 +86,10 @@ def rule_problem(rule: Any) -> str | None:
         if set(m.group(2)) - set("imsu"):
             return f"regex flags {m.group(2)!r}: only i, m, s and u are supported"
         try:
-            search(_python_pattern(m.group(1)), "", "i" not in m.group(2))
-        except (BadPattern, PatternTimedOut) as exc:
+            js_regex(m.group(1), m.group(2))
+        except JsRegexError as exc:  # JsSyntaxError too: plugin eval refuses the mock
             return f"regex {rule}: {exc}"
     return None
-
-
-def _python_pattern(pattern: str) -> str:
-    # JavaScript's \d, \w, \s and . agree with Python's in ASCII text; named groups differ.
-    return pattern.replace("(?<", "(?P<").replace("(?P<=", "(?<=").replace("(?P<!", "(?<!")
 
 
 def _breaks(value: Any, rule: Any) -> str | None:
@@ -106,11 +102,8 @@ def _breaks(value: Any, rule: Any) -> str | None:
             return f"is not {'an' if rule[0] in 'aeiou' else 'a'} {rule}"
         return None
     if isinstance(rule, str) and (m := _JS_REGEX.match(rule)):
-        flags = m.group(2)
-        pattern = _python_pattern(m.group(1))
-        prefix = "(?" + "".join(f for f in flags if f in "ms") + ")" if set(flags) & set("ms") else ""
-        text = "undefined" if value is MISSING else js_string(value)
-        if value is MISSING or search(prefix + pattern, text, "i" not in flags) is None:
+        # new RegExp(pattern, flags).test(String(value)), time-limited like every user pattern.
+        if value is MISSING or not js_regex(m.group(1), m.group(2)).search(js_string(value)):
             return f"does not match {rule}"
         return None
     if value is MISSING or js_string(value) != js_string(rule):
@@ -125,8 +118,9 @@ def check_expect(expect: tuple[tuple[str, Any], ...], arguments: Any) -> str | N
         value = lookup(arguments, path)
         try:
             why = _breaks(value, rule)
-        except (BadPattern, PatternTimedOut) as exc:
-            why = f"could not be checked against {rule}: {exc}"
+        except (JsRegexError, PatternTimedOut) as exc:
+            detail = exc.evidence() if isinstance(exc, PatternTimedOut) else str(exc)
+            why = f"could not be checked against {rule}: {detail}"
         if why is not None:
             return f"the model's call violates expect: {path} = {shown(value)} {why}"
     return None

@@ -22,10 +22,13 @@ import importlib.util
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from skill_eval.errors import InvalidInput
+from skill_eval.fs.confined import Unreadable, confined_bytes
+from skill_eval.fs.readonce import ReadOnce, quiet
 from skill_eval.intake.yamlpos import loads_yaml
 from skill_eval.model.mockagent import MAX_RECORDING_BYTES, RECORDING, agent_body, mock_digest
 from skill_eval.model.mockrules import rule_problem
@@ -36,7 +39,7 @@ KEYS = ("type", "expect", "error", "abort_when", "tools")
 SERVER_MD = "_server.md"
 REPLAY = ".replay"
 PERMISSIVE = {"type": "object", "additionalProperties": True}
-_MAX_FIXTURE = 4 * 1024 * 1024
+MAX_FIXTURE = 4 * 1024 * 1024  # plugin eval's cap on one fixture file
 
 
 @dataclass(frozen=True)
@@ -161,9 +164,11 @@ def declared_servers(root: Path) -> set[str]:
 
 
 def _json(path: Path) -> Any:
+    """A plugin's JSON file, or None when it is missing, is not JSON, or is a FIFO or device
+    (never waited on: the reader refuses it, plugin_eval.py)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(confined_bytes(path))
+    except (Unreadable, ValueError):
         return None
 
 
@@ -185,8 +190,8 @@ def _front(text: str, display: str, report: Report) -> tuple[dict[str, Any], str
     return data or {}, body.split("\n", 1)[1] if "\n" in body else ""
 
 
-def _tool(path: Path, rel: str, report: Report, name: str | None = None) -> MockTool | None:
-    text = path.read_text(encoding="utf-8", errors="replace")
+def _tool(path: Path, text: str, rel: str, reads: ReadOnce, report: Report,
+          name: str | None = None) -> MockTool | None:
     front, body = _front(text, rel, report)
     for key in front:
         if key not in KEYS:
@@ -215,10 +220,8 @@ def _tool(path: Path, rel: str, report: Report, name: str | None = None) -> Mock
             rules.append((str(key), tuple(rule) if isinstance(rule, list) else rule))
     if not isinstance(front.get("error", False), bool):
         report(f"{rel}: error: must be true or false")
-    fixtures = path.parent / "fixtures"
-    files = tuple((f"fixtures/{p.relative_to(fixtures).as_posix()}",
-                   p.read_text(encoding="utf-8", errors="replace"))
-                  for p in sorted(fixtures.rglob("*")) if p.is_file() and p.stat().st_size <= _MAX_FIXTURE)
+    fixtures = reads.files(path.parent / "fixtures", MAX_FIXTURE, quiet)
+    files = tuple((f"fixtures/{name}", text) for name, text, _ in fixtures)
     if kind == "agent":
         when = front.get("abort_when")
         return MockTool(name or path.stem, agent_body(body), False, tuple(rules), rel, files, "agent",
@@ -237,9 +240,9 @@ def _replays(folder: Path, tool: str) -> tuple[tuple[str, str], ...]:
                  and p.stat().st_size <= MAX_RECORDING_BYTES)
 
 
-def _server_tools(path: Path, rel: str, report: Report) -> list[str]:
+def _server_tools(text: str, rel: str, report: Report) -> list[str]:
     """The tools a ``_server.md`` answers (its ``tools:``), checked as plugin eval checks them."""
-    front, _ = _front(path.read_text(encoding="utf-8", errors="replace"), rel, report)
+    front, _ = _front(text, rel, report)
     tools = front.get("tools") or []
     if front.get("type") != "agent":
         report(f"{rel}: only type: agent is meaningful here (one agent answering several tools)")
@@ -253,12 +256,11 @@ def _server_tools(path: Path, rel: str, report: Report) -> list[str]:
     return list(tools)
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Report) -> Mocks | None:
-    """The case's mocked servers (suite mocks overridden file by file by its own), or None."""
+def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Report,
+               reads: ReadOnce | None = None) -> Mocks | None:
+    """The case's mocked servers (suite mocks overridden file by file by its own), or None.
+    ``reads``: the suite's, so that a suite-wide mock is read once for all its cases."""
+    reads = reads if reads is not None else ReadOnce(eval_dir)
     roots = [eval_dir / "mocks", case_folder / "mocks"]
     if not any(r.is_dir() for r in roots):
         return None
@@ -266,7 +268,7 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
     for root in roots:
         for server in sorted(p for p in root.glob("*") if p.is_dir() and not p.name.startswith(".")):
             for file in sorted(server.glob("*")):
-                if file.is_file() and (file.suffix == ".md" or file.name == "_tools.json"):
+                if not file.is_dir() and (file.suffix == ".md" or file.name == "_tools.json"):
                     chosen.setdefault(server.name, {})[file.name] = file
     declared = declared_servers(plugin_root)
     servers: list[MockServer] = []
@@ -275,20 +277,16 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
         tools: list[MockTool] = []
         listed: dict[str, str] = {}
         for fname, path in sorted(files.items()):
-            rel = path.relative_to(eval_dir).as_posix()
-            used[rel] = _digest(path)
-            if fname == SERVER_MD:
-                named = {f[:-3] for f in files if f.endswith(".md")}  # a <tool>.md wins over it
-                tools += [t for tool in _server_tools(path, rel, report) if tool not in named
-                          and (t := _tool(path, rel, report, tool)) is not None]
-            elif fname == "_tools.json":
-                listed = _listed(path, rel, report)
-            elif (tool := _tool(path, rel, report)) is not None:
-                tools.append(tool)
-                fixtures = path.parent / "fixtures"
-                for f in sorted(fixtures.rglob("*")) if fixtures.is_dir() else []:
-                    if f.is_file():
-                        used[f.relative_to(eval_dir).as_posix()] = _digest(f)
+            named = frozenset(f[:-3] for f in files if f.endswith(".md")) if fname == SERVER_MD else None
+            found, saved, read = reads.once(("file", path, named),
+                                            partial(_mock_file, path, eval_dir, named, reads), report)
+            tools += found
+            listed |= saved
+            used.update(read)
+        for folder in sorted({p.parent / "fixtures" for p in files.values()}):
+            # A fixture refused: named once per case, not per tool.
+            reads.files(folder, MAX_FIXTURE, lambda m: report(f"{m}; the agent would be told there "
+                                                             "is no such fixture"))
         for tool in tools:  # the recordings an agent mock replays are inputs of the run too
             for fname, text in tool.replays:
                 used[f"{replay_dir(tool.source, name)}/{fname}"] = \
@@ -300,8 +298,35 @@ def read_mocks(eval_dir: Path, case_folder: Path, plugin_root: Path, report: Rep
                  str(eval_dir.resolve()))
 
 
-def _listed(path: Path, rel: str, report: Report) -> dict[str, str]:
-    data = _json(path)
+def _mock_file(path: Path, eval_dir: Path, named: frozenset[str] | None, reads: ReadOnce,
+               report: Report) -> tuple[list[MockTool], dict[str, str], dict[str, str]]:
+    """(tools, _tools.json entries, files read -> sha256) of one file of a server's folder;
+    ``named``: for a ``_server.md``, the tools a ``<tool>.md`` beside it answers instead."""
+    rel = path.relative_to(eval_dir).as_posix()
+    text = reads.text(path, report)
+    if text is None:
+        return [], {}, {}
+    used = {rel: reads.digest(path)}
+    if named is not None:
+        found = [_tool(path, text, rel, reads, report, t) for t in _server_tools(text, rel, report)
+                 if t not in named]
+        return [t for t in found if t is not None], {}, used
+    if path.name == "_tools.json":
+        return [], _listed(text, rel, report), used
+    tool = _tool(path, text, rel, reads, report)
+    if tool is None:
+        return [], {}, used
+    folder = path.parent / "fixtures"
+    for name, _, digest in reads.files(folder, MAX_FIXTURE, quiet):
+        used[(folder / name).relative_to(eval_dir).as_posix()] = digest
+    return [tool], {}, used
+
+
+def _listed(text: str, rel: str, report: Report) -> dict[str, str]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
     tools = data.get("tools") if isinstance(data, dict) else data
     if not isinstance(tools, list):
         report(f"{rel}: must be a saved tools/list answer: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from skill_eval.errors import InvalidInput, Problem
 from skill_eval.fs.hashing import HashCache
 from skill_eval.model.ablation.declared import resolve_ablations, unknown_ablation_skills
 from skill_eval.model.ablation.parts import AblatedSkill
-from skill_eval.model.cases import Case, EvalSet
+from skill_eval.model.cases import Case, EvalSet, RubricItem
 from skill_eval.model.config import Suite, display_path, load_suite
 from skill_eval.model.evalcache import EvalSetCache
 from skill_eval.model.skills import Skill, discover_skills
@@ -48,20 +49,59 @@ class Project:
         judge = self.suite.judge is not None
         out = []
         for se in self.skills:
-            for case in se.cases:
-                if case.kind != "task" or case.checks or (case.rubric and judge):
-                    continue
-                why = "only rubric assertions and the suite has no judge" if case.rubric else "no checks"
-                out.append(Problem(case.source or display_path(se.skill.path),
-                                   f"case '{case.id}' of {se.skill.name} has {why}: add deterministic "
-                                   "'checks' or a 'judge' to the suite", case.line,
-                                   severity="warning" if warn else "error"))
+            for es in se.evalsets:
+                bare = [c for c in es.cases if c.kind == "task" and not c.checks and not (c.rubric and judge)]
+                out.extend(ungradable(se.skill.name, display_path(se.skill.path), bare,
+                                      "warning" if warn else "error"))
         return out
 
     def counts(self) -> tuple[int, int, int]:
         """(skills, eval sets, cases)."""
-        return (len(self.skills), sum(len(s.evalsets) for s in self.skills),
+        # An eval set several skills share (a plugin's evals/ folder) counts once.
+        return (len(self.skills), len({es.path for s in self.skills for es in s.evalsets}),
                 sum(len(s.cases) for s in self.skills))
+
+
+def ungradable(skill: str, where: str, bare: list[Case], severity: str) -> list[Problem]:
+    """Cases of one eval set nothing can grade: one line for all those that lack the same
+    thing (a real set is often all expected_output: skill-creator's shape, which a judge
+    grades). ``where``: the file named when a case has no source."""
+    groups: dict[str, list[Case]] = {}
+    for case in bare:
+        why = ("only rubric assertions and the suite has no judge" if case.rubric else
+               "only an expected_output and no checks" if case.expected_output.strip() else "no checks")
+        groups.setdefault(why, []).append(case)
+    out = []
+    for why, cases in groups.items():
+        first = cases[0]
+        fix = ("add a 'judge' to the suite to grade each against its expected_output (as "
+               "skill-creator does), or deterministic 'checks'" if why.startswith("only an expected")
+               else "add deterministic 'checks' or a 'judge' to the suite")
+        if len(cases) == 1:
+            who = f"case '{first.id}' of {skill} has"
+        else:
+            ids = ", ".join(c.id for c in cases[:3]) + (", ..." if len(cases) > 3 else "")
+            who = f"{len(cases)} cases of {skill} ({ids}) have"
+        out.append(Problem(first.source or where, f"{who} {why}: {fix}", first.line, severity=severity))
+    return out
+
+
+# The rubric item a judge grades a case by when the case holds only an expected_output.
+EXPECTED_ITEM = "expected_output"
+
+
+def judged_against_expected(es: EvalSet) -> EvalSet:
+    """With a judge in the suite, a task case with an expected_output and nothing else to grade
+    it gets one rubric item: the output achieves what the expected output describes (the
+    judge is sent the expected output beside it), as skill-creator's grader reads such cases."""
+    def judged(case: Case) -> Case:
+        if case.kind != "task" or case.checks or case.rubric or not case.expected_output.strip():
+            return case
+        item = RubricItem(EXPECTED_ITEM, "The response achieves what the expected output describes: "
+                          + case.expected_output.strip())
+        return dataclasses.replace(case, rubric=(item,))
+    cases = tuple(judged(c) for c in es.cases)
+    return es if cases == es.cases else dataclasses.replace(es, cases=cases)
 
 
 def _select_split(cases: tuple[Case, ...], split: str) -> tuple[Case, ...]:
@@ -132,7 +172,10 @@ def load_project(suite_path: str | Path, split: str | None = None, use_cache: bo
             sets = [EvalSet(es.path, es.format, es.skill_name, _select_split(es.cases, split), es.problems,
                             es.ablations)
                     for es in sets]
+        if suite.judge is not None:
+            sets = [judged_against_expected(es) for es in sets]
         loaded.append(SkillEvals(skill, tuple(sets), ablated))
     problems.extend(name_problems(display_path(suite.path), suite.models,
                                   ((se.skill.name, se.evalsets) for se in loaded)))
-    return Project(suite, tuple(loaded), tuple(problems), hashes)
+    # A plugin's evals/ folder is read once per skill that finds it: its problems are said once.
+    return Project(suite, tuple(loaded), tuple(dict.fromkeys(problems)), hashes)

@@ -102,7 +102,8 @@ def parse_response(raw: bytes, source: str) -> AdapterResponse:
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise AdapterError(f"{source}: adapter stdout is not JSON ({exc}); starts with "
+        raise AdapterError(f"{source}: adapter stdout is not JSON ({exc}): have it print only its JSON "
+                           "response on stdout and log everything else to stderr; starts with "
                            f"{_preview(raw)!r}") from None
     except RecursionError:
         raise AdapterError(f"{source}: adapter response nests JSON too deeply to read; protocol v1 "

@@ -8,6 +8,7 @@ the first grade sees exactly the text every later regrade sees.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -187,6 +188,15 @@ def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:
                                                  "allowed": list(sandbox.ALLOWED)}}
 
 
+def _adapter_named(spec: RunSpec, suite: Suite) -> str:
+    """``adapter command 'python3 adapter.py'``: the command as the suite wrote it (file names,
+    not the absolute paths it resolved to), so an error names what to edit."""
+    command = suite.adapter.command
+    if spec.adapter.name != "command" or not command:
+        return f"adapter {spec.adapter.name}"
+    return "adapter command '" + " ".join(os.path.basename(a) if os.sep in a else a for a in command) + "'"
+
+
 def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, replay: str,
              kept: Sequence[tuple[str, bytes]] = (), dropped: Mapping[str, str] | None = None,
              pre_existing: Mapping[str, str] | None = None, session: str | None = None,
@@ -199,7 +209,7 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     if failure is not None:
         return record_error(store, failure)
     try:
-        response = parse_response(proc.stdout, f"adapter {spec.adapter.name}")
+        response = parse_response(proc.stdout, _adapter_named(spec, suite))
     except AdapterError as exc:
         return record_error(store, RunError(spec.key, "invalid_response", str(exc), proc.duration_s))
     never = unscorable.never_reached(response)

@@ -25,9 +25,10 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from skill_eval.errors import StoreError
 from skill_eval.fs import sharedfiles
@@ -70,9 +71,16 @@ def _write_atomic(path: Path, data: bytes) -> None:
 write_atomic = _write_atomic  # whole small files beside the entries (the history) are written so too
 
 
+class Tier(Protocol):
+    """A tier behind this store (store.remote_tier): told of each new entry, asked for a missing blob."""
+    def stored(self, kind: str, key: str) -> None: ...
+    def missing(self, kind: str, key: str) -> bytes | None: ...
+
+
 class Store:
     def __init__(self, root: Path):
         self.root = Path(root)
+        self.tier: Tier | None = None
 
     # -- runs -------------------------------------------------------------------------------
 
@@ -132,10 +140,30 @@ class Store:
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
+        if self.tier is not None:
+            self.tier.stored("runs", key)
         limits = meta.get("limits")
         return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)), not_kept=not_kept,
                          limits=limits if isinstance(limits, dict) else None,
                          **_session_and_created(self.run_dir(key), meta))
+
+    def adopt_run(self, key: str, files: dict[str, bytes]) -> None:
+        """Install an entry another store made (fetched and verified by the caller), as it was
+        stored there: it was redacted when it was first written."""
+        with writing(self.root / "tmp"):
+            (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+            tmp = Path(sharedfiles.mkdtemp(prefix=f"adopt-{key[:12]}-", dir=self.root / "tmp"))
+        try:
+            with writing(tmp):
+                for rel, data in files.items():
+                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (tmp / rel).write_bytes(data)
+                (tmp / FILES).mkdir(exist_ok=True)
+                manifest = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
+                (tmp / MANIFEST).write_bytes(_dump({"key": key, "files": manifest}))
+                self._install(tmp, key)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def _install(self, tmp: Path, key: str) -> None:
         target = self.run_dir(key)
@@ -234,7 +262,7 @@ class Store:
 
     # -- generic JSON blobs -----------------------------------------------------------------
 
-    def _json_path(self, kind: str, key: str) -> Path:
+    def json_path(self, kind: str, key: str) -> Path:
         if not kind or kind in _RESERVED_KINDS or "/" in kind or kind.startswith("."):
             raise ValueError(f"invalid store kind {kind!r}")
         return self.root / kind / key[:2] / f"{key}.json"
@@ -248,14 +276,17 @@ class Store:
             data = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         else:
             data = _dump(redact_json(obj))
-        _write_atomic(self._json_path(kind, key), data)
+        _write_atomic(self.json_path(kind, key), data)
+        if self.tier is not None:
+            self.tier.stored(kind, key)
 
     def get_json(self, kind: str, key: str) -> Any | None:
-        path = self._json_path(kind, key)
+        path = self.json_path(kind, key)
         try:
             return json.loads(path.read_bytes())
         except FileNotFoundError:
-            return None
+            fetched = self.tier.missing(kind, key) if self.tier is not None else None  # verified there
+            return json.loads(fetched) if fetched is not None else None
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 path.unlink()  # written atomically, so a bad file is damage: recompute it
@@ -267,21 +298,30 @@ class Store:
     # -- lock -------------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def lock(self, wait: bool = False) -> Iterator[None]:
-        """Hold the store for this process; refuse (StoreError) or wait when another holds it."""
+    def lock(self, wait: bool = False,
+             on_wait: Callable[[str, str | None], None] | None = None) -> Iterator[None]:
+        """Hold the store for this process; refuse (StoreError) or wait when another holds it.
+        ``on_wait(pid, since)`` is called once, before waiting, with who holds it (pid, and the
+        UTC time it took the store, when recorded)."""
         path = self.root / "lock"
         with writing(path):
             self.root.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-                raise StoreError(f"store {self.root} is in use by another skill-eval process "
-                                 f"(pid {holder}); wait for it or use another store") from None
+                pid, since = _holder(os.pread(fd, 64, 0).decode("ascii", "replace"))
+                if not wait:
+                    raise StoreError(f"store {self.root} is in use by another skill-eval process "
+                                     f"(pid {pid}{f' since {since}' if since else ''}); wait for it or "
+                                     "use another store") from None
+                if on_wait is not None:
+                    on_wait(pid, since)
+                fcntl.flock(fd, fcntl.LOCK_EX)
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            os.pwrite(fd, f"{os.getpid()} {stamp}\n".encode(), 0)
             try:
                 yield
             finally:
@@ -289,6 +329,12 @@ class Store:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+def _holder(text: str) -> tuple[str, str | None]:
+    """(pid, since) from the lock file's line ``<pid> <UTC time>`` (an older one holds the pid only)."""
+    parts = text.split()
+    return (parts[0] if parts else "unknown"), (parts[1] if len(parts) > 1 else None)
 
 
 def redact_response(response: AdapterResponse) -> AdapterResponse:

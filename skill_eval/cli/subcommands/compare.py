@@ -73,6 +73,13 @@ def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, 
     if not found and not fatal:
         print(f"skill-eval: nothing to compare against {against!r}: no skill has another version "
               "recorded yet", file=sys.stderr)
+        if fail_on_regression:
+            # A first version has nothing to regress from: the gate holds (a first CI run passes).
+            held = "nothing to compare yet (a first version): not failing"
+            if fmt == "github":
+                print(f"::notice title=regression gate::{held}")
+            print(f"skill-eval: regression gate: {held}", file=sys.stderr)
+            return 0
     if fatal or not found:
         return 2
     reasons = [r for c in found for r in c.failures(alpha)]

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skill_eval.errors import InvalidInput
+from skill_eval.errors import InvalidInput, Problem
 from skill_eval.model.evalsets import find_evalsets, read_evalset
 from skill_eval.model.evalsets.discover import find_all_evalsets
+from skill_eval.model.project import ungradable
+from skill_eval.model.suitechecks.case_leaks import case_leaks
 
 
 def inspect_file(path: Path, format: str | None = None, display: str | None = None) -> dict[str, Any]:
@@ -21,6 +23,7 @@ def inspect_file(path: Path, format: str | None = None, display: str | None = No
                 "readable": False}
     checks = sum(len(c.checks) for c in evalset.cases)
     rubric = sum(len(c.rubric) for c in evalset.cases)
+    problems = [*evalset.problems, *case_problems(evalset, path, shown)]
     return {
         "path": shown,
         "format": evalset.format,
@@ -33,9 +36,19 @@ def inspect_file(path: Path, format: str | None = None, display: str | None = No
         "graders": checks + rubric + len(evalset.unmapped),
         "unmapped": list(evalset.unmapped),
         "settings": _settings(evalset.cases),
-        "problems": [p.format() for p in evalset.problems],
+        "problems": [p.format() for p in problems],
         "readable": not any(p.is_error for p in evalset.problems),
     }
+
+
+def case_problems(evalset: Any, path: Path, shown: str) -> list[Problem]:
+    """What `validate` says of this set's cases beyond its own reading, in the same words: the
+    leak lints, and cases nothing but a judge can grade (a warning here: only the suite says
+    whether it has a judge; `validate` refuses them without one)."""
+    skill_dir = next((d for d in (path.parent, path.parent.parent) if (d / "SKILL.md").is_file()), None)
+    skill = evalset.skill_name or (skill_dir.name if skill_dir is not None else path.stem)
+    bare = [c for c in evalset.cases if c.kind == "task" and not c.checks and not c.rubric]
+    return [*case_leaks(evalset, skill_dir, shown), *ungradable(skill, shown, bare, "warning")]
 
 
 _SETTINGS = ("runs", "model", "max_turns", "timeout_seconds", "append_system_prompt", "env",

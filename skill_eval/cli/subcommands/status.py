@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from typing import Any
 
@@ -11,12 +12,14 @@ from skill_eval.engine.options import RunOptions
 from skill_eval.engine.status import explain, plan_status
 from skill_eval.errors import SkillEvalError
 from skill_eval.model.project import Project
-from skill_eval.review.render.markdown import plural
+from skill_eval.review.render.console import work_line
 
 
 def status(project: Project, options: RunOptions, as_json: bool = False,
            explain_task: str | None = None) -> int:
     engine, data = plan_status(project, options)
+    for warning in engine.remote.warnings if engine.remote is not None else ():
+        print(f"skill-eval: warning: {shown(warning)}", file=sys.stderr)  # an unreachable remote
     from skill_eval.grade.audit import audit_case
 
     data["audits"] = [{"skill": se.skill.name, "case": a.case.id, "flags": list(a.flags)}
@@ -46,11 +49,11 @@ def _print(data: dict[str, Any]) -> None:
         for item in data[section]:
             print(f"{verb:9} {shown(item['task'])}: {shown(item['reason'])}")
     reasons = Counter(i["reason"] for i in data["run"])
-    # Counted as `run` counts them: skill tables (the summary is rebuilt with any of them).
-    tables = sum(1 for i in data["rebuild"] if i["task"] != "summary")
-    print(f"{data['suite']}: {plural(data['planned'], 'run')} planned; would run {len(data['run'])}, "
-          f"re-grade {len(data['regrade'])}, rebuild {plural(tables, 'table')}"
+    # The same line `run` starts with (one count: engine.status.count_work).
+    print(work_line(data["suite"], data["counts"])
           + (f"; estimated cost ${data['estimated_cost_usd']:.2f}" if data["estimated_cost_usd"] else ""))
+    if data.get("remote_serves"):
+        print(f"{plural(len(data['remote_serves']), 'run')} in the remote: no call")
     if reasons and len(data["run"]) > 20:
         for reason, n in reasons.most_common(5):
             print(f"  {n:6} × {shown(reason)}")

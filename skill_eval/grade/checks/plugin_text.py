@@ -19,6 +19,7 @@ from typing import Any
 from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.plugin_mocks import UNAVAILABLE, mock_calls_text
 from skill_eval.intake.javascript.regex import JsRegex, JsRegexError, JsSyntaxError, js_regex
+from skill_eval.intake.limits import MAX_NUMBER_DIGITS
 
 TARGETS = ("last_message", "trace", "files", "mock_calls")
 
@@ -118,4 +119,5 @@ def _count(match: str) -> int:
         digits += ch
     if not digits:
         return -1  # NaN: no count equals it
-    return int(digits)
+    # Past the digit bound no text holds that many matches (and int() would refuse it).
+    return int(digits) if len(digits) <= MAX_NUMBER_DIGITS else -1

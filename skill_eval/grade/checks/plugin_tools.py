@@ -15,7 +15,6 @@ settled against the real CLI, docs/dialects.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,7 +22,9 @@ from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.plugin_text import compile_js
 from skill_eval.grade.checks.trace import NO_TRACE, traced
 from skill_eval.intake.javascript.json_text import js_stringify
-from skill_eval.intake.javascript.regex import JsRegex
+from skill_eval.intake.javascript.regex import JsRegex, js_regex
+from skill_eval.intake.limits import REGEX_TIMEOUT_MS
+from skill_eval.intake.timedmatch import PatternTimedOut
 
 _SPECIAL = set(".+^${}()|[]\\")
 
@@ -114,8 +115,15 @@ def plugin_tool_order(params: Mapping[str, Any], case_sensitive: bool,
     return ok, clip(f"{before[0]}@{at_b} {'precedes' if ok else 'does NOT precede'} {after[0]}@{at_a}")
 
 
-def glob_regex(glob: str) -> re.Pattern[str]:
-    """Plugin eval's glob, as a whole-path regex."""
+def glob_regex(glob: str) -> JsRegex:
+    """Plugin eval's glob, as the whole-path JavaScript regex it builds, matched by the
+    time-limited JavaScript-faithful matcher: a glob of many ``*`` against a long name the
+    agent chose can backtrack for hours; here it fails the check at the time limit."""
+    return js_regex(glob_source(glob))
+
+
+def glob_source(glob: str) -> str:
+    """The JavaScript regex source of plugin eval's glob."""
     out, i = "^", 0
     while i < len(glob):
         ch = glob[i]
@@ -125,11 +133,10 @@ def glob_regex(glob: str) -> re.Pattern[str]:
         if ch == "*" and glob.startswith("**", i):
             out, i = out + ".*", i + 2
             continue
-        literal = "\\" + ch if ch in _SPECIAL else re.escape(ch)
+        literal = "\\" + ch if ch in _SPECIAL else ch
         out += "[^/]*" if ch == "*" else "." if ch == "?" else literal
         i += 1
-    # JavaScript's '.' stops at line terminators; a path never holds one that matters here.
-    return re.compile(out + "$")
+    return out + "$"
 
 
 def plugin_file_exists(params: Mapping[str, Any], case_sensitive: bool,
@@ -140,7 +147,11 @@ def plugin_file_exists(params: Mapping[str, Any], case_sensitive: bool,
     if not isinstance(exists, bool):
         raise CheckParamError("'exists' must be true or false")
     rx = glob_regex(path)
-    found = any(rx.search(line.strip()) for line in ctx.created_files() if line.strip())
+    try:
+        found = any(rx.search(line.strip()) for line in ctx.created_files() if line.strip())
+    except PatternTimedOut:
+        return False, clip(f"glob {path} timed out after {REGEX_TIMEOUT_MS} ms on a created file's name "
+                           "(it backtracks: use fewer wildcards)")
     if found == exists:
         return True, clip(f"{path} {'exists' if exists else 'absent'} as expected")
     expected = "present" if exists else "absent"

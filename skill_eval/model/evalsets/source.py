@@ -11,7 +11,7 @@ from typing import Any
 
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.jsonpos import json_positions
-from skill_eval.intake.limits import MAX_DEPTH
+from skill_eval.intake.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, NumberTooLong, bounded_int
 from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.intake.yamlpos import Located, loads_yaml
 
@@ -57,7 +57,10 @@ def load_document(path: Path, display: str) -> Document:
         return _refuse_hostile(Document(located.data, path, display, located))
     duplicates: list[str] = []
     try:
-        data = json.loads(text, object_pairs_hook=lambda pairs: _no_duplicates(pairs, duplicates))
+        data = json.loads(text, object_pairs_hook=lambda pairs: _no_duplicates(pairs, duplicates),
+                          parse_int=bounded_int)
+    except NumberTooLong as exc:
+        raise InvalidInput([Problem(display, str(exc), *_first_long_number(text))]) from None
     except json.JSONDecodeError as exc:
         raise InvalidInput([Problem(display, f"invalid JSON: {exc.msg}; fix the syntax there",
                                     exc.lineno, exc.colno)]) from None
@@ -67,6 +70,15 @@ def load_document(path: Path, display: str) -> Document:
     if duplicates:
         raise InvalidInput([_duplicate(display, text, key) for key in dict.fromkeys(duplicates)])
     return _refuse_hostile(Document(data, path, display, _json_positions(path, text)))
+
+
+def _first_long_number(text: str) -> tuple[int | None, int | None]:
+    """(line, column) of the first run of digits longer than MAX_NUMBER_DIGITS."""
+    found = re.search(rf"\d{{{MAX_NUMBER_DIGITS + 1},}}", text)
+    if found is None:
+        return None, None
+    start = found.start()
+    return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]], duplicates: list[str]) -> dict[str, Any]:

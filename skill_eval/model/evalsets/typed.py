@@ -38,6 +38,10 @@ def native_check(obj: dict[str, Any]) -> Check:
     own = ("id", "type", "required", "case_sensitive", "description", "critical", "arms")
     params = {k: v for k, v in obj.items() if k not in own}
     arms = obj.get("arms")
+    if (arms is None and obj["type"] == "loaded_skill" and obj.get("expected", True) is True
+            and not obj.get("skill")):
+        # "The skill loaded" cannot hold where no skill is installed: not applied in that arm.
+        arms = ["!without_skill"]
     return Check(id=str(obj.get("id", "")), type=str(obj["type"]), required=bool(obj.get("required", True)),
                  case_sensitive=bool(obj.get("case_sensitive", False)), params=params,
                  critical=obj.get("critical") is True, arms=tuple(arms) if isinstance(arms, list) else None)

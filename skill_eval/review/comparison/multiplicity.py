@@ -33,6 +33,8 @@ def adjust(benches: Sequence[MutableMapping[str, Any]], gate: str) -> list[int]:
             lift["met"] = (mean is not None and mean >= lift["minimum_lift"] - _EPS
                            and p_holm is not None and p_holm <= SIGNIFICANCE)
             settle(b, gate)
+        elif gate == "decided":  # the lift's own p decides; a lift not yet significant is undecided
+            settle(b, gate)
         if (lift.get("p_holm"), lift.get("met"), b["verdict"], b.get("decided_by")) != before:
             changed.append(i)
     return changed

@@ -44,11 +44,14 @@ def comparison_plan(bench: Mapping[str, Any] | None, lift: float, power: float, 
     """One skill x model's figures; with no complete benchmark (or fewer than two deltas) the
     prior sigma_d, said so in ``sigma_source``."""
     deltas = [c["delta"] for c in (bench or {}).get("cases", []) if c.get("delta") is not None]
+    prior = "prior: sqrt(1/2), a per-case delta of +1, 0 or -1 with chances 1/4, 1/2, 1/4"
     if bench is not None and _complete(bench) and len(deltas) >= 2:
         sigma, source = statistics.stdev(deltas), f"stored: {len(deltas)} per-case deltas"
+        if sigma == 0:  # every case moved alike (all 0 after a regression): no spread to go on
+            sigma, source = PRIOR_SIGMA_D, (f"{prior} (cannot estimate the spread: the {len(deltas)} "
+                                            f"stored per-case deltas are all {deltas[0] * 100:+.1f} pp)")
     else:
-        sigma, source = PRIOR_SIGMA_D, ("prior: sqrt(1/2), a per-case delta of +1, 0 or -1 with "
-                                        "chances 1/4, 1/2, 1/4 (no complete benchmark stored)")
+        sigma, source = PRIOR_SIGMA_D, f"{prior} (no complete benchmark stored)"
     need = cases_needed(sigma, lift, power, alpha)
     runs = need * iterations * arms
     per_run = _cost_per_run(bench) if bench is not None else None

@@ -13,7 +13,11 @@ The rules, the first that applies wins (docs/statistics.md, "Which rule decides"
    sequential decision's pass / fail / undecided is the verdict; the fixed-sample p is a detail.
    A plain run of a suite with an ``adaptive:`` key shows the decision beside the verdict.
 5. ``minimum_lift`` (``minimum_lift_holm`` under ``gate: holm``): the mean lift against the
-   suite's minimum_lift: pass or fail.
+   suite's minimum_lift: pass or fail. A pass whose lift the sign-flip test does not call
+   significant (p > 0.05, or too few cases moved to tell) is a pass *on the estimate*: its words
+   say so ("pass on the estimate; not significant yet (p=0.062, 6 cases); `--until-decided`
+   settles it") and no report shows it as a plain pass; the exit code is a pass's (0).
+   ``minimum_lift_decided`` under ``gate: decided``: such a lift is ``undecided`` (exit 1).
 6. ``checks_only``: no minimum_lift: every required check passed: pass.
 """
 
@@ -24,10 +28,12 @@ from typing import Any
 
 WORDS = ("pass", "fail", "undecided", "error")
 RULES = ("errors", "required_checks", "not_run", "sequential", "minimum_lift", "minimum_lift_holm",
-         "checks_only")
+         "minimum_lift_decided", "checks_only")
 RULE_NAMES = {"errors": "runs errored", "required_checks": "required checks", "not_run": "runs not run",
               "sequential": "sequential decision", "minimum_lift": "minimum lift",
-              "minimum_lift_holm": "minimum lift, gate: holm", "checks_only": "required checks"}
+              "minimum_lift_holm": "minimum lift, gate: holm",
+              "minimum_lift_decided": "minimum lift, gate: decided", "checks_only": "required checks"}
+ESTIMATE = "pass on the estimate"  # a pass by a lift the statistics do not call significant yet
 SIGNIFICANCE = 0.05
 _EPS = 1e-12
 _VARIANTS = ("with_skill", "without_skill")
@@ -57,8 +63,19 @@ def decide(bench: Mapping[str, Any], gate: str = "none") -> tuple[str, str]:
     lift = bench["lift"]
     if lift.get("minimum_lift") is None:
         return "pass", "checks_only"
+    if gate == "decided":
+        if not lift.get("met"):
+            return "fail", "minimum_lift_decided"
+        return ("pass" if lift.get("significant") else "undecided"), "minimum_lift_decided"
     name = "minimum_lift_holm" if gate == "holm" else "minimum_lift"
     return ("pass" if lift.get("met") else "fail"), name
+
+
+def on_estimate(bench: Mapping[str, Any]) -> bool:
+    """A pass by the minimum lift whose lift the sign-flip test does not call significant: the
+    estimate met the bar, the evidence does not yet say the skill helps."""
+    return (bench.get("verdict") == "pass" and rule(bench) == "minimum_lift"
+            and not bench["lift"].get("significant"))
 
 
 def settle(bench: MutableMapping[str, Any], gate: str = "none") -> None:
@@ -88,10 +105,35 @@ def rule(bench: Mapping[str, Any]) -> str:
 
 
 def label(bench: Mapping[str, Any]) -> str:
-    """The verdict's word as shown: "check failed" where a required check decided it."""
+    """The verdict's word as shown: "check failed" where a required check decided it, "pass on
+    the estimate" where the lift met the bar without being significant."""
     if rule(bench) == "required_checks":
         return "check failed"
+    if on_estimate(bench):
+        return ESTIMATE
     return str(bench["verdict"])
+
+
+def _not_significant(lift: Mapping[str, Any]) -> str:
+    p = lift.get("p_value")
+    return (f"not significant yet (p={'n/a' if p is None else _p(p)}, {_n(int(lift['cases']), 'case')}); "
+            "`--until-decided` settles it")
+
+
+def evidence(bench: Mapping[str, Any]) -> str:
+    """Said right after an estimate-pass's label: ``; not significant yet (p=0.062, 6 cases);
+    `--until-decided` settles it`` (empty for every other verdict)."""
+    return f"; {_not_significant(bench['lift'])}" if on_estimate(bench) else ""
+
+
+def headline(bench: Mapping[str, Any]) -> str:
+    """The label with its evidence: what a report shows where it shows a verdict's word."""
+    return label(bench) + evidence(bench)
+
+
+def css_class(bench: Mapping[str, Any]) -> str:
+    """The review page's colour for the verdict: an estimate-pass is not drawn as a pass."""
+    return "estimate" if on_estimate(bench) else str(bench["verdict"])
 
 
 def _interval(a: Mapping[str, Any]) -> str:
@@ -111,7 +153,7 @@ def _sequential_reason(a: Mapping[str, Any]) -> str:
     return f"{where} still straddles {minimum}"
 
 
-def _lift_reason(bench: Mapping[str, Any], holm: bool) -> str:
+def _lift_reason(bench: Mapping[str, Any], holm: bool, decided: bool = False) -> str:
     lift = bench["lift"]
     mean, minimum = lift.get("pass_rate"), lift["minimum_lift"]
     if mean is None:
@@ -123,6 +165,9 @@ def _lift_reason(bench: Mapping[str, Any], holm: bool) -> str:
         shown = "n/a" if p_holm is None else _p(p_holm)
         sig = p_holm is not None and p_holm <= SIGNIFICANCE
         text += f" and Holm p {shown} {'<=' if sig else 'is not <='} {SIGNIFICANCE:g}"
+    if decided and mean >= minimum - _EPS:
+        text += (f" and significant (p={_p(lift['p_value'])})" if lift.get("significant")
+                 else f" but {_not_significant(lift)}")
     return text
 
 
@@ -140,8 +185,8 @@ def reason(bench: Mapping[str, Any]) -> str:
         return f"{_n(n, 'run')} not run yet: outside this --shard/--only, or not started"
     if name == "sequential":
         return _sequential_reason(bench["adaptive"])
-    if name in ("minimum_lift", "minimum_lift_holm"):
-        return _lift_reason(bench, name == "minimum_lift_holm")
+    if name in ("minimum_lift", "minimum_lift_holm", "minimum_lift_decided"):
+        return _lift_reason(bench, name == "minimum_lift_holm", name == "minimum_lift_decided")
     return "every required with-skill check passed; no minimum_lift is set"
 
 
@@ -167,12 +212,15 @@ def rule_text(bench: Mapping[str, Any]) -> str:
 
 def verdict_text(bench: Mapping[str, Any]) -> str:
     """``pass (minimum lift: lift +66.7 pp over 6 cases is at least +10.0 pp)``: the verdict,
-    the rule that decided it and why, on one line (the same words in every report)."""
-    return f"{label(bench)} {rule_text(bench)}"
+    the rule that decided it and why, on one line (the same words in every report); an
+    estimate-pass with its evidence: ``pass on the estimate; not significant yet (p=0.062, 6
+    cases); `--until-decided` settles it (minimum lift: ...)``."""
+    return f"{headline(bench)} {rule_text(bench)}"
 
 
 def verdict_cell(bench: Mapping[str, Any]) -> str:
-    """The verdict and its rule's name, for a table cell: ``pass (minimum lift)``."""
+    """The verdict and its rule's name, for a table cell: ``pass (minimum lift)``,
+    ``pass on the estimate (minimum lift)``."""
     name = rule(bench)
     return f"{label(bench)} ({RULE_NAMES.get(name, name)})"
 

@@ -3,6 +3,8 @@ same formatting as the Markdown, then the first failing checks and trigger queri
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from skill_eval.review.comparison.verdict import p_aside, p_detail, verdict_text
@@ -10,6 +12,34 @@ from skill_eval.review.render.markdown import loads, pct, plural, pvalue, signed
 from skill_eval.review.render.statslines import decision_line, holm_note
 
 _SHOWN_FAILURES = 3
+
+
+# The part of an adapter error that differs run by run: the excerpt of what it printed.
+_EXCERPT = re.compile(r"(?:;| \|) (?:starts with|stderr:|output:) .*$", re.S)
+
+
+def error_lines(errors: Sequence[tuple[str, str]], shown: int = 20) -> list[str]:
+    """Each distinct run error once: ``18 runs: <message> (first: <task>)``, in the order they
+    first happened. ``errors``: (task, message) as they happened; each run's own message stays
+    in benchmark.md and on the review page."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for task, message in errors:
+        groups.setdefault(_EXCERPT.sub("", message), []).append((task, message))
+    lines = []
+    for hits in list(groups.values())[:shown]:
+        task, message = hits[0]
+        lines.append(f"{plural(len(hits), 'run')} could not run: {message} (first: {task})"
+                     if len(hits) > 1 else f"error in {task}: {message}")
+    if len(groups) > shown:
+        lines.append(f"... and {len(groups) - shown} more distinct run errors (each run's: benchmark.md)")
+    return lines
+
+
+def work_line(suite: str, counts: dict[str, int]) -> str:
+    """``demo: 78 runs planned, 12 to run, 0 to re-grade, 2 tables to rebuild``: the one count
+    of a run's work, as `run` and `status` both say it (status --json has the same ``counts``)."""
+    return (f"{suite}: {plural(counts['planned'], 'run')} planned, {counts['to_run']:,} to run, "
+            f"{counts['regrade']:,} to re-grade, {plural(counts['rebuild'], 'table')} to rebuild")
 
 
 def skill_lines(b: dict[str, Any]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.comparison.verdict import verdict_text
+from skill_eval.review.comparison.verdict import on_estimate, verdict_text
 from skill_eval.review.render.markdown import pct, plural, summary_md
 
 _VERDICT_KIND = {"fail": "error", "error": "error", "undecided": "warning", "pass": "notice"}
@@ -67,7 +67,9 @@ def annotations(benches: Sequence[Mapping[str, Any]],
     for b in benches:
         who = f"{b['skill']} ({b['model']})"
         # The verdict in the words of every other report: an error where it fails the job.
-        add(_VERDICT_KIND.get(str(b["verdict"]), "notice"), f"{who}: verdict: {verdict_text(b)}")
+        # An estimate-pass is a warning: it passes the job, but is not evidence yet.
+        kind = "warning" if on_estimate(b) else _VERDICT_KIND.get(str(b["verdict"]), "notice")
+        add(kind, f"{who}: verdict: {verdict_text(b)}")
         for case in b["cases"]:
             with_rate, without_rate = case["with_skill"]["pass_rate"], case["without_skill"]["pass_rate"]
             if "regressed" in case["flags"]:

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.comparison.agents import agent_rows
-from skill_eval.review.comparison.verdict import decide, verdict_text
+from skill_eval.review.comparison.verdict import decide, on_estimate, verdict_text
 
 VERDICT_ORDER = {"pass": 0, "undecided": 1, "fail": 2, "error": 3}
 
@@ -19,7 +19,7 @@ def summary_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[s
         "with_skill": b["variants"]["with_skill"]["pass_rate"],
         "without_skill": b["variants"]["without_skill"]["pass_rate"],
         "lift": b["lift"], "verdict": b["verdict"], "decided_by": b.get("decided_by") or decide(b)[1],
-        "verdict_text": verdict_text(b),
+        "verdict_text": verdict_text(b), "on_estimate": on_estimate(b),
         "flags": sorted({f for c in b["cases"] for f in c["flags"]}),
         # What each arm cost (None where the adapter reported no price), and the judge's share.
         "cost_usd": {v: b["variants"][v].get("cost_usd") for v in ("with_skill", "without_skill")},

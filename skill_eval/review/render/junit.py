@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.comparison.verdict import rule, sequential, verdict_text
+from skill_eval.review.comparison.verdict import on_estimate, rule, sequential, verdict_text
 from skill_eval.review.render.markdown import pvalue, signed
 
 
@@ -55,6 +55,11 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
                 ET.SubElement(tc, "failure", message=f"lift {signed(lift['pass_rate'])} below minimum "
                               f"{signed(lift['minimum_lift'])} (n={lift['cases']}, "
                               f"p={pvalue(lift['p_value'])}): {verdict_text(bench)}")
+            elif bench["verdict"] == "undecided":  # gate: decided, a lift not significant yet
+                counts["failures"] += 1
+                ET.SubElement(tc, "failure", message=verdict_text(bench))
+            elif on_estimate(bench):  # passes the job, but says it is not evidence yet
+                ET.SubElement(tc, "system-out").text = verdict_text(bench)
         if adaptive:
             tc = ET.SubElement(suite, "testcase", name="sequential_decision", classname=classname)
             counts["tests"] += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.comparison.verdict import label, rule_text, sequential, verdict_cell
+from skill_eval.review.comparison.verdict import evidence, label, rule_text, sequential, verdict_cell
 from skill_eval.review.render.mdcells import (
     _clip,
     _num,
@@ -89,8 +89,9 @@ def ungraded_note(bench: Mapping[str, Any]) -> str | None:
     n = ungraded_count(bench)
     if not n:
         return None
-    return (f"{plural(n, 'rubric item')} ungraded: add a judge (the pass rates count the "
-            "deterministic checks only)")
+    # Verdicts, not items: each rubric item once per run (inspect and validate count the items).
+    return (f"{plural(n, 'rubric verdict')} ungraded (one per rubric item and run): add a judge (the "
+            "pass rates count the deterministic checks only)")
 
 
 def parts_line(bench: Mapping[str, Any]) -> str | None:
@@ -158,7 +159,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     v, lift = bench["variants"], bench["lift"]
     w, wo = v["with_skill"], v["without_skill"]
     lines = [f"# {md_text(bench['skill'])} · {md_text(bench['model'])} · suite {md_text(bench['suite'])}", "",
-             f"Verdict: **{label(bench)}** {md_text(rule_text(bench))}", ""]
+             f"Verdict: **{label(bench)}**{md_text(evidence(bench))} {md_text(rule_text(bench))}", ""]
     lines.append(_table([[pct(w["pass_rate"]), pct(wo["pass_rate"]),
                           f"{signed(lift['pass_rate'])} (n={lift['cases']})",
                           pvalue(lift["p_value"]) + _ind(lift),
@@ -258,8 +259,8 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
     lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
                                "cost (with / without)", *_unscorable_head(benches), "verdict"]))
     lines += agents_summary_md(benches)
-    lines += ["", *(f"- {md_text(b['skill'])} ({md_text(b['model'])}): **{label(b)}** {md_text(rule_text(b))}"
-                    for b in benches), ""]
+    lines += ["", *(f"- {md_text(b['skill'])} ({md_text(b['model'])}): **{label(b)}**"
+                    f"{md_text(evidence(b))} {md_text(rule_text(b))}" for b in benches), ""]
     for b in benches:
         who = f"{md_text(b['skill'])} ({md_text(b['model'])})"
         for warning in [ungraded_note(b)] + warnings(b):

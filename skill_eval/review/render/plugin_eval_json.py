@@ -77,7 +77,8 @@ def aggregate_result(benches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         aggregates["meanDelta"] = pooled["mean_delta"]
     return {"schemaVersion": SCHEMA_VERSION, "claudeVersion": None, "generator": f"skill-eval {__version__}",
             "durationSeconds": round(sum(s or 0 for s in seconds)),
-            "costUsd": sum(c for c in cost if c is not None),
+            # Unknown when no run reported a cost (null, as summary.md's n/a), not $0.
+            "costUsd": None if all(c is None for c in cost) else sum(c for c in cost if c is not None),
             # A case with no stored with-arm run yet (a stopped or --only run) is left out.
             **({"partial": True, "partialReason": "interrupted"} if missing else {"partial": False}),
             "suite": {"name": blocks[0][0]["suite"] if blocks else None,

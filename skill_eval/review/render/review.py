@@ -14,7 +14,16 @@ from importlib import resources
 from typing import Any
 
 from skill_eval.review.comparison.agents import EFFECT_WORDS, agent_rows
-from skill_eval.review.comparison.verdict import RULE_NAMES, label, p_detail, rule, rule_text, sequential
+from skill_eval.review.comparison.verdict import (
+    RULE_NAMES,
+    css_class,
+    evidence,
+    label,
+    p_detail,
+    rule,
+    rule_text,
+    sequential,
+)
 from skill_eval.review.render.markdown import (
     ci,
     cost_note,
@@ -84,7 +93,8 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "skill": bench["skill"], "model": bench["model"], "verdict": bench["verdict"],
         "verdict_label": label(bench), "verdict_rule": RULE_NAMES.get(rule(bench), rule(bench)),
-        "verdict_why": rule_text(bench),
+        "verdict_why": rule_text(bench), "verdict_evidence": evidence(bench),
+        "verdict_class": css_class(bench),  # an estimate-pass is not drawn as a plain pass
         "cases": len(bench["cases"]),
         "with": pct(v["with_skill"]["pass_rate"]), "without": pct(v["without_skill"]["pass_rate"]),
         "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})",

@@ -17,6 +17,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from skill_eval.fs.confined import Unreadable, confined_text
+from skill_eval.intake.limits import MAX_NUMBER_DIGITS, REGEX_TIMEOUT_MS, NumberTooLong
+from skill_eval.intake.regexrisk import glob_risk
 from skill_eval.model.cases import Check, RubricItem
 from skill_eval.model.evalsets.validate import leaves_workspace
 
@@ -56,6 +59,7 @@ class Mapped:
     rubric: RubricItem | None = None
     unmapped: str | None = None
     warnings: tuple[str, ...] = ()
+    error: str | None = None  # a value of the wrong type: a load error (as claude plugin eval's)
 
 
 def skill_fired(grader: dict[str, Any]) -> bool:
@@ -93,8 +97,8 @@ def weight_of(grader: dict[str, Any]) -> float | None:
     return float(raw)
 
 
-def _count(raw: Any, default: int | None) -> int | None:
-    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else default
+def _whole(raw: Any) -> bool:
+    return isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0
 
 
 def map_grader(name: str, grader: dict[str, Any], indicator: bool) -> Mapped:
@@ -120,6 +124,10 @@ def map_grader(name: str, grader: dict[str, Any], indicator: bool) -> Mapped:
     def unmapped(why: str) -> Mapped:
         return Mapped(name, kind_text, unmapped=why)
 
+    why = _wrong_type(grader)
+    if why is not None:  # never graded with a default in its place: that can invert the verdict
+        return Mapped(name, kind_text, error=why)
+
     if kind == "regex":
         return _regex(grader, check, unmapped)
     if kind == "tool_used":
@@ -136,7 +144,11 @@ def map_grader(name: str, grader: dict[str, Any], indicator: bool) -> Mapped:
         exists = grader.get("exists", True)
         if not isinstance(exists, bool):
             return unmapped("file_exists 'exists' must be true or false")
-        return check("plugin_file_exists", {"path": path, **({} if exists else {"exists": False})}, True)
+        why = glob_risk(path)
+        warns = (f"path {path!r} {why}; grading stops it after {REGEX_TIMEOUT_MS} ms and fails the "
+                 "grader: use fewer wildcards",) if why else ()
+        return check("plugin_file_exists", {"path": path, **({} if exists else {"exists": False})}, True,
+                     warns)
     if kind in ("llm", "llm_rubric", "baseline"):
         return _judged(name, kind_text, grader, unmapped, weight, indicator)
     return unmapped(f"unknown grader type {kind!r}")
@@ -190,13 +202,13 @@ def with_reference(item: RubricItem, case_dir: Path) -> tuple[RubricItem | None,
         return item, None
     rel = item.reference_file
     path = case_dir / rel
-    if leaves_workspace(rel) or not path.is_file():
+    if leaves_workspace(rel) or not (path.exists() or path.is_symlink()):
         return None, (f"baseline_file {rel!r} is not a file in the case folder {case_dir.name}/; "
                       "put the reference transcript (.jsonl) there or fix the name")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"baseline_file {rel!r} cannot be read as UTF-8 text ({exc})"
+        text = confined_text(path, case_dir)
+    except Unreadable as exc:
+        return None, f"baseline_file {rel!r} {exc}"
     return replace(item, reference=text), None
 
 
@@ -230,11 +242,38 @@ def _regex(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:
     return check("plugin_regex", params, True, warns)
 
 
+def _wrong_type(grader: dict[str, Any]) -> str | None:
+    """Why a grader's value of the wrong type cannot be graded, or None: a tool_used or
+    tool_order grader's bounds or input_match (``max: "0"`` read as the default would turn
+    "never" into "at least once"), a regex grader's count:N past the digit bound."""
+    kind = grader.get("type")
+    if kind == "tool_used":
+        for key in ("min", "max"):
+            value = grader.get(key)
+            if value is not None and not _whole(value):
+                return (f"{key}: {value!r} must be a whole number 0 or more (not text, a fraction, "
+                        "a negative number or true/false); write it unquoted, like 0")
+        sides = {"": grader}
+    elif kind == "tool_order":
+        sides = {f"{k}.": grader[k] for k in ("before", "after") if isinstance(grader.get(k), dict)}
+    else:
+        match = grader.get("match")
+        digits = sum(ch.isdigit() for ch in match) if kind == "regex" and isinstance(match, str) else 0
+        return f"match: count:N is {NumberTooLong(digits)}" if digits > MAX_NUMBER_DIGITS else None
+    for where, side in sides.items():
+        match = side.get("input_match")
+        if match is not None and not isinstance(match, str):
+            return (f"{where}input_match: must be a string (one JavaScript regular expression), "
+                    f"got {type(match).__name__}")
+    return None
+
+
 def _tool_used(grader: dict[str, Any], check: Any, unmapped: Any) -> Mapped:
     tool = grader.get("tool")
     if not isinstance(tool, str) or not tool:
         return unmapped("tool_used needs 'tool'")
-    low, high = _count(grader.get("min"), 1), _count(grader.get("max"), None)
+    low, high = grader.get("min", 1), grader.get("max")
+    low = 1 if low is None else low
     params: dict[str, Any] = {"tool": tool}
     match = grader.get("input_match")
     if isinstance(match, str) and match:

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.errors import InvalidInput, Problem
+from skill_eval.fs.confined import Unreadable, confined_text, refusal
+from skill_eval.fs.readonce import ReadOnce
 from skill_eval.intake.yamlpos import Located, loads_yaml
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 from skill_eval.model.evalsets.claude_plugin.graders import (
@@ -117,9 +119,20 @@ class _Case:
             return None
         return located
 
-    def front(self, file: Path) -> tuple[dict[str, Any], str, Located | None]:
-        """(frontmatter, body, positions) of a Markdown file with optional YAML frontmatter."""
-        text = file.read_text(encoding="utf-8-sig")
+    def read(self, file: Path) -> str | None:
+        """The file's text, or None after an error naming it (a folder, a FIFO, not UTF-8)."""
+        try:
+            return confined_text(file)
+        except Unreadable as exc:
+            self.problem(file, str(exc), None, "error")
+            return None
+
+    def front(self, file: Path) -> tuple[dict[str, Any], str, Located | None] | None:
+        """(frontmatter, body, positions) of a Markdown file with optional YAML frontmatter;
+        None when it cannot be read (reported)."""
+        text = self.read(file)
+        if text is None:
+            return None
         if not text.startswith("---"):
             return {}, text, None
         head, sep, body = text[3:].partition("\n---")
@@ -147,15 +160,17 @@ def _unknown(
 
 
 def read_case(
-    folder: Path, eval_dir: Path, display: str, base: Path
+    folder: Path, eval_dir: Path, display: str, base: Path, reads: ReadOnce | None = None
 ) -> tuple[Case | None, list[str], list[Problem]]:
-    """(case, unmapped graders as 'case/grader (type): why', problems)."""
+    """(case, unmapped graders as 'case/grader (type): why', problems). ``reads``: the suite's
+    mock files, read once for all its cases."""
     c = _Case(folder, eval_dir, display)
     spec: dict[str, Any] = {}
     graders: list[tuple[str, dict[str, Any], Path, int | None]] = []
     yaml_file, md_file = folder / "case.yaml", folder / "prompt.md"
     if yaml_file.is_file():
-        located = c.yaml(yaml_file, yaml_file.read_text(encoding="utf-8-sig"))
+        text = c.read(yaml_file)
+        located = c.yaml(yaml_file, text) if text is not None else None
         if located is None:
             return None, [], c.problems
         spec = dict(located.data)
@@ -170,19 +185,34 @@ def read_case(
                 f'schema_version {spec.get("schema_version")!r}: claude plugin eval requires "1.1"',
                 located.where(("schema_version",))[0],
             )
-        for i, g in enumerate(spec.get("graders") or []):
+        listed = spec.get("graders") or []
+        if not isinstance(listed, list):
+            c.problem(yaml_file, f"graders: must be a list of graders, got {type(listed).__name__}",
+                      located.where(("graders",))[0], "error")
+            listed = []
+        for i, g in enumerate(listed):
+            line = located.where(("graders", i))[0]
             if isinstance(g, dict):
-                graders.append(
-                    (str(g.get("name") or f"grader-{i + 1}"), g, yaml_file, located.where(("graders", i))[0])
-                )
+                graders.append((str(g.get("name") or f"grader-{i + 1}"), g, yaml_file, line))
+            else:
+                c.problem(yaml_file, f"graders[{i}]: must be a mapping (type: ..., and its options)",
+                          line, "error")
     prompt = spec.get("prompt")
     if md_file.is_file():
-        front, body, located_md = c.front(md_file)
+        read = c.front(md_file)
+        if read is None:
+            return None, [], c.problems
+        front, body, located_md = read
         _unknown(c, md_file, front, PROMPT_KEYS, located_md, (), "error")
         spec.update(front)
         prompt = body.strip("\n")
+    unreadable = False
     for file in sorted((folder / "graders").glob("*.md")):
-        front, body, _ = c.front(file)
+        read = c.front(file)
+        if read is None:
+            unreadable = True
+            continue
+        front, body, _ = read
         if body.strip() and "criteria" not in front:
             front = {**front, "criteria": body.strip()}
         graders.append((file.stem, front, file, 1))
@@ -191,9 +221,10 @@ def read_case(
     if not isinstance(prompt, str) or not prompt.strip():
         c.problem(source, "no prompt: write it as prompt.md's body or execution.prompt", 1, "error")
         return None, [], c.problems
-    if not graders:
+    if not graders and not unreadable:
         c.problem(source, "no graders: add graders/<name>.md or a graders: list", 1, "error")
-    mocks = read_mocks(eval_dir, folder, plugin_root(eval_dir), lambda m: c.problem(source, m, 1, "error"))
+    mocks = read_mocks(eval_dir, folder, plugin_root(eval_dir), lambda m: c.problem(source, m, 1, "error"),
+                       reads)
     # §8: a grader on mock_calls is an indicator when every mocked server is the plugin's own;
     # when every grader is an indicator, all are scored normally in both arms.
     own = mocks is not None and bool(mocks.servers) and all(s.declared for s in mocks.servers)
@@ -213,6 +244,9 @@ def read_case(
             c.problem(gfile, f"grader '{gname}': weight {g.get('weight')!r} must be a number above 0 "
                       "(claude plugin eval refuses to load the case)", line, "error")
         mapped = map_grader(gname, g, indicator=indicator_candidate(g, own) and not only_fired)
+        if mapped.error is not None:
+            c.problem(gfile, f"grader '{gname}' ({mapped.type}): {mapped.error}", line, "error")
+            continue
         for w in mapped.warnings:
             c.problem(gfile, f"grader '{gname}': {w}", line)
         if mapped.check is not None and check_path_problem(mapped.check) is not None:
@@ -262,18 +296,37 @@ def _check_plugins(c: _Case, folder: Path, plugins: Any, file: Path) -> None:
 
 def _fixtures(c: _Case, folder: Path, dirs: Any, base: Path, file: Path) -> tuple[Fixture, ...]:
     out: list[Fixture] = []
+    inside = folder.resolve()
     for rel in dirs if isinstance(dirs, list) else []:
         root = (folder / str(rel)).resolve()
-        if not root.is_dir() or folder.resolve() not in root.parents:
+        if not root.is_dir() or inside not in root.parents:
             c.problem(
                 file,
                 f"context.add_dirs: {rel!r} is not a folder inside the case; fix the path",
                 severity="error",
             )
             continue
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            out.append(Fixture(path.relative_to(folder.resolve()).as_posix(), path))
+        for path in sorted(p for p in root.rglob("*") if not p.is_dir()):
+            # The native readers' rule: no link out of the case, no FIFO or device to copy.
+            why = refusal(path, inside)
+            if why is not None:
+                c.problem(file, f"context.add_dirs: {path.relative_to(inside).as_posix()} {why}",
+                          severity="error")
+            elif path.is_file():
+                out.append(Fixture(path.relative_to(inside).as_posix(), path))
     return tuple(out)
+
+
+def _special_plugin_files(eval_dir: Path, display: str) -> list[Problem]:
+    """The plugin's manifest or MCP configuration when it is a FIFO or device: read without
+    waiting (model/mocks.py), and refused here, once, as a one-line error."""
+    out = []
+    for file in plugin_files(plugin_root(eval_dir)):
+        why = refusal(file)
+        if why is not None:
+            shown = os.path.normpath(Path(display) / os.path.relpath(file, eval_dir))
+            out.append(Problem(shown, why, severity="error"))
+    return out
 
 
 def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
@@ -282,8 +335,9 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
     unmapped: list[str] = []
     owner: dict[str, str | None] = {}
     seen: set[str] = set()
+    reads = ReadOnce(path)
     for folder in case_dirs(path):
-        case, lost, found = read_case(folder, path, display, skill_root)
+        case, lost, found = read_case(folder, path, display, skill_root, reads)
         problems += found
         if case is None:
             continue
@@ -305,6 +359,7 @@ def read(data: Any, path: Path, skill_root: Path, display: str) -> EvalSet:
             ),
             None,
         )
+    problems += _special_plugin_files(path, display)
     skills = plugin_skills(path)
     skill_name = (
         skill_root.name if (skill_root / "SKILL.md").is_file() else (skills[0] if len(skills) == 1 else None)
