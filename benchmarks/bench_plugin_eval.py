@@ -1,18 +1,22 @@
 """Wall time of one small ``claude plugin eval`` suite, run by the real CLI and by skill-eval.
 
 The same plugin (tests/plugineval_oracle.write_plugin: skill csv-summary, CASES cases of RUNS
-runs per arm, one ``regex`` grader on the last message), the same scripted model server
-(tests/fakemodel.py, a fresh one per timing) and the same concurrency, three ways:
+runs per arm, one ``regex`` grader on the last message, and LLM ``llm`` graders, judged by three
+votes each), the same scripted model server (tests/fakemodel.py, a fresh one per timing) and the
+same concurrency, three ways:
 
 - ``claude plugin eval <plugin> --trust-plugin -j N --json`` (both arms);
 - ``skill-eval run suite.yaml -j N`` cold (empty store and results; the claude-code adapter, the
-  suite tests/plugineval_oracle.write_suite writes, both arms);
+  suite tests/plugineval_oracle.write_suite writes, both arms; with llm graders, the claude-code
+  judge on the same server);
 - the same ``skill-eval run`` again, unchanged (the incremental no-op).
 
 Each is a fresh process, timed REPEAT times, interleaved; prints the medians and the ratios.
 Needs the real ``claude`` (.ci/npm/newest, as tests/realcli.py finds it; or --claude PATH).
 
-    python benchmarks/bench_plugin_eval.py [--repeat 3] [-j 2] [--cases 3] [--runs 2]
+    python benchmarks/bench_plugin_eval.py [--repeat 3] [-j 2] [--cases 3] [--runs 2] [--llm 0]
+
+Issue 59's figure (llm graders): ``--repeat 5 -j 2 --cases 3 --runs 3 --llm 2``.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from fakemodel import FakeModel, Script  # noqa: E402
 from plugineval_oracle import write_plugin, write_suite  # noqa: E402
 
 GRADER = '---\ntype: regex\npattern: "Total"\n---\n'
+LLM = "---\ntype: llm\n---\nThe answer states the total of sales ({k}).\n"
 
 
 def find_claude() -> Path:
@@ -44,11 +49,17 @@ def find_claude() -> Path:
     raise SystemExit("no claude CLI under .ci/npm/newest (run .ci/run, or pass --claude PATH)")
 
 
-def plugin(root: Path, cases: int, runs: int) -> Path:
+def plugin(root: Path, cases: int, runs: int, llm: int = 0) -> Path:
     prompt = "---\nruns: {runs}\n---\nSummarise the sales, case {i}.\n"
-    cases_ = {f"c{i}": {"prompt.md": prompt.format(runs=runs, i=i), "graders/total.md": GRADER}
+    cases_ = {f"c{i}": {"prompt.md": prompt.format(runs=runs, i=i), "graders/total.md": GRADER,
+                        **{f"graders/judged{k}.md": LLM.format(k=k) for k in range(llm)}}
               for i in range(cases)}
     return write_plugin(root, cases_)
+
+
+def judge_block(claude: Path, url: str) -> str:
+    return (f"judge:\n  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(claude))}, "
+            f"base_url: {json.dumps(url)}}}\n  env: [ANTHROPIC_API_KEY]\n")
 
 
 def env(url: str, home: Path) -> dict[str, str]:
@@ -87,12 +98,14 @@ def plugin_eval_once(claude: Path, plug: Path, jobs: int, work: Path) -> tuple[f
     return wall, runs, model_calls(fm.requests)
 
 
-def skill_eval_twice(claude: Path, plug: Path, jobs: int, work: Path) -> tuple[float, float, str]:
+def skill_eval_twice(claude: Path, plug: Path, jobs: int, work: Path, judged: bool
+                     ) -> tuple[float, float, str]:
     """(cold wall, unchanged re-run wall, the cold run's 'Done' line)."""
     shutil.rmtree(work, ignore_errors=True)
     exe = str(Path(sys.executable).parent / "skill-eval")
     with FakeModel(Script()) as fm:
-        suite = write_suite(work, claude, plug, fm.url, ("with_skill", "without_skill"))
+        suite = write_suite(work, claude, plug, fm.url, ("with_skill", "without_skill"),
+                            judge_block(claude, fm.url) if judged else "")
         cold, done = timed([exe, "run", str(suite), "-j", str(jobs)], fm.url, work / "se-home", work)
         if done.returncode not in (0, 1):
             raise SystemExit(f"skill-eval run exited {done.returncode}: {done.stderr[-2000:]}")
@@ -110,6 +123,7 @@ def main() -> None:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--cases", type=int, default=3)
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--llm", type=int, default=0, help="llm graders per case (three judge votes each)")
     ap.add_argument("--claude", type=Path)
     args = ap.parse_args()
     claude = args.claude or find_claude()
@@ -117,18 +131,19 @@ def main() -> None:
     pe, cold, again = [], [], []
     with tempfile.TemporaryDirectory(prefix="bench-plugin-eval-") as tmp:
         root = Path(tmp)
-        plug = plugin(root / "plug", args.cases, args.runs)
+        plug = plugin(root / "plug", args.cases, args.runs, args.llm)
         for i in range(args.repeat):  # interleaved: machine load hits both alike
             wall, runs, requests = plugin_eval_once(claude, plug, args.jobs, root)
             pe.append(wall)
-            c, a, done = skill_eval_twice(claude, plug, args.jobs, root / "se")
+            c, a, done = skill_eval_twice(claude, plug, args.jobs, root / "se", args.llm > 0)
             cold.append(c)
             again.append(a)
             print(f"  round {i + 1}: plugin eval {wall:.2f} s ({runs} runs, {requests} model requests); "
                   f"skill-eval cold {c:.2f} s, "
                   f"unchanged {a:.3f} s; {done}", file=sys.stderr)
     m_pe, m_cold, m_again = (statistics.median(x) for x in (pe, cold, again))
-    print(f"claude {version}; {args.cases} cases x {args.runs} runs x 2 arms, one regex grader, "
+    graders = "one regex grader" + (f" and {args.llm} llm graders" if args.llm else "")
+    print(f"claude {version}; {args.cases} cases x {args.runs} runs x 2 arms, {graders} a case, "
           f"-j {args.jobs}, medians of {args.repeat}")
     print(f"{'':34}{'median s':>10}{'min s':>9}{'max s':>9}{'vs plugin eval':>16}")
     rows = (("claude plugin eval -j N --json", pe, m_pe), ("skill-eval run -j N (cold)", cold, m_cold),

@@ -101,10 +101,17 @@ def test_real_judge_verdicts_usage_and_cache(tmp_path, capsys, model, keys, agen
         assert grade["judge_cached"] is False
         usage = grade["judge_usage"]
         assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
-        if agent == "claude":
-            assert usage["cost_usd"] > 0  # Codex reports tokens only
+        # Tokens as the endpoint billed them; no dollars: the claude-code judge asks the Messages
+        # API itself (no CLI to price it), Codex reports tokens only.
+        assert "cost_usd" not in usage
     judged = len(model.judge_calls())
     assert judged == 2  # one judge call per run: one model request each
+    if agent == "claude":  # as claude plugin eval's judge asks: its own system text, no tools, one turn
+        for call in model.judge_calls():
+            body = call["body"]
+            assert not body.get("tools") and [m["role"] for m in body["messages"]] == ["user"]
+            assert isinstance(body["system"], str) and "judge" in body["system"]
+            assert "Claude Code" not in body["system"] and len(body["system"]) < 400
     print(f"{agent} judge: 2 grades judged in {took:.1f} s", file=sys.__stderr__)
 
     assert project.run(capsys)[0] == 0  # unchanged: a no-op

@@ -15,8 +15,10 @@ import json
 
 import pytest
 from fakemodel import FakeModel, Script
-from plugineval_oracle import grader_verdicts, plugin_eval, skill_eval, write_plugin
+from plugineval_oracle import grader_verdicts, plugin_eval, skill_eval, write_plugin, write_suite
 from realcli import PLUGIN_EVAL_SETS, cli
+
+from skill_eval.cli.main import main
 
 pytestmark = pytest.mark.slow
 
@@ -95,18 +97,71 @@ def test_every_llm_and_baseline_grader_gets_the_same_verdict_and_votes(both):  #
 
 
 def test_the_votes_split_as_scripted(both):  # noqa: ANN001
+    # A grader's three votes are asked at once, so which vote got which scripted reply varies:
+    # compared as the replies given, in any order.
     _, ours, _ = both
-    votes = {k[2]: [v["passed"] for v in item["votes"]] for k, item in ours.items() if k[1] == "with"}
-    assert votes["split"] == [True, False, True] and votes["odd-replies"] == [True, False, True]
+    votes = {k[2]: sorted(v["passed"] for v in item["votes"]) for k, item in ours.items() if k[1] == "with"}
+    assert votes["split"] == [False, True, True] and votes["odd-replies"] == [False, True, True]
     assert votes["outvoted"] == [False, False, True] and votes["never"] == [False, False, False]
     assert votes["in-file"] == [True, True, True] and votes["no-file"] == [] and votes["mocks"] == []
 
 
-def test_three_judge_calls_per_judged_grader_and_judged_text(both):  # noqa: ANN001
-    # Votes are cached by what is judged (like native verdicts): two runs whose focus text is the
-    # same (here the file both arms wrote) share their three votes; plugin eval asks again.
-    _, ours, capture = both
-    asked = [r for r in capture.requests if r["method"] == "POST" and FakeModel.vote_prompt(r["body"])]
-    # A baseline's evidence is empty: its judged text is the run's own trace, never shared.
-    judged = {(k[2], item["evidence"] or k[1]) for k, item in ours.items() if item.get("votes")}
-    assert len(asked) == 3 * len(judged)
+def _votes_asked(capture) -> list[dict]:  # noqa: ANN001
+    return [r for r in capture.requests if r["method"] == "POST" and FakeModel.vote_prompt(r["body"])]
+
+
+def test_three_judge_calls_per_judged_grader_per_run_as_plugin_eval(both):  # noqa: ANN001
+    # Each run's votes are its own draws: two runs whose focus text is the same (here the file
+    # both arms wrote) are judged apart, three requests each, as plugin eval asks them.
+    theirs, ours, capture = both
+    judged = [k for k, item in ours.items() if item.get("votes")]
+    assert len(_votes_asked(capture)) == 3 * len(judged) == len(_votes_asked(theirs))
+
+
+def _system_text(body: dict) -> str:
+    system = body.get("system")
+    return system if isinstance(system, str) else "\n".join(
+        b.get("text", "") for b in system or [] if isinstance(b, dict))
+
+
+def test_a_vote_is_one_tool_less_request_like_plugin_evals(both):  # noqa: ANN001
+    theirs, _, capture = both
+    ours = _votes_asked(capture)
+    for vote in ours:
+        body = vote["body"]
+        assert not body.get("tools"), "a vote offers no tools"
+        assert [m["role"] for m in body["messages"]] == ["user"], "one user message: one turn"
+        system = _system_text(body)
+        assert "judge" in system and len(system) < 400, system  # the judge's own short system text
+        assert "Claude Code" not in system and "Claude Agent SDK" not in system
+    # plugin eval's judge request is of the same kind: system text, one user message, no tools,
+    # the CLI's default model.
+    for vote in _votes_asked(theirs):
+        body = vote["body"]
+        assert body.get("tools") == [] and [m["role"] for m in body["messages"]] == ["user"]
+        assert "judge" in _system_text(body)
+    assert {v["body"]["model"] for v in ours} == {v["body"]["model"] for v in _votes_asked(theirs)}
+
+
+def test_each_run_draws_its_own_votes_and_an_unchanged_rerun_asks_none(tmp_path, monkeypatch):  # noqa: ANN001
+    # Two runs of one case whose outputs are byte-identical, one llm grader: three votes each, as
+    # plugin eval asks them (a sampling judge's verdicts on them are independent draws); again: none.
+    claude = cli("claude", "newest")
+    plugin = write_plugin(tmp_path / "plug", {"twice": {
+        "prompt.md": "---\nruns: 2\n---\nWhat is the total of sales?\n",
+        "graders/right.md": _llm("VOTE-PFP")}})
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
+    with FakeModel(Script(votes=REPLIES)) as fm:
+        judge = (f"judge:\n  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(claude))}, "
+                 f"base_url: {json.dumps(fm.url)}}}\n  env: [ANTHROPIC_API_KEY]\n")
+        suite = write_suite(tmp_path / "se", claude, plugin, fm.url, ("with_skill",), judge)
+        # -j 1: the second run is graded after the first's votes are stored (shared, before).
+        assert main(["run", str(suite), "-j", "1"]) in (0, 1)
+        first = len(_votes_asked(fm))
+        assert main(["run", str(suite), "-j", "1"]) in (0, 1)
+        again = len(_votes_asked(fm)) - first
+    grades = [json.loads(p.read_text()) for p in sorted((tmp_path / "se" / "results").glob(
+        "*/iteration-*/eval-*/*/grading.json"))]
+    seen = [item["evidence"] for g in grades for item in g["rubric"]]
+    assert len(seen) == 2 and seen[0] == seen[1] != ""  # the same judged text in both runs
+    assert (first, again) == (6, 0)

@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 
 from skill_eval.cli.main import main
 from skill_eval.grade import focus
-from skill_eval.grade.votes import tally
+from skill_eval.grade.judge import verdict_key
+from skill_eval.grade.votes import tally, vote_key
 from skill_eval.intake.schemas_io import validator
+from skill_eval.model.cases import RubricItem
 from skill_eval.run.adapters.shared.judge_prompt import build_vote_prompt, parse_vote
 
 ADAPTER = """\
@@ -69,7 +71,8 @@ def plugin(tmp_path: Path) -> Path:
     (tmp_path / "suite.yaml").write_text(
         "suite: votes\nskills_dir: skills\nskills: ['*']\njobs: 1\nvariants: [with_skill]\n"
         f"adapter:\n  command: [{sys.executable}, adapter.py, {tmp_path / 'agent.log'}]\n"
-        f"judge:\n  command: [{sys.executable}, judge.py, {tmp_path / 'judge.log'}]\n"
+        # concurrency 1: the scripted judge answers the n-th identical vote with its n-th letter.
+        f"judge:\n  command: [{sys.executable}, judge.py, {tmp_path / 'judge.log'}]\n  concurrency: 1\n"
         "store: store\nresults: results\n")
     return tmp_path
 
@@ -176,3 +179,16 @@ def test_the_judged_text_cannot_close_its_block(criterion: str, text: str):
     prompt = build_vote_prompt(criterion, "last_message", text)
     tag = re.search(r"<output-(\w+)>", prompt).group(1)
     assert tag not in text and prompt.endswith("PASS or FAIL.")
+
+
+def test_vote_and_verdict_keys_name_the_run():
+    # Golden: each run's votes and verdicts are its own draws, so their keys name the run (a
+    # deliberate change: before, two runs with the same judged text shared them).
+    ident = {"judge": {"builtin": "claude-code"}, "model": None}
+    item = RubricItem(id="g", text="The answer is right.", votes=3, focus="last_message")
+    vote = vote_key(ident, item, "last_message", "out", None, "P", 0, "2", "run-1")
+    verdict = verdict_key(ident, "P", "out", [{"id": "a", "text": "t"}], "", "2", "run-1")
+    assert vote == "b2389b9f060b965e2df493671a48c7f063f823b1530e754e112d94b54c38e77d"
+    assert verdict == "8712ed35593c88a51e4af50bf1e7fd5e4b5dd9b7e87780b57e09ff5c1f0a93d8"
+    assert vote != vote_key(ident, item, "last_message", "out", None, "P", 0, "2", "run-2")
+    assert verdict != verdict_key(ident, "P", "out", [{"id": "a", "text": "t"}], "", "2", "run-2")

@@ -13,6 +13,7 @@ import copy
 import errno
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from doit.reporter import ZeroReporter
 from skill_eval.engine.engine import Engine, Pending
 from skill_eval.fs.storage import StorageError, fault_of, writing
 from skill_eval.plan.types import RunSpec
+from skill_eval.run.judge_process import JudgeProcess
 
 DOIT_COMMANDS = {"run", "list", "info", "clean", "forget", "ignore", "help", "strace",
                  "dumpdb", "reset-dep", "auto", "tabcompletion"}
@@ -259,6 +261,14 @@ class QuietReporter(ZeroReporter):
         type(self).failures.append(("doit", msg))
 
 
+def _warm_judge(engine: Engine, specs: list[RunSpec]) -> None:
+    """Get the judge ready in the background when some of these runs' grades will ask it."""
+    if engine.suite.judge is not None and any(spec.case.rubric for spec in specs):
+        judge = engine.judge_port()
+        if isinstance(judge, JudgeProcess):
+            threading.Thread(target=judge.warm, name="judge-warm", daemon=True).start()
+
+
 def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: list[str],
             jobs: int) -> list[tuple[str, str]]:
     """Run the out-of-date tasks through doit; returns task failures (bugs), normally none."""
@@ -273,6 +283,7 @@ def execute(engine: Engine, runs: list[Pending], grades: list[Pending], skills: 
     config = {**doit_config(engine, reporter), "backend": _BACKEND}  # same file format
     db = config["dep_file"]
     _DB_FAULTS.pop(db, None)
+    _warm_judge(engine, [p.spec for p in (*runs, *grades)])
     try:
         code = DoitMain(_Loader(tasks, config),
                         extra_config={"BACKEND": {_BACKEND: f"{__name__}:GuardedSqliteDB"}}).run(argv)

@@ -2,17 +2,20 @@
 
 The judge reaches grading as a port (see judge.py); without one, rubric items stay 'ungraded'.
 Native rubric items are judged in one batch request (judge.py), plugin-eval graders by votes
-(votes.py).
+(votes.py). A run's requests not yet answered in the store are asked concurrently, up to the
+port's ``concurrency`` (which the port also bounds over every grade running at once).
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from skill_eval.errors import JudgeFatal
 from skill_eval.grade.checks.context import CheckContext
 from skill_eval.grade.grading import context_for, grade_run
-from skill_eval.grade.judge import JudgeOutcome, JudgePort, judge_verdicts, voted
-from skill_eval.grade.votes import judge_votes
+from skill_eval.grade.judge import Ask, JudgeOutcome, JudgePort, add_usage, ask_judge, verdict_ask, voted
+from skill_eval.grade.votes import Ballot, count_votes, plan_votes
 from skill_eval.model.config import Suite
 from skill_eval.model.results import RunResult
 from skill_eval.plan.keys import GRADER_VERSION
@@ -36,17 +39,54 @@ def trigger_grade(spec: RunSpec, result: RunResult) -> dict[str, Any]:
                         "rubric": 0, "rubric_passed": 0, "rubric_ungraded": 0}}
 
 
+def ask_all(judge: JudgePort, store: Store, asks: list[Ask]) -> list[dict[str, Any]]:
+    """Every request's answer, in order, asked concurrently; each kept as it comes. A failure is
+    raised once the others have ended, so the answers already given stay stored."""
+    if not asks:
+        return []
+    width = max(1, min(len(asks), int(getattr(judge, "concurrency", 1) or 1)))
+    if width == 1:
+        return [ask_judge(judge, store, a) for a in asks]
+    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="judge") as pool:
+        futures = [pool.submit(ask_judge, judge, store, a) for a in asks]
+    errors = [e for e in (f.exception() for f in futures) if e is not None]
+    if errors:
+        # The call that failed, not one refused after it (a fatal judge is not started again).
+        raise next((e for e in errors if not (isinstance(e, JudgeFatal) and not e.started)), errors[0])
+    return [f.result() for f in futures]
+
+
 def judge_all(judge: JudgePort, store: Store, suite: Suite, spec: RunSpec, result: RunResult,
               ctx: CheckContext) -> JudgeOutcome:
     """Every rubric item's verdict: the native ones in one batch, each plugin-eval grader by votes."""
-    outcomes = [judge_verdicts(judge, store, suite, spec, result)] if any(
-        not voted(r) for r in spec.case.rubric) else []
-    outcomes += [judge_votes(judge, store, suite, spec, result, r, ctx) for r in spec.case.rubric if voted(r)]
-    usage: dict[str, float] = {}
+    pending: list[Ask] = []
+    native = None
+    if any(not voted(r) for r in spec.case.rubric):
+        native = verdict_ask(judge, store, suite, spec, result)
+        if native[1] is None:
+            pending.append(native[0])
+    plans = [plan_votes(judge, store, suite, spec, result, r, ctx) for r in spec.case.rubric if voted(r)]
+    for plan in plans:
+        if isinstance(plan, Ballot):
+            pending += [a for a, s in zip(plan.asks, plan.stored, strict=True) if s is None]
+    answered = dict(zip((a.key for a in pending), ask_all(judge, store, pending), strict=True))
+    outcomes: list[JudgeOutcome] = []
+    if native is not None:
+        ask, stored, ids = native
+        entry = stored or answered[ask.key]
+        usage: dict[str, float] = {}
+        add_usage(usage, entry.get("usage"))
+        outcomes.append(JudgeOutcome({i: entry["verdicts"][i] for i in ids}, usage, stored is not None))
+    for plan in plans:
+        if isinstance(plan, JudgeOutcome):
+            outcomes.append(plan)
+            continue
+        answers = [s or answered[a.key] for a, s in zip(plan.asks, plan.stored, strict=True)]
+        outcomes.append(count_votes(plan, answers))
+    total: dict[str, float] = {}
     for o in outcomes:
-        for name, value in o.usage.items():
-            usage[name] = usage.get(name, 0) + value
-    return JudgeOutcome({k: v for o in outcomes for k, v in o.verdicts.items()}, usage,
+        add_usage(total, o.usage)
+    return JudgeOutcome({k: v for o in outcomes for k, v in o.verdicts.items()}, total,
                         all(o.cached for o in outcomes))
 
 
@@ -64,7 +104,8 @@ def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: 
                       verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path,
                       variant=spec.variant, ctx=ctx)
     if outcome is not None:
-        # What judging this run cost (paid once: `judge_cached` grades reuse a stored verdict).
+        # What judging this run was billed: its own verdicts and votes, asked now or on an
+        # earlier grade (`judge_cached`: nothing asked this time).
         grade["judge_usage"] = dict(outcome.usage)
         grade["judge_cached"] = outcome.cached
     return grade

@@ -36,6 +36,7 @@ class JudgeConfig:
     version: str | None = None
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     timeout_seconds: float | None = None
+    concurrency: int = 4  # judge requests in flight at once, over every grade (never in a key)
 
 
 @dataclass(frozen=True)
@@ -184,13 +185,11 @@ def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
         command = [command[0], *(str(_resolve(root, a)) if not a.startswith("-") and not Path(a).is_absolute()
                                  and (root / a).is_file() else a for a in command[1:])]
     return JudgeConfig(
-        builtin=raw.get("builtin"),
-        command=tuple(str(c) for c in command) if command else None,
-        model=raw.get("model"),
-        env=tuple(raw.get("env", ())),
+        builtin=raw.get("builtin"), command=tuple(str(c) for c in command) if command else None,
+        model=raw.get("model"), env=tuple(raw.get("env", ())),
         version=None if raw.get("version") is None else str(raw["version"]),
-        options=dict(raw.get("options", {})),
-        timeout_seconds=raw.get("timeout_seconds"),
+        options=dict(raw.get("options", {})), timeout_seconds=raw.get("timeout_seconds"),
+        concurrency=int(raw.get("concurrency", JudgeConfig.concurrency)),
     )
 
 

@@ -6,8 +6,11 @@ model}``. Response on stdout: ``{verdicts: [{id, passed, evidence}], usage?: {st
 validated strictly (schemas/judge-response.schema.json; every rubric id answered once, no
 other id, no other field). A completion request (``{completion: {system, messages}}``, an agent
 mock's question) is answered ``{text, usage?}`` (schemas/judge-completion.schema.json).
-``JudgeProcess`` is the port ``grade`` is handed: grading never
-starts a process itself.
+``JudgeProcess`` is the port ``grade`` is handed: grading never starts a process itself.
+
+The claude-code builtin is the exception to "a process per request": its requests are made from
+here, one Messages API request each (judge_direct.py), as ``claude plugin eval``'s judge makes
+them. Either way at most ``judge.concurrency`` requests are in flight at once.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import dataclasses
 import json
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,7 @@ from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run.adapters.shared.judge_prompt import JUDGE_PROMPT_VERSION
 from skill_eval.run.adapters.shared.protocol_io import FATAL_EXIT
 from skill_eval.run.containment import owner
+from skill_eval.run.judge_direct import WAY, DirectJudge, direct
 from skill_eval.run.process import run_process
 from skill_eval.run.resolve import resolve_adapter
 from skill_eval.run.workspace import PREFIX, Workspace
@@ -56,8 +61,9 @@ def resolve_judge(suite: Suite) -> ResolvedAdapter:
 def identity(suite: Suite) -> dict[str, Any]:
     """The judge's part of every key of a judged grade: what it is, which model, which prompt."""
     resolved = resolve_judge(suite)
-    return {"judge": resolved.identity, "model": suite.judge.model if suite.judge else None,
-            "prompt_version": JUDGE_PROMPT_VERSION, "protocol_version": PROTOCOL_VERSION}
+    ident = {"judge": resolved.identity, "model": suite.judge.model if suite.judge else None,
+             "prompt_version": JUDGE_PROMPT_VERSION, "protocol_version": PROTOCOL_VERSION}
+    return {**ident, "way": WAY} if direct(suite) else ident
 
 
 class JudgeProcess:
@@ -71,7 +77,11 @@ class JudgeProcess:
         self.name = describe_judge(suite)
         self._identity: dict[str, Any] | None = None
         self._process: ResolvedAdapter | None = None
+        self._direct: DirectJudge | None = None
         self.fatal: str | None = None  # a judge call said every call would fail the same way
+        self.concurrency = suite.judge.concurrency if suite.judge else 1
+        self._slots = threading.BoundedSemaphore(self.concurrency)
+        self._start = threading.Lock()
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -84,17 +94,35 @@ class JudgeProcess:
         would fail the same way, and could take as long)."""
         if self.fatal is not None:
             raise JudgeFatal(f"{not_done}: {self.fatal}", started=False)
-        if self._process is None:
-            self._process = resolve_judge(self.suite)
-            # A builtin judge's own keys are secrets too.
-            register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
-                                          self._process.env_names))
+        with self._start:
+            if self._process is None:
+                process = resolve_judge(self.suite)
+                # A builtin judge's own keys are secrets too.
+                register_env(secret_env_names(self.suite.judge.env if self.suite.judge else (),
+                                              process.env_names))
+                if direct(self.suite):
+                    self._direct = DirectJudge(self.suite, process, judge_timeout(self.suite))
+                self._process = process
         return self._process
+
+    def warm(self) -> None:
+        """Resolve now what the first request would wait for (the claude CLI's default model),
+        so it happens while the first runs go; a failure is left for that request to report."""
+        try:
+            self._started("not judged")
+            if self._direct is not None:
+                self._direct.model(None)
+        except (SkillEvalError, OSError):
+            pass
 
     def call(self, request: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
         process = self._started("not judged")
         try:
-            return call_judge(process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
+            with self._slots:
+                if self._direct is not None:
+                    raw = json.dumps(self._direct.call(request)).encode("utf-8")
+                    return parse_judge_response(raw, [r["id"] for r in request["rubric"]], process.name)
+                return call_judge(process, {"protocol_version": PROTOCOL_VERSION, **request}, self.suite)
         except JudgeFatal as exc:
             self.fatal = self.fatal or str(exc)
             raise
@@ -102,10 +130,14 @@ class JudgeProcess:
     def complete(self, system: str, messages: list[dict[str, str]]) -> tuple[str, dict[str, float]]:
         """A raw completion (an agent mock's answer): the reply text and usage, or JudgeError."""
         process = self._started("not asked")
-        request = {"protocol_version": PROTOCOL_VERSION, "model": self.suite.judge.model if self.suite.judge
-                   else None, "completion": {"system": system, "messages": messages}}
+        model = self.suite.judge.model if self.suite.judge else None
+        request = {"protocol_version": PROTOCOL_VERSION, "model": model,
+                   "completion": {"system": system, "messages": messages}}
         try:
-            raw = _run_judge(process, request, self.suite)
+            with self._slots:
+                if self._direct is not None:
+                    return self._direct.chat(system, messages, model)
+                raw = _run_judge(process, request, self.suite)
         except JudgeFatal as exc:
             self.fatal = self.fatal or str(exc)
             raise

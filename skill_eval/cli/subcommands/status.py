@@ -13,6 +13,7 @@ from skill_eval.engine.status import explain, plan_status
 from skill_eval.errors import SkillEvalError
 from skill_eval.model.project import Project
 from skill_eval.review.render.console import work_line
+from skill_eval.review.render.mdcells import plural
 
 
 def status(project: Project, options: RunOptions, as_json: bool = False,

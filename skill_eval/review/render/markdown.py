@@ -201,14 +201,18 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     keys = sorted(k for k in (set(w["usage"]) | set(wo["usage"])) - {"cost_usd", "total_tokens"}
                   if not k.startswith("model/"))
     judged = w.get("judge_cost_usd") is not None or wo.get("judge_cost_usd") is not None
+    # The judge's tokens beside the agent's: some judges report tokens and no price.
+    judge_tokens = w.get("judge_tokens") is not None or wo.get("judge_tokens") is not None
     steps = [k for k in ("mean_tool_calls", "mean_turns") if w.get(k) is not None or wo.get(k) is not None]
     rows = [[name, _secs(arm["duration_s"]["median"]), _secs(arm["duration_s"]["p95"]),
              _secs(arm["duration_s"]["total"]), tokens(arm.get("tokens_per_run")),
              usd(arm.get("cost_usd_per_run")), usd(arm.get("cost_usd")),
+             *([tokens(arm.get("judge_tokens"))] if judge_tokens else []),
              *([usd(arm.get("judge_cost_usd"))] if judged else []),
              *(_num(arm.get(k)) for k in steps), *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
     lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
+                               *(["judge tokens"] if judge_tokens else []),
                                *(["judge cost"] if judged else []),
                                *({"mean_tool_calls": "tool calls/run", "mean_turns": "turns/run"}[k]
                                  for k in steps), *map(md_text, keys)]))

@@ -49,7 +49,7 @@ from skill_eval.run.adapters.shared.failure_causes import (
     ClaudeWatch,
     explain,
 )
-from skill_eval.run.adapters.shared.judge_prompt import flatten, judge_main
+from skill_eval.run.adapters.shared.judge_prompt import JUDGE_SYSTEM, flatten, judge_main
 from skill_eval.run.adapters.shared.protocol_io import (
     agent_version,
     fail,
@@ -318,11 +318,6 @@ def _main(argv: Sequence[str] | None) -> int:
         workspace = Path.cwd().resolve()
         env = claude_env(workspace, args.base_url)
 
-        def complete(prompt: str, model: str | None) -> tuple[str, dict[str, float]]:
-            args.model = model or args.model
-            got = run_claude(args, prompt, workspace, env)
-            return got.output, got.usage
-
         def chat(system: str, messages: list[dict[str, str]], model: str | None
                  ) -> tuple[str, dict[str, float]]:
             # One model request: the system text in place of Claude Code's, no tools, one turn.
@@ -331,6 +326,10 @@ def _main(argv: Sequence[str] | None) -> int:
                               "--max-turns=1"]
             got = run_claude(args, flatten(messages), workspace, env)
             return got.output, got.usage
+
+        def complete(prompt: str, model: str | None) -> tuple[str, dict[str, float]]:
+            # A verdict or vote: asked the same way, with the judge's own system text.
+            return chat(JUDGE_SYSTEM, [{"role": "user", "content": prompt}], model)
 
         return judge_main(complete, chat=chat)
     request = read_request()
