@@ -198,7 +198,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from skill_eval.cli.runflow import report
+    from skill_eval.cli.reportflow import report
 
     project = _load(args)
     if args.format == "plugin-eval-json" and not any(
