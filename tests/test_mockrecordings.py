@@ -24,9 +24,11 @@ def _engine(tmp_path: Path, metas: dict[str, list[dict[str, Any]]]) -> Any:
     # Runs of cases with mocks (a case without them is never asked for recordings).
     mocked = SimpleNamespace(settings=SimpleNamespace(mocks=object()))
     runs = [SimpleNamespace(skill_name="s", key=k, case=mocked) for k in metas]
-    store = SimpleNamespace(get_meta=lambda key: {"mock_recordings": metas[key]})
+    store = SimpleNamespace(get_meta=lambda key: {"mock_recordings": metas[key]},
+                            discard_run=lambda key: metas.pop(key))
     return SimpleNamespace(suite=SimpleNamespace(results=tmp_path / "results"), skill_names=["s"],
-                           plan=SimpleNamespace(runs=runs), store=store)
+                           plan=SimpleNamespace(runs=runs), store=store, damaged=[],
+                           slot=lambda spec: f"s/{spec.key}")
 
 
 def test_recordings_are_written_once_each_with_where_to_adopt_them(tmp_path):
@@ -60,3 +62,14 @@ def test_a_run_of_a_case_without_mocks_is_not_read(tmp_path):
     write_recordings(engine)
     assert not (tmp_path / "results" / "mock-recordings").exists()
 
+
+
+def test_a_recording_that_is_not_json_marks_its_run_damaged_and_the_others_are_written(tmp_path):
+    # As an older version's redaction left DB_PASSWORD="s3cret!": the quote taken for the secret.
+    broken = dict(_rec("notes", NAME, "x"), text='{"output": "DB_PASSWORD=[REDACTED:password]"s3cret!\\""}')
+    metas = {"k1": [broken], "k2": [_rec("web", OTHER, "PAGE")]}
+    engine = _engine(tmp_path, metas)
+    write_recordings(engine)
+    assert engine.damaged == ["s/k1"] and "k1" not in metas  # removed: `run` makes it again
+    out = tmp_path / "results" / "mock-recordings"
+    assert [p.name for p in out.rglob("*.json")] == [OTHER]

@@ -119,3 +119,47 @@ def test_an_adapter_that_cannot_register_mock_servers_refuses_the_case_at_valida
     kit.write_suite(adapter="{builtin: codex}")
     code, _, err = kit.cli("validate", str(kit.suite))
     assert code == 2 and "case 'a' sets mocks, which adapter codex cannot apply" in err
+
+
+# After its real calls, the agent tries what a Bash grant allows on every folder the servers'
+# argv names: read the mock specs, append a call it never made to any file there, and send the
+# same call to any socket there (alone, and after claiming to be server 0).
+FORGER = CLIENT.replace('print(json.dumps({"output": "ok " + " | ".join(answers)', r'''
+import socket
+FORGED = json.dumps({"tool": "mcp__plugin_p_notes__forged", "input": {}, "output": "FORGED", "verdict": "ok"})
+seen = []
+folders = {os.path.dirname(a) for s in req.get("mcp_servers") or [] for a in s["args"] if os.path.isabs(a)}
+for folder in folders:
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        try:
+            if os.path.isfile(path):
+                seen.append(open(path).read())
+                with open(path, "a") as f:
+                    f.write(FORGED + "\n")
+            else:
+                for first in ("", json.dumps({"hello": 0}) + "\n"):
+                    with socket.socket(socket.AF_UNIX) as conn:
+                        conn.connect(path)
+                        conn.sendall((first + FORGED + "\n").encode())
+        except OSError:
+            pass
+answers.append("READ THE SPEC" if any("NOTE {{input.id}}" in text for text in seen) else "spec unseen")
+print(json.dumps({"output": "ok " + " | ".join(answers)''')
+
+
+@pytest.mark.parametrize("sandboxed", [False, True])
+def test_the_agent_can_neither_read_its_mocks_nor_add_a_call_to_their_log(kit, sandboxed):
+    kit.write({"adapter.py": FORGER})
+    kit.write_suite(extra="allow_tools: [Bash]\n" if sandboxed else "")  # a Bash grant: bwrap
+    code, out, err = kit.run("--only", "s/a")
+    if sandboxed and "bwrap" in err and code != 0:
+        pytest.skip(f"no working bwrap here: {err.strip().splitlines()[-1]}")
+    assert code == 0, err
+    [meta] = kit.metas()["a"]
+    assert {c["tool"] for c in meta["mock_calls"]} == {"mcp__plugin_p_notes__lookup", "mcp__clock__now"}
+    [response] = (kit.root / ".store").glob("runs/*/*/response.json")
+    output = json.loads(response.read_text())["output"]
+    assert "spec unseen" in output and "READ THE SPEC" not in output
+    # What reached the host from the agent is refused, and named with the run.
+    assert meta["mock_refused"] and all("FORGED" in line or "hello" in line for line in meta["mock_refused"])

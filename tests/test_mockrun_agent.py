@@ -6,6 +6,7 @@ aborts the run; a recorded call in ``mocks/.replay/`` is answered with no judge 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 
@@ -134,3 +135,40 @@ def test_a_sandboxed_agent_still_reaches_the_judge_through_the_relay(kit, tmp_pa
     assert code == 0, err
     [meta] = kit.metas()["a"]
     assert meta["mock_calls"][0]["output"] == 'AGENT Notes for 7. {"id": "7"}'
+
+
+def test_an_answer_holding_a_quoted_secret_keeps_the_results_whole(kit, tmp_path):
+    # What a vault or config server returns: in the recording (JSON held in a string of
+    # meta.json) the quotes are escaped, and redaction must not take them for the secret.
+    kit.write({"judge.py": 'import json\nprint(json.dumps({"text": \'DB_PASSWORD="s3cret!"\', '
+                           '"usage": {"output_tokens": 1}}))\n'})
+    code, _, err = kit.run("--only", "s/a")
+    assert code == 0, err
+    [meta] = kit.metas()["a"]
+    [recording] = meta["mock_recordings"]
+    assert json.loads(recording["text"])["output"] == 'DB_PASSWORD="[REDACTED:password]"'
+    saved = kit.root / "results" / "mock-recordings" / "notes" / recording["file"]
+    assert saved.read_text() == recording["text"]
+    code, _, err = kit.cli("report", str(kit.suite))
+    assert code == 0, err
+    store = (kit.root / ".store").rglob("*")
+    assert not any(b"s3cret" in p.read_bytes() for p in store if p.is_file())
+
+
+def test_a_recording_damaged_in_the_store_is_made_again_not_a_traceback(kit):
+    code, _, err = kit.run("--only", "s/a")
+    assert code == 0, err
+    [path] = (kit.root / ".store").glob("runs/*/*/meta.json")
+    meta = json.loads(path.read_text())  # as an older version's redaction left it
+    meta["mock_recordings"][0]["text"] = '{"output": "DB_PASSWORD=[REDACTED:password]"s3cret!\\""}'
+    path.write_text(json.dumps(meta))
+    manifest = json.loads((path.parent / "COMPLETE.json").read_text())  # its checksums agree
+    manifest["files"]["meta.json"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (path.parent / "COMPLETE.json").write_text(json.dumps(manifest))
+    code, out, err = kit.cli("report", str(kit.suite))
+    assert code == 2 and "s/a" in err and "damaged" in err, out + err
+    code, out, _ = kit.status("--only", "s/a")
+    assert "result missing from the store" in out and ", 1 to run," in out, out
+    code, _, err = kit.run("--only", "s/a")
+    assert code == 0, err
+    assert (kit.root / "results" / "mock-recordings" / "notes").is_dir()

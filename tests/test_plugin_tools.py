@@ -103,6 +103,23 @@ def test_glob_escapes_regex_characters():
     assert glob_regex("a+b(1).md").search("a+b(1).md") and not glob_regex("a.md").search("aXmd")
 
 
+def test_a_session_line_that_is_not_json_is_named_in_the_evidence(tmp_path):
+    # As an older version's redaction left a Bash call: the escaped quote taken for the secret.
+    broken = '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":' \
+             '{"command":"API_TOKEN=[REDACTED:api-key]"$(cat t)\\" ./deploy.sh"}}]}}'
+    fine = '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{}}]}}'
+    session = tmp_path / "session.jsonl"
+    session.write_text(f"{fine}\n{broken}\n")
+    ctx = CheckContext(output="", events=(COMPLETE,), session_path=session)
+    used = run_check(Check(id="g", type="plugin_tool_used", params={"tool": "Bash"}, case_sensitive=True),
+                     ctx)
+    assert not used.passed and used.evidence.endswith("[session line 2 not JSON: not read]")
+    # A check that does not read the messages says nothing of them.
+    files = run_check(Check(id="f", type="plugin_file_exists", params={"path": "x"}, case_sensitive=True),
+                      ctx)
+    assert "session" not in files.evidence
+
+
 def test_a_glob_that_backtracks_on_a_long_name_fails_at_the_time_limit_instead_of_hanging():
     # issue 54: the glob was a plain Python regex: grading hung on every run with such a name.
     import subprocess

@@ -183,3 +183,45 @@ def test_a_file_outside_outputs_is_kept_with_the_run(project: Path, capsys):
     blob = next((project / "store" / "runs").glob("*/*/files/outputs/blob.bin")).read_bytes()
     assert blob.startswith(b"\xff\xfe\x00 ") and blob.endswith(b" \x80")  # bytes kept, secrets not
     assert b"[REDACTED:env:SKEV_E2E_TOKEN]" in blob
+
+
+# A session (as the claude-code adapter keeps it) whose Bash call assigns a secret in quotes:
+# inside the JSON line the quotes are escaped, and redaction must not take them for the secret.
+SESSION_ADAPTER = r'''import json, os, sys
+req = json.loads(sys.stdin.read())
+command = 'API_TOKEN="$(cat token.txt)" DB_PASSWORD="LEAKsession0019" ./deploy.sh'
+lines = [{"type": "assistant", "message": {"content": [
+             {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}]}},
+         {"type": "user", "message": {"content": [
+             {"type": "tool_result", "tool_use_id": "t1", "content": "deployed"}]}},
+         {"type": "assistant", "message": {"content": [
+             {"type": "text", "text": "Deployed with " + command}]}}]
+os.makedirs(os.path.dirname(req["session"]), exist_ok=True)
+compact = [json.dumps(line, separators=(",", ":")) for line in lines]
+open(req["session"], "w").write("\n".join(compact))
+call = {"type": "tool_call", "name": "Bash", "input_json": json.dumps({"command": command})}
+json.dump({"output": "Deployed.", "events": [call], "usage": {}}, sys.stdout)
+'''
+SESSION_GRADERS = {
+    "bash.md": "---\ntype: tool_used\ntool: Bash\ninput_match: deploy\n---\n",
+    "said.md": "---\ntype: regex\ntarget: last_message\npattern: Deployed with API_TOKEN\n---\n",
+    "traced.md": '---\ntype: regex\ntarget: trace\npattern: \'"name":"Bash"\'\n---\n',
+}
+
+
+def test_a_bash_call_with_a_quoted_secret_still_counts_as_a_bash_call(tmp_path: Path):
+    from pluginkit import PluginKit
+
+    kit = PluginKit.create(tmp_path, {"deploy": {"prompt.md": "Deploy.\n", **{
+        f"graders/{name}": text for name, text in SESSION_GRADERS.items()}}})
+    kit.write({"adapter.py": SESSION_ADAPTER, "evals/deploy/graders/g.md": SESSION_GRADERS["bash.md"]})
+    code, _, err = kit.run()
+    assert code == 0, err
+    [session] = (tmp_path / ".store").glob("runs/*/*/session.jsonl")
+    lines = [json.loads(line) for line in session.read_text().split("\n")]  # every line still JSON
+    command = lines[0]["message"]["content"][0]["input"]["command"]
+    assert command == 'API_TOKEN="[REDACTED:api-key]" DB_PASSWORD="[REDACTED:password]" ./deploy.sh'
+    [grade] = [json.loads(p.read_text()) for p in (tmp_path / ".store").glob("grades/*/*.json")]
+    assert {c["id"]: c["passed"] for c in grade["checks"]} == {
+        "bash": True, "g": True, "said": True, "traced": True}, grade["checks"]
+    assert _leaks(tmp_path / ".store", tmp_path / "results") == []

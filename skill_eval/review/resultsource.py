@@ -24,6 +24,7 @@ class ResultSource(Protocol):
     plan: Plan
     skill_names: list[str]  # every selected skill of the suite (tables are per skill)
     touched_slots: set[str]  # slots whose run or grade was (re)made now: their views are rewritten
+    damaged: list[str]  # slots whose stored run was found damaged (and removed): `run` makes them again
     adaptive: AdaptiveConfig | None  # the sequential rule's settings, when tables report a decision
     sequential_verdict: bool  # `run --until-decided`: the sequential decision is the verdict
     summary_benches: list[dict[str, Any]] | None  # the tables build_summary wrote; None once one changed

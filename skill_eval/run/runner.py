@@ -144,6 +144,8 @@ def mock_meta(mocks: served.MockRun | None, relay: Relay | None, calls: list[dic
     if mocks is None:
         return None
     out: dict[str, Any] = {"mock_calls": calls}
+    if mocks.refused:  # lines no mocked server sent (the agent's): refused, named here
+        out["mock_refused"] = mocks.refused
     if relay is not None:
         out["mock_judge"] = {"calls": relay.calls, "usage": dict(relay.usage)}
         out["mock_recordings"] = recordings
@@ -167,14 +169,15 @@ def run_timeout(spec: RunSpec, suite: Suite) -> float:
 
 
 def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path,
-                   writable: Sequence[Path] = ()) -> tuple[str, ...]:
-    """The adapter's argv, inside its sandbox when the suite asks for one."""
+                   private: Sequence[Path] = ()) -> tuple[str, ...]:
+    """The adapter's argv, inside its sandbox when the suite asks for one. ``private`` (a run's
+    mock folder: the sockets of its mock host and judge relay) is bound read-only."""
     adapter = spec.adapter
     if adapter.sandbox is None:
         return adapter.argv
     hidden = [suite.store, suite.results, suite.skills_dir, spec.skill_path]
     return tuple(sandbox.wrap(adapter.argv, workspace, adapter.network,
-                              [Path(p) for p in adapter.readable], hidden, writable=writable))
+                              [*(Path(p) for p in adapter.readable), *private], hidden))
 
 
 def run_limits(spec: RunSpec, suite: Suite) -> dict[str, object]:

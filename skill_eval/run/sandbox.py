@@ -128,12 +128,11 @@ def _venv_of(path: Path) -> list[Path]:
 
 
 def wrap(argv: Sequence[str], workspace: Path, network: str, readable: Iterable[Path],
-         hidden: Iterable[Path], exe: str | None = None, writable: Iterable[Path] = ()) -> list[str]:
+         hidden: Iterable[Path], exe: str | None = None) -> list[str]:
     """``argv`` to run inside the sandbox. ``hidden`` (store, results, skill sources) is never
     mounted, nor is the user's home, and both are masked with an empty folder where a system
-    folder would show them; of ``readable``, what lies in ``hidden`` is left out. ``writable``
-    (a run's mocked-server folder: specs the agent's servers read, the log they write) is bound
-    read-write."""
+    folder would show them; of ``readable``, what lies in ``hidden`` is left out. Only the
+    workspace is writable (a run's mock folder is among ``readable``: it holds only sockets)."""
     exe = exe or require()
     hidden = sorted({Path(h).resolve() for h in hidden})
     ws = Path(workspace).resolve()
@@ -153,8 +152,6 @@ def wrap(argv: Sequence[str], workspace: Path, network: str, readable: Iterable[
         if not _is_under(path, [*hidden, *system, *bound]):
             args += ["--ro-bind-try", str(path), str(path)]
             bound.append(path)
-    for path in sorted({Path(w).resolve() for w in writable}):
-        args += ["--bind", str(path), str(path)]
     # The sandbox's own root is a tmpfs: read-only, so nothing can be made beside the mounts.
     args += ["--bind", str(ws), str(ws), "--remount-ro", "/", "--chdir", str(ws), "--"]
     return args + list(argv)

@@ -6,6 +6,11 @@ through here before they reach disk. A secret becomes a typed marker ``[REDACTED
 (``api-key``, ``bearer``, ``aws-key``, ``password``, ``private-key``, ``cookie``, ``token``,
 ``secret``, ``credential``, ``auth``, ``env:NAME``), so a reader sees what leaked without seeing it.
 
+Structure survives redaction: a JSON document (a session line, a kept ``.json`` file, a JSON
+text held in a string of meta.json) has its strings and keys redacted one by one and written
+back in place (store/jsontext.py), so it parses again with the same shape; other text is
+redacted by a rule that never takes a quote or an escape for part of a secret.
+
 One precompiled alternation scans the text once. Patterns are anchored on shapes that real
 secrets have (a known prefix, a ``key = value`` assignment, a PEM block, a URL's userinfo) so
 ordinary prose such as "the bearer of bad news" or "input_tokens: 120" survives untouched.
@@ -26,6 +31,14 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
+
+from skill_eval.store.jsontext import (
+    first_line_parses,
+    looks_like_json,
+    redact_document,
+    redact_lines,
+    unique_keys,
+)
 
 MARKER_PREFIX = "[REDACTED"
 REDACTED = "[REDACTED]"  # the untyped marker of results stored by older versions
@@ -53,7 +66,9 @@ _NAME = (r"(?:[A-Za-z0-9_.-]*?[_.-])?"
 # punctuation, and a line break or a quote inside it is an escape. Spanning either would eat
 # the file's structure with the secret (a prompt saying "Cookie: a=b" broke case.json); a
 # quoted cookie value in plain text (c="v"; d=e) is still spanned.
-_IN_LINE = r'(?:[^\r\n"\\]|"(?![ \t]*(?:[,}\]:\r\n]|\Z))|\\(?![nrtbfu"\\/]))'
+_JSON_END = r'[ \t]*(?:[,}\]:\r\n]|\Z)'  # what follows a quote that closes a JSON string
+_IN_LINE = (r'(?:[^\r\n"\\]|"(?!' + _JSON_END + r')|\\["\\/tbf]|\\u[0-9A-Fa-f]{4}'
+            r'|\\(?![nrtbfu"\\/]))')
 
 _SOURCE = (
     # PEM private keys: the whole block, whatever the key type (in JSON its line breaks are \n).
@@ -73,8 +88,10 @@ _SOURCE = (
     # Quoted values may hold escaped quotes (JSON's \") and the other quote character.
     # A name right after a path separator is a file's name (../../etc/passwd: ...), not a key.
     r"|(?P<assign>(?<![/\\])\b(?P<name>" + _NAME + r")[\"']?\s*(?P<op>[:=])\s*)"
-    r"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.)+)\"|'(?P<sq>(?:[^'\\\r\n]|\\.)+)'"
-    r"|(?P<scheme>(?:bearer|basic|token)\s+)?(?P<val>[^\s\"',;)}\]]+))"
+    r"(?:\\\"(?P<edq>(?:[^\"\\\r\n]|\\[^\"\r\n])+)\\\""
+    r"|\"(?!" + _JSON_END + r")(?P<dq>(?:[^\"\\\r\n]|\\.)+)\""
+    r"|'(?P<sq>(?:[^'\"\\\r\n]|\"(?!" + _JSON_END + r")|\\.)+)'"
+    r"|(?P<scheme>(?:bearer|basic|token)\s+)?(?P<val>[^\s\"',;)}\]\\{\[][^\s\"',;)}\]\\]*))"
 )
 _FLAGS = re.IGNORECASE | re.DOTALL
 
@@ -177,7 +194,7 @@ def _replace(m: re.Match[str]) -> str:
         return marker("api-key")
     head = m.group("assign")
     kind = _name_kind(m.group("name"))
-    for quote, group in (('"', "dq"), ("'", "sq")):
+    for quote, group in (('\\"', "edq"), ('"', "dq"), ("'", "sq")):
         value = m.group(group)
         if value is not None:
             if _is_marker(value):
@@ -191,7 +208,10 @@ def _replace(m: re.Match[str]) -> str:
         return m.group(0)
     if scheme.strip().lower() == "bearer":
         kind = "bearer"
-    return head + scheme + marker(kind)
+    # After a quoted name ("pin": 1234, a JSON or YAML number) the marker is quoted the same way,
+    # so what held a number still parses.
+    quote = head[m.end("name") - m.start()] if head[m.end("name") - m.start()] in "\"'" else ""
+    return head + scheme + (quote + marker(kind) + quote if quote and not scheme else marker(kind))
 
 
 def _is_marker(value: str) -> bool:
@@ -252,10 +272,58 @@ def _env_sub(text: str, latin1: bool = False) -> str:
 # -- the API ----------------------------------------------------------------------------------
 
 def redact(text: str) -> str:
-    """``text`` with every secret replaced by its typed marker ``[REDACTED:<kind>]``."""
+    """``text`` with every secret replaced by its typed marker ``[REDACTED:<kind>]``. A JSON
+    document, or JSON lines, keeps its structure: its strings are redacted one by one and
+    written back (store/jsontext.py), a value under a secret-named key becomes its marker; other
+    text takes the rule as text, which never spans a quote or an escape it cannot keep whole."""
     if not text:
         return text
+    if looks_like_json(text):
+        done = redact_document(text, redact, _key_secret, _marks)
+        if done is not None:
+            return done
+        if "\n" in text and first_line_parses(text):
+            return redact_json_lines(text)
+    return _redact_plain(text)
+
+
+def redact_json_lines(text: str) -> str:
+    """JSON lines (a kept session): each line that is JSON keeps its structure (as ``redact``
+    keeps a document's); the lines that are not are redacted as text."""
+    return redact_lines(text, redact, _key_secret, _marks, _redact_plain)
+
+
+def _redact_plain(text: str) -> str:
     return _scan(_pattern(), _env_sub(text))
+
+
+def _marks(text: str) -> list[int] | None:
+    """Where a secret could be in ``text``: every word of the rule (as ``_scan`` finds them), every
+    backslash (an escape hides what its string holds), every registered env value; None when a
+    letter's lower case moves offsets (then anywhere)."""
+    low = text.lower()
+    if len(low) != len(text) or "\u0131" in low or "\u017f" in low:
+        return None
+    at: list[int] = []
+    for word in (*_WORDS, "\\"):
+        n = low.find(word)
+        while n >= 0:
+            at.append(n)
+            n = low.find(word, n + 1)
+    if _env_pattern is not None:
+        at += [m.start() for m in _env_pattern.finditer(text)]
+    return sorted(at)
+
+
+# A JSON key that names a secret, as the text rule reads one before its ':' ("db_password",
+# "Authorization"; not "input_tokens", not a file's name such as "a/token").
+_SECRET_KEY = re.compile(r"(?<![/\\])\b(?:" + _NAME + r")\s*\Z", re.IGNORECASE)
+
+
+def _key_secret(key: str) -> str | None:
+    """The marker a value under ``key`` becomes, or None when ``key`` names no secret."""
+    m = _SECRET_KEY.search(key)
+    return marker(_name_kind(m.group(0))) if m else None
 
 
 def redact_bytes(data: bytes) -> bytes:
@@ -291,12 +359,16 @@ def redact_obj(obj: Any) -> Any:
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):
-        return {redact(k) if isinstance(k, str) else k:
-                (marker(_name_kind(k)) if isinstance(k, str) and is_secret_name(k) and v not in (None, "")
-                 else redact_obj(v)) for k, v in obj.items()}
+        return _redact_dict(obj, _blank_or_redact)
     if isinstance(obj, list | tuple):
         return [redact_obj(v) for v in obj]
     return obj
+
+
+def _blank_or_redact(key: Any, value: Any) -> Any:
+    if isinstance(key, str) and is_secret_name(key) and value not in (None, ""):
+        return marker(_name_kind(key))
+    return redact_obj(value)
 
 
 def redact_json(obj: Any) -> Any:
@@ -305,7 +377,14 @@ def redact_json(obj: Any) -> Any:
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):
-        return {redact(k) if isinstance(k, str) else k: redact_json(v) for k, v in obj.items()}
+        return _redact_dict(obj, lambda _k, v: redact_json(v))
     if isinstance(obj, list | tuple):
         return [redact_json(v) for v in obj]
     return obj
+
+
+def _redact_dict(obj: dict[Any, Any], value: Any) -> dict[Any, Any]:
+    """``obj`` with its keys redacted, kept apart (jsontext.unique_keys), and ``value(k, v)``."""
+    pairs = [(k, redact(k)) if isinstance(k, str) else (k, k) for k in obj]
+    keys = unique_keys(pairs)
+    return {new: value(old, v) for new, (old, _), v in zip(keys, pairs, obj.values(), strict=True)}

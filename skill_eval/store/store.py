@@ -36,7 +36,7 @@ from skill_eval.fs.storage import fault_of, writing
 from skill_eval.intake.textcheck import clean
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
 from skill_eval.store.keptnames import KeptNames, printable
-from skill_eval.store.redact import redact, redact_bytes, redact_json
+from skill_eval.store.redact import redact, redact_bytes, redact_json, redact_json_lines
 
 MANIFEST = "COMPLETE.json"
 FILES = "files"  # the kept workspace files of an entry
@@ -117,7 +117,7 @@ class Store:
             if stderr:
                 files["stderr.txt"] = stderr.encode("utf-8")
             if session is not None:
-                files[SESSION] = redact(session).encode("utf-8")
+                files[SESSION] = redact_json_lines(session).encode("utf-8")
             manifest: dict[str, str] = {}
             for name, data in files.items():
                 (tmp / name).write_bytes(data)
@@ -216,8 +216,8 @@ class Store:
     def _verified(self, entry: Path) -> bool:
         try:
             manifest = json.loads((entry / MANIFEST).read_bytes())["files"]
-            return all(_sha256_file(entry / rel) == sha for rel, sha in manifest.items())
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return all(_sha256_file(entry / rel) == sha for rel, sha in manifest.items()) and _parses(entry)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return False
 
     def discard_run(self, key: str) -> None:
@@ -348,6 +348,17 @@ def redact_response(response: AdapterResponse) -> AdapterResponse:
                      for e in response.events),
         usage={redact(k): v for k, v in response.usage.items()},
     )
+
+
+def _parses(entry: Path) -> bool:
+    """Whether what is read back as JSON reads: meta.json and the recordings held in its strings
+    (an entry written by a version whose redaction broke JSON verifies by its checksums, yet
+    could not be read)."""
+    meta = json.loads((entry / "meta.json").read_bytes()) if (entry / "meta.json").exists() else {}
+    for rec in meta.get("mock_recordings") or []:
+        if isinstance(rec, dict) and isinstance(rec.get("text"), str):
+            json.loads(rec["text"])
+    return True
 
 
 def _session_and_created(entry: Path, meta: dict[str, Any]) -> dict[str, Any]:

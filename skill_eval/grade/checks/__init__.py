@@ -14,7 +14,14 @@ from skill_eval.grade.checks import (
     text,
     trace,
 )
-from skill_eval.grade.checks.context import CheckContext, CheckFn, CheckParamError, CheckResult, clip
+from skill_eval.grade.checks.context import (
+    EVIDENCE_CHARS,
+    CheckContext,
+    CheckFn,
+    CheckParamError,
+    CheckResult,
+    clip,
+)
 from skill_eval.grade.checks.script import script
 from skill_eval.grade.checks.secrets import no_secrets
 from skill_eval.intake.timedmatch import PatternTimedOut, pattern_budget
@@ -62,6 +69,7 @@ def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | Non
     if fn is None:
         raise InvalidInput([Problem(source or "<eval set>", f"check {check.id!r}: unknown type "
                                     f"{check.type!r}; known: {', '.join(sorted(CHECKS))}", line)])
+    reads = ctx.session_reads[0]
     try:
         with pattern_budget():
             passed, evidence = fn(check.params, check.case_sensitive, ctx)
@@ -71,6 +79,9 @@ def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | Non
     except CheckParamError as e:
         raise InvalidInput([Problem(source or "<eval set>", f"check {check.id!r} ({check.type}): {e}",
                                     line)]) from e
+    note = ctx.session_note() if ctx.session_reads[0] > reads else ""
+    if note:  # the check read the session's messages and some lines could not be read
+        evidence = clip(evidence, EVIDENCE_CHARS - len(note)) + note
     return CheckResult(check.id, check.type, check.required, passed, evidence)
 
 

@@ -32,6 +32,8 @@ class CheckContext:
     created: tuple[str, ...] | None = None  # files the run created; None: not listed (older run)
     # calls to mocked MCP tools as the mock servers recorded them; None: no mocks were served
     mock_calls: tuple[Mapping[str, Any], ...] | None = field(default=None, hash=False)
+    # How often a check asked for session_messages (run_check notes what a reading check missed).
+    session_reads: list[int] = field(default_factory=lambda: [0], hash=False, compare=False, repr=False)
 
     @cached_property
     def session_text(self) -> str | None:
@@ -45,20 +47,45 @@ class CheckContext:
             return None
 
     @cached_property
-    def session_messages(self) -> tuple[dict[str, Any], ...] | None:
-        """The kept session's messages, parsed once per run; None when none was kept."""
+    def _session_parsed(self) -> tuple[tuple[dict[str, Any], ...], tuple[int, ...]] | None:
         text = self.session_text
         if text is None:
             return None
         out = []
-        for line in text.split("\n"):
+        unparsed = []
+        for number, line in enumerate(text.split("\n"), 1):
+            if not line.strip():
+                continue
             try:
                 message = json.loads(line)
-            except ValueError:
-                continue
+            except (ValueError, RecursionError):
+                message = None
             if isinstance(message, dict):
                 out.append(message)
-        return tuple(out)
+            else:
+                unparsed.append(number)
+        return tuple(out), tuple(unparsed)
+
+    @property
+    def session_messages(self) -> tuple[dict[str, Any], ...] | None:
+        """The kept session's messages, parsed once per run; None when none was kept. A line that
+        is not a JSON object is not a message: a check that read the messages names it in its
+        evidence (``session_note``), never skipping it in silence."""
+        self.session_reads[0] += 1
+        parsed = self._session_parsed
+        return None if parsed is None else parsed[0]
+
+    def session_note(self) -> str:
+        """The session's lines that are not JSON objects (a session damaged in the store, or an
+        adapter's line that is not JSON), for the evidence of a check that read the messages."""
+        parsed = self._session_parsed
+        lines = parsed[1] if parsed is not None else ()
+        if not lines:
+            return ""
+        shown = ", ".join(str(n) for n in lines[:5])
+        if len(lines) > 5:
+            shown += f" and {len(lines) - 5} more"
+        return f" [session line{'s' if len(lines) > 1 else ''} {shown} not JSON: not read]"
 
     def created_files(self) -> tuple[str, ...]:
         """Paths the run created; for a run stored before they were listed, every kept file."""

@@ -30,9 +30,14 @@ HEADER = ("Agent-mock answers from runs that ended cleanly. To have a later run 
           "copy against it.")
 
 
-def _answer(text: str) -> str:
-    data = json.loads(text)
-    return f"{data.get('verdict')}\n{data.get('output')}"
+def _answer(text: str) -> str | None:
+    """The verdict and answer a recording holds; None when its text is not a JSON object (an
+    entry damaged in the store, or redacted by a version that broke JSON)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return f"{data.get('verdict')}\n{data.get('output')}" if isinstance(data, dict) else None
 
 
 def collect(engine: ResultSource) -> dict[tuple[str, str], dict[str, Any]]:
@@ -45,7 +50,13 @@ def collect(engine: ResultSource) -> dict[tuple[str, str], dict[str, Any]]:
             if settings is None or settings.mocks is None:
                 continue  # no mocks, no recordings: its meta.json is not read (every summary, every suite)
             meta = engine.store.get_meta(spec.key) or {}
-            for rec in meta.get("mock_recordings") or []:
+            recordings = [rec for rec in meta.get("mock_recordings") or [] if isinstance(rec, dict)]
+            if any(isinstance(rec.get("text"), str) and _answer(rec["text"]) is None for rec in recordings):
+                # Damaged: the run is removed, so that `run` makes it again (`status`: missing).
+                engine.store.discard_run(spec.key)
+                engine.damaged.append(engine.slot(spec))
+                continue
+            for rec in recordings:
                 server, name, text = rec.get("server"), rec.get("file"), rec.get("text")
                 if not (isinstance(server, str) and _SERVER.match(server) and isinstance(name, str)
                         and RECORDING.match(name) and isinstance(text, str)):

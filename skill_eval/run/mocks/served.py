@@ -1,12 +1,13 @@
-"""A run's mocked MCP servers (model/mocks.py): their specs and call log in a private folder
-outside the workspace (the agent cannot read its own mocks, as in plugin eval), the request's
-``mcp_servers`` entries that make the agent start them (run/mocks/server.py), and what they
-recorded once the run is over: every call (the run's ``mock_calls``) or the abort of the run.
+"""A run's mocked MCP servers (model/mocks.py): their specs and call log held by the runner's
+mock host (run/mocks/host.py), whose socket is all their private folder outside the workspace
+holds (the agent can neither read its own mocks, as in plugin eval, nor add a call to their
+log), the request's ``mcp_servers`` entries that make the agent start them
+(run/mocks/server.py), and what they recorded once the run is over: every call (the run's
+``mock_calls``) or the abort of the run, and the lines the host refused.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import skill_eval
 from skill_eval.fs.removal import remove_tree
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.containment import owner
+from skill_eval.run.mocks.host import MockHost
 from skill_eval.run.mocks.relay import SOCKET
 from skill_eval.run.workspace import PREFIX
 
@@ -25,26 +27,17 @@ from skill_eval.run.workspace import PREFIX
 class MockRun:
     folder: Path
     servers: tuple[dict[str, Any], ...]  # the request's mcp_servers entries
+    host: MockHost
     agents: bool = False  # an agent mock is served: the run's judge relay must be up
 
     def _lines(self) -> list[dict[str, Any]]:
-        out = []
-        try:
-            lines = self.log.read_text(encoding="utf-8").splitlines()
-        except OSError:
-            lines = []
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a line cut by a killed server: not a call it answered
-            if isinstance(record, dict):
-                out.append(record)
-        return out
+        self.host.close()  # the run is over: what the servers sent is all in
+        return list(self.host.lines)
 
     @property
-    def log(self) -> Path:
-        return self.folder / "calls.jsonl"
+    def refused(self) -> list[str]:
+        """Lines sent to the host on a connection no mocked server opened (the agent's, say)."""
+        return list(self.host.refused)
 
     def records(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None, list[dict[str, Any]]]:
         """(every answered call, the abort record or None, the agent-mock answers recorded as
@@ -62,6 +55,7 @@ class MockRun:
         return calls, aborted, recordings
 
     def remove(self) -> None:
+        self.host.close()
         if self.folder.exists():
             remove_tree(self.folder)
 
@@ -92,22 +86,22 @@ def start(spec: RunSpec, judge_model: str | None = None, judge_timeout: float = 
         return None
     # Named like a workspace, so the next run removes it if we are killed meanwhile.
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{owner.claim()}-mocks-"))
-    run = MockRun(folder, ())
-    run.log.touch()
     # The agent starts the server with its own environment; this names the skill_eval it runs.
     root = str(Path(skill_eval.__file__).resolve().parent.parent)
     entries = []
+    specs = []
     agents = False
-    for i, server in enumerate(served):
-        path = folder / f"server-{i}.json"
+    for server in served:
         served_spec = mocks.spec(server)
         if any(t.kind == "agent" for t in server.tools):
             agents = True
             served_spec.update(relay=str(folder / SOCKET), relay_timeout=judge_timeout, model=judge_model)
-        path.write_text(json.dumps(served_spec), encoding="utf-8")
+        specs.append(served_spec)
+    host = MockHost(folder, specs)
+    for i, server in enumerate(served):
         name = server.registered(mocks.plugin)
         entries.append({"name": name, "command": sys.executable,
-                        "args": ["-m", "skill_eval.run.mocks.server", str(path), str(run.log)],
+                        "args": ["-m", "skill_eval.run.mocks.server", str(host.path), str(i)],
                         "env": {"PYTHONPATH": root},
                         "tools": [f"mcp__{name}__{t.name}" for t in server.tools]})
-    return MockRun(folder, tuple(entries), agents)
+    return MockRun(folder, tuple(entries), host, agents)

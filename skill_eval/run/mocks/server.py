@@ -1,19 +1,21 @@
 """One mocked MCP server for one run (``claude plugin eval``'s mocks, FORMAT.md §5), served over
 stdio with the official MCP SDK (the optional extra ``skill-eval[mcp]``):
 
-    python -m skill_eval.run.mocks.server SPEC LOG
+    python -m skill_eval.run.mocks.server SOCKET N
 
-SPEC is the JSON model/mocks.py's ``Mocks.spec`` wrote (the server's mocked tools: entry, body,
-``error``, ``expect``, fixtures; an agent mock's ``abort_when`` and recordings), with the path of
-the run's judge relay where a tool is an agent mock (run/mocks/play.py answers those).
-The agent CLI starts this process itself (claude-code:
-``--mcp-config``); the runner made SPEC and reads LOG after the run.
+The spec comes from the runner's mock host (run/mocks/host.py) at SOCKET, as server N: the JSON
+model/mocks.py's ``Mocks.spec`` makes (the server's mocked tools: entry, body, ``error``,
+``expect``, fixtures; an agent mock's ``abort_when`` and recordings), with the path of the run's
+judge relay where a tool is an agent mock (run/mocks/play.py answers those). The agent CLI
+starts this process itself (claude-code: ``--mcp-config``); no spec and no log is a file the
+agent could read or write.
 
-Every call is appended to LOG as one JSON line, the record plugin eval's ``mock_calls`` target
-shows (read off the real CLI, docs/dialects.md): ``{"tool", "input", "output", "verdict": "ok"}``,
-an error answer with ``"isError": true`` before ``"verdict": "tool_error"``; ``tool`` is the name
-the agent called, ``mcp__<registered>__<tool>``. A call that breaks the tool's
-``expect`` is not answered: a line ``{"aborted": {"server", "tool", "reason"}}`` is appended and
+Every call is sent to the host, on the connection that fetched the spec, as one JSON line: the
+record plugin eval's ``mock_calls`` target shows (read off the real CLI, docs/dialects.md):
+``{"tool", "input", "output", "verdict": "ok"}``, an error answer with ``"isError": true`` before
+``"verdict": "tool_error"``; ``tool`` is the name the agent called, ``mcp__<registered>__<tool>``.
+A call that breaks the tool's ``expect`` is not answered: a line
+``{"aborted": {"server", "tool", "reason"}}`` is sent and
 the agent (this process's parent) is stopped, as plugin eval ends such a run at once; the runner
 records it as an aborted run (score 0). An agent mock's model answer adds a line
 ``{"recording": {server, file, text, adopt_dir}}`` (run/mocks/play.py).
@@ -24,12 +26,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
-from pathlib import Path
+import threading
 from typing import Any
 
 from skill_eval.model.mockrules import check_expect, render
 from skill_eval.model.mocks import EXTRA
+from skill_eval.run.mocks.host import fetch_spec
 from skill_eval.run.mocks.play import Play, relay_ask
 
 _ABORT_WAIT = 30.0  # seconds; the stopped agent ends this process long before
@@ -73,12 +77,19 @@ def _record(tool: str, arguments: Any, output: str, error: bool) -> dict[str, An
     return {"tool": tool, "input": arguments, "output": output, "verdict": "ok"}
 
 
-def _append(log: Path, record: dict[str, Any]) -> None:
-    with open(log, "a", encoding="utf-8") as f:  # one write per line: several servers share the log
-        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+class Log:
+    """The server's records, sent to the host on the connection that fetched its spec."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+
+    def append(self, record: dict[str, Any]) -> None:
+        with self._lock:  # one whole line at a time
+            self._conn.sendall(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
 
 
-def serve(spec: dict[str, Any], log: Path) -> None:
+def serve(spec: dict[str, Any], log: Log) -> None:
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -97,7 +108,7 @@ def serve(spec: dict[str, Any], log: Path) -> None:
         # An agent mock asks the judge (a blocking call): off the event loop.
         lines = await anyio.to_thread.run_sync(answers, spec, params.name, arguments, play)
         for line in lines:
-            _append(log, line)
+            log.append(line)
         record = next(r for r in lines if "recording" not in r)
         if "aborted" in record:
             os.kill(os.getppid(), signal.SIGTERM)  # the agent: the run ends here, as in plugin eval
@@ -119,13 +130,18 @@ def serve(spec: dict[str, Any], log: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        sys.stderr.write("usage: python -m skill_eval.run.mocks.server SPEC LOG\n")
+    if len(args) != 2 or not args[1].isdigit():
+        sys.stderr.write("usage: python -m skill_eval.run.mocks.server SOCKET N\n")
         return 2
     if not available():
         sys.stderr.write(f"the MCP SDK is not installed: pip install 'skill-eval[{EXTRA}]'\n")
         return 2
-    serve(json.loads(Path(args[0]).read_text(encoding="utf-8")), Path(args[1]))
+    try:
+        conn, spec = fetch_spec(args[0], int(args[1]))
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"mocked MCP server {args[1]}: {exc}\n")
+        return 2
+    serve(spec, Log(conn))
     return 0
 
 
