@@ -16,7 +16,8 @@ from skill_eval.model.config import Suite, load_suite
 DATA = Path(__file__).parent / "data" / "test_config"
 SUITE_KEYS = ("ablations, adapter, adaptive, agents, allow_scripts, allow_tools, both_arms, executor, gate, "
               "include_unscorable, iterations, jobs, judge, "
-              "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, remote, results, "
+              "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, plugin, remote, "
+              "results, "
               "scaffold, skill_name_check, skills, "
               "skills_dir, split, store, strict_skills, suite, threshold, timeout_seconds, variants")
 
@@ -109,7 +110,8 @@ BAD = {
         f"(allowed: {SUITE_KEYS})"],
     "nested-unknown-key.yaml": [
         "nested-unknown-key.yaml:5:3: adapter: unknown key 'comand' (did you mean 'command'?); remove or "
-        "rename it (allowed: builtin, command, depends, env, network, options, responses, sandbox, version)"],
+        "rename it (allowed: builtin, command, depends, env, env_preset, network, options, responses, "
+        "sandbox, version)"],
     "wrong-types.yaml": [
         "wrong-types.yaml:3:1: iterations: must be an integer, got '3' (a string); remove the quotes around "
         "the number",
@@ -208,7 +210,8 @@ def test_problems_are_deterministic():
 
 def test_missing_file_and_folder_given_as_suite():
     assert problems("nope.yaml") == ["nope.yaml: file not found; check the path"]
-    assert problems("skills") == ["skills: is a folder; give the suite's YAML file"]
+    assert problems("skills") == ["skills: is a folder; give the suite's YAML file (skill-eval init writes "
+                                  "one), or a Claude Code plugin's folder"]
 
 
 def test_non_utf8_config(tmp_path):

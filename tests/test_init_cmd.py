@@ -96,12 +96,30 @@ def test_existing_evals_are_kept_as_they_are(tmp_path):
     assert not (evals / "files").exists()
 
 
+_CLIS = {"claude-code": ("claude", "2.1.299 (Claude Code)", "ANTHROPIC_API_KEY"),
+         "codex": ("codex", "codex-cli 0.171.0", "CODEX_API_KEY")}
+
+
 @pytest.mark.parametrize("adapter", ["claude-code", "codex", "openai"])
-def test_a_builtin_adapter_gets_a_suite_and_no_script(tmp_path, adapter):
-    assert main(["init", str(tmp_path), "--adapter", adapter, "--skill", "notes"]) == 0
-    suite = (tmp_path / "skill-eval.yaml").read_text()
-    assert f"builtin: {adapter}" in suite and not (tmp_path / "adapter.py").exists()
-    assert main(["validate", str(tmp_path / "skill-eval.yaml")]) == 0
+def test_a_builtin_adapter_gets_a_suite_and_no_script(tmp_path, adapter, monkeypatch, capsys):
+    # validate's preflight asks the agent CLI on PATH for its version and looks for the key the
+    # suite passes: with both the drafted suite validates; without the CLI it is one line.
+    bin_dir = tmp_path / "bin"
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    assert main(["init", str(tmp_path / "p"), "--adapter", adapter, "--skill", "notes"]) == 0
+    suite = (tmp_path / "p" / "skill-eval.yaml").read_text()
+    assert f"builtin: {adapter}" in suite and not (tmp_path / "p" / "adapter.py").exists()
+    if adapter in _CLIS:
+        name, version, key = _CLIS[adapter]
+        monkeypatch.setenv(key, "sk-test-not-a-real-key")
+        capsys.readouterr()
+        assert main(["validate", str(tmp_path / "p" / "skill-eval.yaml")]) == 2
+        assert name in capsys.readouterr().err
+        bin_dir.mkdir()
+        exe = bin_dir / name
+        exe.write_text(f"#!/bin/sh\necho '{version}'\n")
+        exe.chmod(0o755)
+    assert main(["validate", str(tmp_path / "p" / "skill-eval.yaml")]) == 0
 
 
 def test_a_bad_skill_name_is_one_line_and_exit_2(tmp_path, capsys):

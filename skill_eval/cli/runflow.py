@@ -102,7 +102,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     from skill_eval.cli.subcommands.remote import remote_notes
     from skill_eval.engine.engine import Engine
     from skill_eval.engine.executors import make_executor
-    from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, reader_inputs, watch_files
+    from skill_eval.engine.fastpath import FastState, edited_tables, fingerprint, suite_inputs
     from skill_eval.engine.status import count_work
     from skill_eval.engine.tasks import execute
     from skill_eval.model.results import RunError
@@ -132,20 +132,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
                 raise
             raise SandboxUnavailable(f"allow_tools grants Bash, which runs the agent sandboxed: {exc}; "
                                      "or drop the Bash grant") from None
-    outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
-               if not f.source.is_relative_to(suite.skills_dir)]
-    # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
-    # A folder eval set (a plugin's evals/) is watched as itself, not the plugin around it.
-    outside += [str(es.path if es.path.is_dir() else es.path.parent) for se in project.skills
-                for es in se.evalsets if not es.path.is_relative_to(suite.skills_dir)]
-    # A folder eval set's own files (case prompts, graders, scaffold scripts) and folders: the
-    # folder's stat does not move when a file inside a case folder is edited, and a sub-folder's
-    # moves when a file is added there (a case's own mock, a recording adopted into .replay/).
-    outside += [str(p) for se in project.skills for es in se.evalsets
-                if es.path.is_dir() and not es.path.is_relative_to(suite.skills_dir)
-                for p in sorted(es.path.rglob("*"))
-                if "results" not in p.relative_to(es.path).parts]
-    watch = sorted(set(watch_files(adapter.argv, outside)) | set(reader_inputs(project.skills)))
+    watch = suite_inputs(project, adapter.argv)
     if check is not None:
         watch = sorted(set(watch) | set(check.data.get("watch", [])))
     fp = fingerprint(suite, fast_options(options, split), watch)

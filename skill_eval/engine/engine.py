@@ -15,7 +15,7 @@ from typing import Any
 from skill_eval.engine.executors import Executor
 from skill_eval.engine.executors.threads import ThreadsExecutor
 from skill_eval.engine.options import RunOptions
-from skill_eval.engine.reasons import grade_reason, remember_grading, run_reason
+from skill_eval.engine.reasons import grade_reason, remember_files, remember_grading, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
 from skill_eval.errors import JudgeError, JudgeFatal
 from skill_eval.fs.hashing import HashCache
@@ -393,8 +393,7 @@ class Engine:
 
     def save_state(self) -> None:
         with self.state.lock:
-            for name, digest in self.plan.skills.items():
-                self.state.skills[name] = {rel: h[:16] for rel, h in digest.files.items()}
+            remember_files(self.state, self.plan)
         self.state.save()
         self.cache.save()
 

@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_eval import __version__
 from skill_eval.fs import sharedfiles
@@ -28,6 +28,9 @@ from skill_eval.fs.storage import writes, writing
 from skill_eval.model.builtins import CLI_BINARIES
 from skill_eval.model.config import Suite, depends_files
 from skill_eval.plan.keys import GRADER_VERSION
+
+if TYPE_CHECKING:  # the fast path's no-op never loads the project
+    from skill_eval.model.project import Project
 
 FAST_VERSION = 3  # 3: stat lines carry ctime_ns
 
@@ -131,6 +134,38 @@ def reader_inputs(skills: Iterable[Any]) -> list[str]:
     and MCP configuration), by absolute path: watched whether or not each exists, unlike
     watch_files, so one added later is seen too. Any reader's, so a new one needs no change here."""
     return sorted({os.path.abspath(p) for se in skills for es in se.evalsets for p in es.inputs})
+
+
+def suite_inputs(project: Project, argv: tuple[str, ...]) -> list[str]:
+    """Every file outside skills_dir a suite's runs depend on (its fast path watches them):
+    fixtures and eval sets kept elsewhere, a folder eval set's own files, the adapter's files, and
+    the plugin loaded whole with the skills."""
+    suite = project.suite
+    outside = [str(f.source) for se in project.skills for c in se.cases for f in c.fixtures
+               if not f.source.is_relative_to(suite.skills_dir)]
+    # Eval sets kept beside the skills (and the prompt files next to them) count as inputs too.
+    # A folder eval set (a plugin's evals/) is watched as itself, not the plugin around it.
+    outside += [str(es.path if es.path.is_dir() else es.path.parent) for se in project.skills
+                for es in se.evalsets if not es.path.is_relative_to(suite.skills_dir)]
+    # A folder eval set's own files (case prompts, graders, scaffold scripts) and folders: the
+    # folder's stat does not move when a file inside a case folder is edited, and a sub-folder's
+    # moves when a file is added there (a case's own mock, a recording adopted into .replay/).
+    outside += [str(p) for se in project.skills for es in se.evalsets
+                if es.path.is_dir() and not es.path.is_relative_to(suite.skills_dir)
+                for p in sorted(es.path.rglob("*"))
+                if "results" not in p.relative_to(es.path).parts and not _ours(p, suite)]
+    # The plugin loaded whole with the skills: its files and folders (an added command too).
+    plugin = suite.plugin
+    if plugin is not None:
+        files = plugin.files()
+        outside += [str(f) for f in files] + sorted({str(f.parent) for f in files})
+    return sorted(set(watch_files(argv, outside)) | set(reader_inputs(project.skills)))
+
+
+def _ours(path: Path, suite: Suite) -> bool:
+    """The suite's own store or results, kept inside a plugin's eval folder (a plugin run as a
+    suite): never an input."""
+    return path.is_relative_to(suite.store) or path.is_relative_to(suite.results)
 
 
 def _adapter_files(suite: Suite) -> list[str]:

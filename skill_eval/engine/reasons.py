@@ -48,6 +48,8 @@ def run_reason(spec: RunSpec, plan: Plan, state: SuiteState, store: Store, force
             reasons.append(f"fixture {rel} changed")
     if old.get("skill") != new["skill"]:
         reasons.append(skill_change(spec.skill_name, plan, state))
+    if old.get("plugin") != new.get("plugin"):
+        reasons.append(plugin_change(spec, plan, state))
     if old.get("adapter") != new["adapter"]:
         reasons.append("adapter changed (script, arguments, options or version)")
     old_deps, new_deps = old.get("depends") or {}, new.get("depends") or {}
@@ -94,6 +96,31 @@ def skill_change(skill: str, plan: Plan, state: SuiteState) -> str:
     if len(parts) > 3:
         shown.append(f"and {len(parts) - 3} more skill files")
     return ", ".join(shown) or f"skill {skill} changed"
+
+
+PLUGIN_FILES = "plugin_files"  # state.extra[PLUGIN_FILES]: {root-relative path: short hash}
+
+
+def remember_files(state: SuiteState, plan: Plan) -> None:
+    """The file lists later reasons name changes against: each skill's, and the plugin's."""
+    for name, digest in plan.skills.items():
+        state.skills[name] = {rel: short(h) for rel, h in digest.files.items()}
+    if plan.plugin is not None:
+        state.extra[PLUGIN_FILES] = {rel: short(h) for rel, h in plan.plugin.files.items()}
+
+
+def plugin_change(spec: RunSpec, plan: Plan, state: SuiteState) -> str:
+    """The plugin files that changed since the slot last ran: "plugin p: commands/go.md changed"."""
+    name = spec.plugin.name if spec.plugin is not None else "plugin"
+    if plan.plugin is None:
+        return f"plugin {name} no longer loaded"
+    old = state.extra.get(PLUGIN_FILES) or {}
+    new = {rel: short(h) for rel, h in plan.plugin.files.items()}
+    parts = [f"{r} changed" for r in sorted(set(old) & set(new)) if old[r] != new[r]]
+    parts += [f"{r} added" for r in sorted(set(new) - set(old))]
+    parts += [f"{r} removed" for r in sorted(set(old) - set(new))]
+    shown = parts[:3] + ([f"and {len(parts) - 3} more plugin files"] if len(parts) > 3 else [])
+    return f"plugin {name}: " + ", ".join(shown) if shown else f"plugin {name} changed"
 
 
 def grade_reason(spec: RunSpec, keys: GradeKeys, state: SuiteState) -> str:

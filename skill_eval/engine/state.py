@@ -43,6 +43,8 @@ def slot_material(material: dict[str, Any]) -> dict[str, Any]:
     }
     if depends is not None:
         out["depends"] = {rel: short(h) for rel, h in depends.items()}
+    if material.get("plugin"):  # the plugin loaded whole in the with-skill arm
+        out["plugin"] = short(material["plugin"])
     if material.get("settings"):  # a case's own run settings: named one by one in reasons
         out["settings"] = {name: short(key_of(v)) for name, v in material["settings"].items()}
     return out

@@ -129,29 +129,33 @@ class HashCache:
         self._dirty = False
 
 
-def tree_files(root: Path, exclude_top: tuple[str, ...] = ("evals",)) -> list[Path]:
-    """Files under ``root`` in a stable order, skipping ``exclude_top`` folders at the top level,
-    version-control/OS clutter, and links that lead out of ``root``: exactly what an adapter
-    receives of a skill, and what its key covers."""
+def tree_files(root: Path, exclude_top: tuple[str, ...] = ("evals",),
+               exclude_files: tuple[str, ...] = ()) -> list[Path]:
+    """Files under ``root`` in a stable order, skipping the ``exclude_top`` folders (relative
+    paths: ``evals`` at the top level, ``skills/x/evals`` deeper), version-control/OS clutter,
+    and links that lead out of ``root``: exactly what an adapter receives of a skill (or a
+    plugin), and what its key covers. ``exclude_files``: relative paths of files left out too."""
     out: list[Path] = []
     real_root = root.resolve()
     skip = {".git", ".hg", ".svn", "__pycache__", ".DS_Store"}
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         dirnames[:] = sorted(d for d in dirnames if d not in skip
-                             and not (rel_dir == "." and d in exclude_top))
+                             and os.path.normpath(os.path.join(rel_dir, d)) not in exclude_top)
         for name in sorted(filenames):
             path = Path(dirpath) / name
             if name in skip or (path.is_symlink() and not path.resolve().is_relative_to(real_root)):
+                continue
+            if exclude_files and os.path.normpath(os.path.join(rel_dir, name)) in exclude_files:
                 continue
             out.append(path)
     return out
 
 
-def tree_digest(root: Path, cache: HashCache,
-                exclude_top: tuple[str, ...] = ("evals",)) -> tuple[str, list[list[str]]]:
+def tree_digest(root: Path, cache: HashCache, exclude_top: tuple[str, ...] = ("evals",),
+                exclude_files: tuple[str, ...] = ()) -> tuple[str, list[list[str]]]:
     """Digest of a folder by relative path and content hash; also returns the (path, hash) list."""
     items = []
-    for p in tree_files(root, exclude_top):
+    for p in tree_files(root, exclude_top, exclude_files):
         items.append([p.relative_to(root).as_posix(), cache.file(p)])
     return key_of(items), items

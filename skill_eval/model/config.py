@@ -10,7 +10,6 @@ from typing import Any
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.schemas_io import describe_value, schema_problems
 from skill_eval.intake.textcheck import hostile_parts, path_text
-from skill_eval.intake.yamlpos import load_yaml
 from skill_eval.model.ablation.parts import Ablation, default_name
 from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.agents.configs import (
@@ -23,7 +22,10 @@ from skill_eval.model.agents.configs import (
 )
 from skill_eval.model.agents.configs import resolve_path as _resolve
 from skill_eval.model.builtins import judge_builtin, judge_problems
+from skill_eval.model.evalcache import marker_exists, remember_valid, schema_marker
 from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_config, remote_config
+from skill_eval.model.plugins.folder_suite import suite_source
+from skill_eval.model.plugins.layout import Plugin, load_plugin, suite_plugin
 from skill_eval.model.runsettings import CaseRunOptions
 
 
@@ -37,6 +39,7 @@ class JudgeConfig:
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     timeout_seconds: float | None = None
     concurrency: int = 4  # judge requests in flight at once, over every grade (never in a key)
+    env_preset: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class Suite:
     gate: str = "mean"  # "holm": needs a Holm p <= 0.05 too; "decided": an unsignificant lift is undecided
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
     threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (comparison/plugin_scores)
+    plugin: Plugin | None = None  # the plugin the skills belong to: loaded whole in the with-skill arm
     # ``agents:``: several agents, each a column of the tables beside the model; () with one
     # ``adapter:`` (then ``adapter`` is it; with agents, ``adapter`` is the first agent's).
     agents: tuple[AgentConfig, ...] = ()
@@ -189,7 +193,7 @@ def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
         model=raw.get("model"), env=tuple(raw.get("env", ())),
         version=None if raw.get("version") is None else str(raw["version"]),
         options=dict(raw.get("options", {})), timeout_seconds=raw.get("timeout_seconds"),
-        concurrency=int(raw.get("concurrency", JudgeConfig.concurrency)),
+        concurrency=int(raw.get("concurrency", JudgeConfig.concurrency)), env_preset=raw.get("env_preset"),
     )
 
 
@@ -219,7 +223,8 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
 
 
 def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) -> tuple[Path, list[Problem]]:
-    value = raw.get("skills_dir", "skills")
+    named = raw.get("plugin")  # a suite naming its plugin and no skills_dir tests the plugin's skills
+    value = raw.get("skills_dir", f"{named}/skills" if isinstance(named, str) and named else "skills")
     if not isinstance(value, str) or not value:
         return root, []  # the schema check has reported it
     skills_dir = _resolve(root, value)
@@ -251,45 +256,10 @@ def _skills_dir_problem(raw: dict[str, Any], root: Path, file: str, where: Any) 
 _SCHEMA_RULES = 2
 
 
-def _schema_marker(raw: dict[str, Any], root: Path) -> Path | None:
-    """Where the store remembers this exact config passed the schema (a no-op run skips jsonschema)."""
-    from skill_eval import __version__
-    from skill_eval.fs.hashing import key_of
-
-    store = raw.get("store", ".skill-eval/store")
-    if not isinstance(store, str) or not store:
-        return None
-    try:
-        key = key_of([__version__, _SCHEMA_RULES, str(root), raw])
-    except (TypeError, ValueError):  # YAML values JSON cannot hold (dates): just validate
-        return None
-    return _resolve(root, store) / "cache" / "valid-suites" / key
-
-
-def _exists(marker: Path) -> bool:
-    try:
-        return marker.exists()
-    except OSError:  # a store path the file system cannot hold: the problems say so
-        return False
-
-
-def _remember_valid(marker: Path | None) -> None:
-    if marker is None or _exists(marker):
-        return
-    try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-    except OSError:
-        pass  # a read-only store only costs the schema check next time
-
-
 def load_suite(path: str | Path) -> Suite:
     """Load and validate a suite config; raise InvalidInput listing every problem found."""
-    path = Path(path)
+    path, located = suite_source(Path(path))
     file = display_path(path)
-    if path.is_dir():
-        raise InvalidInput([Problem(file, "is a folder; give the suite's YAML file")])
-    located = load_yaml(path, file)
     raw = located.data
     hostile = hostile_parts(raw)
     if hostile:
@@ -301,17 +271,19 @@ def load_suite(path: str | Path) -> Suite:
         raise InvalidInput([Problem(file, "must be a mapping of keys (suite: ..., skills_dir: ...), "
                                           f"got {describe_value(raw)}; see configs/demo.yaml", 1, 1)])
     root = path.resolve().parent
-    marker = _schema_marker(raw, root)
-    problems = [] if marker is not None and _exists(marker) else schema_problems("suite", raw, file,
+    marker = schema_marker(raw, root, _SCHEMA_RULES)
+    problems = [] if marker is not None and marker_exists(marker) else schema_problems("suite", raw, file,
                                                                                 located.where)
     problems += _semantic_problems(raw, file, located.where)
     problems += _depends_problems(raw, root, file, located.where)
     skills_dir, dir_problems = _skills_dir_problem(raw, root, file, located.where)
     problems += dir_problems
+    plugin_root, why = (None, None) if dir_problems else suite_plugin(raw, root, skills_dir)
+    problems += [Problem(file, why, *located.where(("plugin",)))] if why else []
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
         raise InvalidInput(problems)
-    _remember_valid(marker)
+    remember_valid(marker)
 
     selectors = []
     for i, entry in enumerate(raw.get("skills", ["*"])):
@@ -322,6 +294,8 @@ def load_suite(path: str | Path) -> Suite:
             selectors.append(SkillSelector(entry["name"], entry.get("format"), tuple(entry.get("evals", ())),
                                            line=line))
     agents = read_agents(raw.get("agents") or [], root)
+    store = _resolve(root, raw.get("store", ".skill-eval/store"))
+    results = _resolve(root, raw.get("results", "results"))
     return Suite(
         path=path.resolve(),
         name=raw["suite"],
@@ -337,8 +311,8 @@ def load_suite(path: str | Path) -> Suite:
         max_kept_files=int(raw.get("max_kept_files", 2000)),
         jobs=int(raw.get("jobs", 4)),
         minimum_lift=raw.get("minimum_lift"),
-        store=_resolve(root, raw.get("store", ".skill-eval/store")),
-        results=_resolve(root, raw.get("results", "results")),
+        store=store,
+        results=results,
         judge=_judge(raw.get("judge"), root),
         allow_scripts=bool(raw.get("allow_scripts", False)),
         strict_skills=bool(raw.get("strict_skills", False)),
@@ -350,6 +324,8 @@ def load_suite(path: str | Path) -> Suite:
         executor=executor_config(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
         adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
+        plugin=None if plugin_root is None else load_plugin(plugin_root, (  # and <suite>.baseline.json
+            store, results, path.resolve(), path.resolve().with_name(f"{path.stem}.baseline.json"))),
     )
 
 

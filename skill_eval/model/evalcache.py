@@ -6,6 +6,9 @@ manifests; not the fixtures, whose content never changes how a set parses) have 
 content, for the same skill folder, format and skill-eval version. Fixture existence is
 re-checked on every hit. Only sets without errors are cached, so problems are always reported
 fresh. Entries are JSON (never pickle: a store restored from a CI cache is data, not code).
+
+A suite config that passed the schema is remembered alike (``schema_marker``): a no-op run of an
+unchanged config skips jsonschema.
 """
 
 from __future__ import annotations
@@ -116,3 +119,33 @@ class EvalSetCache:
             os.replace(tmp, entry)
         except OSError:
             pass  # a read-only store only costs speed
+
+
+def schema_marker(raw: dict[str, Any], root: Path, rules: int) -> Path | None:
+    """Where the store remembers this exact config passed the schema (a no-op run skips jsonschema)."""
+    store = raw.get("store", ".skill-eval/store")
+    if not isinstance(store, str) or not store:
+        return None
+    try:
+        key = key_of([__version__, rules, str(root), raw])
+    except (TypeError, ValueError):  # YAML values JSON cannot hold (dates): just validate
+        return None
+    folder = Path(store).expanduser()
+    return (folder if folder.is_absolute() else (root / folder).resolve()) / "cache" / "valid-suites" / key
+
+
+def marker_exists(marker: Path) -> bool:
+    try:
+        return marker.exists()
+    except OSError:  # a store path the file system cannot hold: the problems say so
+        return False
+
+
+def remember_valid(marker: Path | None) -> None:
+    if marker is None or marker_exists(marker):
+        return
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass  # a read-only store only costs the schema check next time

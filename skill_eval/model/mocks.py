@@ -32,6 +32,7 @@ from skill_eval.fs.readonce import ReadOnce, quiet
 from skill_eval.intake.yamlpos import loads_yaml
 from skill_eval.model.mockagent import MAX_RECORDING_BYTES, RECORDING, agent_body, mock_digest
 from skill_eval.model.mockrules import rule_problem
+from skill_eval.model.plugins.layout import plugin_name
 
 Report = Callable[[str], None]
 EXTRA = "mcp"  # the optional extra that serves mocks: pip install 'skill-eval[mcp]'
@@ -139,14 +140,6 @@ def plugin_files(root: Path) -> tuple[Path, ...]:
         if isinstance(listed, str):
             out.append(root / listed)
     return tuple(dict.fromkeys(out))
-
-
-def plugin_name(root: Path) -> str:
-    for manifest in _manifests(root):
-        data = _json(manifest)
-        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
-            return data["name"]
-    return root.name
 
 
 def declared_servers(root: Path) -> set[str]:

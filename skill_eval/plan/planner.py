@@ -35,10 +35,11 @@ class Plan:
     project: Project
     adapter: ResolvedAdapter
     runs: list[RunSpec]
-    # name -> adapter, for a suite with ``agents:`` (else empty: every run is ``adapter``'s).
-    agents: dict[str, ResolvedAdapter] = field(default_factory=dict)
     skills: dict[str, SkillDigest] = field(default_factory=dict)
     materials: dict[str, dict[str, Any]] = field(default_factory=dict)  # run key → key material
+    plugin: SkillDigest | None = None  # the plugin loaded whole in the with-skill arm (files: root-relative)
+    # name -> adapter, for a suite with ``agents:`` (else empty: every run is ``adapter``'s).
+    agents: dict[str, ResolvedAdapter] = field(default_factory=dict)
 
     @property
     def suite(self):  # noqa: ANN201 - Suite, avoided import cycle in annotations
@@ -51,7 +52,9 @@ def fixture_material(case: Case, cache: HashCache) -> list[list[str]]:
 
 def run_material(case: Case, variant: str, model: str, iteration: int, adapter: ResolvedAdapter,
                  fixtures: list[list[str]], skill_digest: str | None,
-                 judge: dict[str, Any] | None = None, agent: str | None = None) -> dict[str, Any]:
+                 judge: dict[str, Any] | None = None, plugin_digest: str | None = None,
+                 agent: str | None = None) -> dict[str, Any]:
+    installs = variant == "with_skill" or variant.startswith("ablation:")
     # The agent's name only in a suite with ``agents:``: one ``adapter:`` keeps its keys.
     named = {} if agent is None else {"agent": agent}
     return {
@@ -62,7 +65,10 @@ def run_material(case: Case, variant: str, model: str, iteration: int, adapter: 
         "trigger": case.kind == "trigger",
         "prompt": case.prompt,
         "files": fixtures,
-        "skill": skill_digest if variant == "with_skill" or variant.startswith("ablation:") else None,
+        "skill": skill_digest if installs else None,
+        # The whole plugin the skill belongs to, where it is loaded: only then, so a bare skill's
+        # runs (and every without-skill run) keep their keys.
+        **({"plugin": plugin_digest} if plugin_digest is not None and installs else {}),
         "adapter": adapter.identity,
         "model": model,
         "iteration": iteration,
@@ -121,6 +127,10 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
     n_iter = iterations or suite.iterations
     rounds = rounds or {}
     plan = Plan(project, adapter, [], agents=dict(agents or {}))
+    plugin = suite.plugin
+    if plugin is not None:
+        pdigest, pitems = tree_digest(plugin.root, cache, plugin.excluded, plugin.excluded_files)
+        plan.plugin = SkillDigest(pdigest, dict(pitems))
     who: list[tuple[str | None, ResolvedAdapter]] = list(plan.agents.items()) or [(None, adapter)]
     for se in project.skills:
         skill = se.skill
@@ -136,10 +146,9 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
                         n = rounds.get((skill.name, column), own) if case.kind == "task" else n_iter
                         for it in range(1, n + 1):
                             material = run_material(case, variant, model, it, resolved, fixtures, digest,
-                                                    mock_judge(suite), agent)
+                                                    mock_judge(suite), _plugin_digest(plan), agent)
                             key = key_of(material)
-                            spec = RunSpec(key, skill.name, skill.path, case, variant, model, it, resolved,
-                                           skill.names, agent=agent)
+                            spec = _spec(plan, key, skill, case, variant, model, it, None, agent, resolved)
                             if only and not matches_only(spec, only):
                                 continue
                             plan.runs.append(spec)
@@ -160,14 +169,28 @@ def _ablation_runs(plan: Plan, ablations: tuple[AblatedSkill, ...], skill: Skill
         for model in plan.suite.models:
             for it in range(1, n_iter + 1):
                 material = run_material(case, ablated.variant, model, it, adapter, fixtures, digest,
-                                        mock_judge(plan.suite), agent)
+                                        mock_judge(plan.suite), _plugin_digest(plan), agent)
                 key = key_of(material)
-                spec = RunSpec(key, skill.name, skill.path, case, ablated.variant, model, it, adapter,
-                               skill.names, ablated, agent=agent)
+                spec = _spec(plan, key, skill, case, ablated.variant, model, it, ablated, agent, adapter)
                 if only and not matches_only(spec, only):
                     continue
                 plan.runs.append(spec)
                 plan.materials[key] = material
+
+
+def _plugin_digest(plan: Plan) -> str | None:
+    return plan.plugin.digest if plan.plugin is not None else None
+
+
+def _spec(plan: Plan, key: str, skill: Skill, case: Case, variant: str, model: str, iteration: int,
+          ablated: AblatedSkill | None = None, agent: str | None = None,
+          adapter: ResolvedAdapter | None = None) -> RunSpec:
+    """A run of ``skill``; where it belongs to a plugin, the arms that install it load the plugin
+    (its skill is then reported loaded as ``<plugin>:<skill>``, which the adapters read as the skill)."""
+    plugin = plan.suite.plugin
+    installs = variant == "with_skill" or ablated is not None
+    return RunSpec(key, skill.name, skill.path, case, variant, model, iteration, adapter or plan.adapter,
+                   skill.names, ablated, plugin if installs else None, agent)
 
 
 def matches_only(spec: RunSpec, pattern: str) -> bool:

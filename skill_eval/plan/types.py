@@ -7,6 +7,7 @@ from pathlib import Path
 
 from skill_eval.model.ablation.parts import AblatedSkill
 from skill_eval.model.cases import Case
+from skill_eval.model.plugins.layout import Plugin
 from skill_eval.plan.adapter import ResolvedAdapter
 
 
@@ -24,6 +25,7 @@ class RunSpec:
     adapter: ResolvedAdapter
     skill_names: tuple[str, ...] = ()  # what an agent may report loading it as (folder, SKILL.md name)
     ablation: AblatedSkill | None = None  # an ablation arm: what it removes from the installed copy
+    plugin: Plugin | None = None  # the plugin loaded whole with the skill (with-skill and ablation arms)
     agent: str | None = None  # the agent's name in a suite with ``agents:``; None with one ``adapter:``
 
     @property
@@ -50,3 +52,18 @@ class RunSpec:
     def installs_skill(self) -> bool:
         """The full skill (with_skill) or an ablated copy of it (ablation arms)."""
         return self.variant == "with_skill" or self.ablation is not None
+
+    @property
+    def plugin_rel(self) -> str | None:
+        """Where the run's workspace holds the plugin it loads (``plugins/<folder>``), or None."""
+        return f"plugins/{self.plugin.folder}" if self.plugin is not None and self.installs_skill else None
+
+    @property
+    def skill_rel(self) -> str | None:
+        """Where the run's workspace holds the skill: ``skills/<name>``, or inside the plugin's
+        copy where the skill belongs to a plugin; None in the without-skill arm."""
+        if not self.installs_skill:
+            return None
+        if self.plugin_rel is not None and self.plugin is not None:
+            return f"{self.plugin_rel}/{self.skill_path.resolve().relative_to(self.plugin.root).as_posix()}"
+        return f"skills/{self.skill_name}"

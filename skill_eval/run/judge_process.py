@@ -52,7 +52,7 @@ def resolve_judge(suite: Suite) -> ResolvedAdapter:
         raise InvalidInput(problems)
     as_adapter = AdapterConfig(builtin=judge_builtin(cfg.builtin) if cfg.builtin else None,
                                command=cfg.command, env=cfg.env, version=cfg.version,
-                               options=dict(cfg.options))
+                               options=dict(cfg.options), env_preset=cfg.env_preset)
     resolved = resolve_adapter(dataclasses.replace(suite, adapter=as_adapter))
     argv = (*resolved.argv, "--judge") if cfg.builtin else resolved.argv
     return dataclasses.replace(resolved, name=f"judge {describe_judge(suite)}", argv=argv)

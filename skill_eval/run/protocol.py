@@ -48,6 +48,8 @@ def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
         # Where an adapter that can keep the session writes it (claude-code), for target: trace.
         "session": SESSION,
     }
+    if spec.plugin is not None and skill_rel is not None:  # load it whole: the skill is inside
+        request["plugin"] = {"name": spec.plugin.name, "path": spec.plugin_rel}
     if spec.case.kind == "trigger":
         request["trigger"] = True
     if spec.ablation is not None:
@@ -83,8 +85,7 @@ def planned_replay_key(spec: RunSpec, files: list[list[str]]) -> str:
     """The replay key of the request ``spec`` makes, known without building its workspace:
     ``files`` as the run key's material holds them (``[["inputs/<rel>", sha256], ...]``)."""
     sent = [{"path": path, "sha256": sha} for path, sha in sorted(files)]
-    skill_rel = f"skills/{spec.skill_name}" if spec.installs_skill else None
-    return replay_key(build_request(spec, Path(), sent, skill_rel))
+    return replay_key(build_request(spec, Path(), sent, spec.skill_rel))
 
 
 def _preview(raw: bytes | str, limit: int = 80) -> str:

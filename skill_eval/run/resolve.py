@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from skill_eval.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.builtins import adapter_module, adapter_names
 from skill_eval.model.config import depends_files
+from skill_eval.model.plugins.environment import preset_names
 from skill_eval.model.runsettings import SHELL_TOOLS, tool_name
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
@@ -164,7 +165,8 @@ def _resolve_adapter(suite: Suite) -> ResolvedAdapter:
     describe = getattr(module, "identity_extra", None)
     if describe:
         identity.update(describe(dict(cfg.options), suite))
-    env_names = tuple(dict.fromkeys((*getattr(module, "ENV", ()), *cfg.env)))
+    env_names = tuple(dict.fromkeys((*getattr(module, "ENV", ()), *cfg.env,
+                                     *preset_names(cfg.env_preset, os.environ))))
     return ResolvedAdapter(
         name=name,
         argv=(sys.executable, "-m", module.__name__, *args),

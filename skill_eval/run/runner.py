@@ -176,6 +176,8 @@ def sandboxed_argv(spec: RunSpec, suite: Suite, workspace: Path,
     if adapter.sandbox is None:
         return adapter.argv
     hidden = [suite.store, suite.results, suite.skills_dir, spec.skill_path]
+    if suite.plugin is not None:  # its eval folder above all: the run has its own copy of the rest
+        hidden.append(suite.plugin.root)
     return tuple(sandbox.wrap(adapter.argv, workspace, adapter.network,
                               [*(Path(p) for p in adapter.readable), *private], hidden))
 

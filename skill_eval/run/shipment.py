@@ -58,7 +58,7 @@ class RemoteJob:
 
     @property
     def skill_rel(self) -> str | None:
-        return f"skills/{self.spec.skill_name}" if self.spec.installs_skill else None
+        return self.spec.skill_rel
 
 
 class Packer:
@@ -94,7 +94,10 @@ class Packer:
 
         for fixture in sorted(spec.case.fixtures, key=lambda f: f.rel):
             ship(fixture.source, f"ws/inputs/{_safe_rel(fixture.rel).as_posix()}", "fixture")
-        if spec.installs_skill:  # an ablation arm's copy is cut down on the worker (remote.py)
+        if spec.plugin is not None and spec.plugin_rel is not None:  # the whole plugin, skill inside
+            for f in spec.plugin.files():
+                ship(f, f"ws/{spec.plugin_rel}/{f.relative_to(spec.plugin.root).as_posix()}", "plugin file")
+        elif spec.installs_skill:  # an ablation arm's copy is cut down on the worker (remote.py)
             for f in tree_files(spec.skill_path):
                 ship(f, f"ws/skills/{spec.skill_name}/{f.relative_to(spec.skill_path).as_posix()}",
                      "skill file")

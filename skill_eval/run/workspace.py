@@ -2,8 +2,9 @@
 
 Layout: ``inputs/<rel>`` (fixtures, identical bytes in both modes), ``skills/<name>/``
 (with_skill only, without the skill's ``evals/``; an ablation arm gets the copy with its part
-removed), ``outputs/`` (the conventional place for results), ``home/`` and ``tmp/`` (so HOME and
-TMPDIR point inside the sandbox, not at the user's).
+removed) or, where the skill belongs to a plugin, ``plugins/<folder>/`` (the whole plugin but its
+eval folder, model/plugins/), ``outputs/`` (the conventional place for results), ``home/`` and
+``tmp/`` (so HOME and TMPDIR point inside the sandbox, not at the user's).
 
 Every regular file the adapter leaves anywhere else (``outputs/x.json``, ``report.md``) is kept
 with the run: checks such as ``file_exists`` name files by their workspace-relative path.
@@ -35,7 +36,7 @@ from skill_eval.run.containment import cgroup, owner, reaper
 
 _CHUNK = 1 << 20
 # Not the adapter's work: the fixtures and skill it was given, its private home and temp folders.
-NOT_KEPT = ("inputs", "skills", "home", "tmp")
+NOT_KEPT = ("inputs", "skills", "plugins", "home", "tmp")
 PREFIX = "skill-eval-ws-"
 JOB_PREFIX = "skill-eval-job-"  # a run shipped to a worker (run/remote.py): <JOB_PREFIX><pid>-<random>
 MAX_KEPT_FILES = 2000  # the suite's max_kept_files when not given
@@ -175,10 +176,11 @@ def _copy_hashing(src: Path, dst: Path) -> str:
     return digest.hexdigest()
 
 
-def copy_skill(src: Path, dst: Path) -> None:
-    """Exactly the files the run key's skill digest covers (hashing.tree_files): what the
-    adapter receives and what the key says it received never differ."""
-    for f in tree_files(src):
+def copy_skill(src: Path, dst: Path, files: list[Path] | None = None) -> None:
+    """Exactly the files the run key's skill digest covers (hashing.tree_files; ``files``: a
+    plugin's, Plugin.files): what the adapter receives and what the key says it received never
+    differ."""
+    for f in tree_files(src) if files is None else files:
         target = dst / f.relative_to(src)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(f, target)  # keeps the mode: bundled scripts stay executable
@@ -223,11 +225,13 @@ def prepare_workspace(spec: RunSpec, base: Path | None = None) -> Workspace:
                 raise AdapterError(f"fixture {fixture.source} could not be copied: "
                                    f"{exc.strerror or exc}") from None
             files.append({"path": f"inputs/{rel.as_posix()}", "sha256": sha})
-        skill_rel = None
-        if spec.installs_skill:
-            skill_rel = f"skills/{spec.skill_name}"
+        skill_rel = spec.skill_rel
+        if skill_rel is not None:
             try:
-                copy_skill(spec.skill_path, path / skill_rel)
+                if spec.plugin is not None and spec.plugin_rel is not None:
+                    copy_skill(spec.plugin.root, path / spec.plugin_rel, spec.plugin.files())
+                else:
+                    copy_skill(spec.skill_path, path / skill_rel)
                 if spec.ablation is not None:
                     ablate_copy(path / skill_rel, spec.ablation)
             except (OSError, shutil.Error) as exc:

@@ -27,7 +27,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Protocol
 
 from skill_eval.errors import StoreError
@@ -35,13 +35,19 @@ from skill_eval.fs import sharedfiles
 from skill_eval.fs.storage import fault_of, writing
 from skill_eval.intake.textcheck import clean
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
-from skill_eval.store.keptnames import KeptNames, printable
-from skill_eval.store.redact import redact, redact_bytes, redact_json, redact_json_lines
+from skill_eval.store.entryfiles import (
+    FILES,
+    SESSION,
+    keep_files,
+    kept_dirs,
+    parses,
+    session_and_created,
+    walk_files,
+)
+from skill_eval.store.keptnames import printable
+from skill_eval.store.redact import redact, redact_json, redact_json_lines
 
 MANIFEST = "COMPLETE.json"
-FILES = "files"  # the kept workspace files of an entry
-SESSION = "session.jsonl"  # the session as JSON lines, when the adapter kept one
-LEGACY_OUTPUTS = "outputs"  # entries stored before workspace files were kept
 _RESERVED_KINDS = {"runs", "errors", "tmp", "lock"}
 
 
@@ -123,9 +129,9 @@ class Store:
                 (tmp / name).write_bytes(data)
                 manifest[name] = hashlib.sha256(data).hexdigest()
             if outputs is not None and outputs.is_dir():
-                kept += [(f"outputs/{rel}", src.read_bytes()) for rel, src in _walk_files(outputs)]
+                kept += [(f"outputs/{rel}", src.read_bytes()) for rel, src in walk_files(outputs)]
             (tmp / FILES).mkdir()
-            manifest.update(_keep_files(kept, tmp / FILES, not_kept))
+            manifest.update(keep_files(kept, tmp / FILES, not_kept))
             if not_kept:
                 meta["files_not_kept"] = not_kept = redact_json(not_kept)
             (tmp / "meta.json").write_bytes(_dump(meta))
@@ -143,9 +149,9 @@ class Store:
         if self.tier is not None:
             self.tier.stored("runs", key)
         limits = meta.get("limits")
-        return RunResult(key, response, duration_s, *_kept_dirs(self.run_dir(key)), not_kept=not_kept,
+        return RunResult(key, response, duration_s, *kept_dirs(self.run_dir(key)), not_kept=not_kept,
                          limits=limits if isinstance(limits, dict) else None,
-                         **_session_and_created(self.run_dir(key), meta))
+                         **session_and_created(self.run_dir(key), meta))
 
     def adopt_run(self, key: str, files: dict[str, bytes]) -> None:
         """Install an entry another store made (fetched and verified by the caller), as it was
@@ -203,9 +209,9 @@ class Store:
             return None
         meta = self.get_meta(key) or {}
         limits = meta.get("limits")
-        return RunResult(key, response, duration, *_kept_dirs(target),
+        return RunResult(key, response, duration, *kept_dirs(target),
                          limits=limits if isinstance(limits, dict) else None,
-                         **_session_and_created(target, meta))
+                         **session_and_created(target, meta))
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         try:
@@ -216,7 +222,7 @@ class Store:
     def _verified(self, entry: Path) -> bool:
         try:
             manifest = json.loads((entry / MANIFEST).read_bytes())["files"]
-            return all(_sha256_file(entry / rel) == sha for rel, sha in manifest.items()) and _parses(entry)
+            return all(_sha256_file(entry / rel) == sha for rel, sha in manifest.items()) and parses(entry)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return False
 
@@ -348,72 +354,3 @@ def redact_response(response: AdapterResponse) -> AdapterResponse:
                      for e in response.events),
         usage={redact(k): v for k, v in response.usage.items()},
     )
-
-
-def _parses(entry: Path) -> bool:
-    """Whether what is read back as JSON reads: meta.json and the recordings held in its strings
-    (an entry written by a version whose redaction broke JSON verifies by its checksums, yet
-    could not be read)."""
-    meta = json.loads((entry / "meta.json").read_bytes()) if (entry / "meta.json").exists() else {}
-    for rec in meta.get("mock_recordings") or []:
-        if isinstance(rec, dict) and isinstance(rec.get("text"), str):
-            json.loads(rec["text"])
-    return True
-
-
-def _session_and_created(entry: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    created, calls = meta.get("created"), meta.get("mock_calls")
-    return {"session_path": entry / SESSION if (entry / SESSION).is_file() else None,
-            "created": tuple(created) if isinstance(created, list) else None,
-            "mock_calls": tuple(c for c in calls if isinstance(c, dict)) if isinstance(calls, list) else None}
-
-
-def _kept_dirs(entry: Path) -> tuple[Path | None, Path | None]:
-    """(outputs_dir, files_dir) of a stored entry; an older entry has only outputs/."""
-    files = entry / FILES
-    if files.is_dir():
-        outputs = files / "outputs"
-        return (outputs if outputs.is_dir() else None), files
-    legacy = entry / LEGACY_OUTPUTS
-    return (legacy if legacy.is_dir() else None), None
-
-
-def _walk_files(src: Path) -> list[tuple[str, Path]]:
-    """Regular files under ``src`` as (posix rel, path); symlinks are skipped (they could point
-    at anything on the machine)."""
-    found = []
-    for folder, dirs, names in os.walk(src):
-        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
-        for name in sorted(names):
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            found.append((path.relative_to(src).as_posix(), path))
-    return found
-
-
-def _keep_files(kept: Sequence[tuple[str, bytes]], dst: Path, not_kept: dict[str, str]) -> dict[str, str]:
-    """Write the kept files, each redacted (as text, or as bytes when not UTF-8), under names
-    made printable and unique; a file that cannot be written under its name joins ``not_kept``.
-    Returns {"files/<rel>": sha256}."""
-    manifest: dict[str, str] = {}
-    names = KeptNames()
-    for rel, raw in kept:
-        if PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts:
-            continue  # never written outside the entry, whoever passed it
-        name, why = names.stored(rel)  # a file name can be a secret too: redacted there
-        if name is None:
-            not_kept[printable(rel)] = why
-            continue
-        data = redact_bytes(raw)
-        out = dst / name
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(data)
-        except OSError as exc:
-            if fault_of(exc, out) is not None:
-                raise  # our disk is full or read-only: not this file's fault
-            not_kept[printable(rel)] = f"could not be stored: {exc.strerror or exc}"
-            continue
-        manifest[f"{FILES}/{name}"] = hashlib.sha256(data).hexdigest()
-    return manifest

@@ -1,4 +1,6 @@
 """``skill-eval init [DIR]``: a suite, a skill and (for ``command``) an offline adapter to start from.
+In a Claude Code plugin's folder: only the suite ``claude plugin eval`` runs over it
+(model/plugins/folder_suite.py), no placeholder skill.
 
 Never overwrites: every file that exists is kept as it is and said so, so a second ``init``
 changes nothing. The templates are package data (templates/init/), not strings in code.
@@ -15,6 +17,7 @@ from string import Template
 
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.model.evaldraft import INPUT_FILE, draft_evals
+from skill_eval.model.plugins.folder_suite import plugin_folder, suite_text
 
 SUITE_FILE = "skill-eval.yaml"
 ADAPTERS = ("command", "claude-code", "codex", "gemini", "opencode", "vibe", "openai")
@@ -73,9 +76,13 @@ def init_project(root: Path, skill: str | None = None, adapter: str = "command")
     if adapter not in ADAPTERS:
         known = ", ".join(ADAPTERS)
         raise InvalidInput([Problem("--adapter", f"unknown adapter '{adapter}'; one of {known}")])
+    done: list[Written] = []
+    plugin = plugin_folder(root) if root.is_dir() and skill is None else None
+    if plugin is not None and plugin == root.resolve():
+        _put(root / SUITE_FILE, suite_text(plugin), done)
+        return done
     root.mkdir(parents=True, exist_ok=True)
     names = _skill_names(root, skill)
-    done: list[Written] = []
     suite = Template(_template("suite.yaml")).substitute(
         suite=_slug(root.resolve().name), skill=names[0] if len(names) == 1 else "*",
         adapter=_ADAPTER_BLOCKS[adapter])
@@ -98,6 +105,9 @@ def init_project(root: Path, skill: str | None = None, adapter: str = "command")
 
 def next_steps(root: Path, adapter: str) -> list[str]:
     suite = root / SUITE_FILE
+    if plugin_folder(root) == root.resolve() and suite.is_file() and "plugin: ." in suite.read_text("utf-8"):
+        return [f"skill-eval validate {root}", f"skill-eval run {root}   (the claude-code adapter calls a "
+                "real model: set ANTHROPIC_API_KEY or log claude in; docs/dialects.md#plugins)"]
     steps = [f"skill-eval validate {suite}", f"skill-eval run {suite}"]
     edits = ["edit SKILL.md (name, description, instructions) and evals/evals.json: every "
              "'TODO(skill-eval init)' marks a placeholder"]

@@ -23,7 +23,10 @@ def inspect_file(path: Path, format: str | None = None, display: str | None = No
                 "readable": False}
     checks = sum(len(c.checks) for c in evalset.cases)
     rubric = sum(len(c.rubric) for c in evalset.cases)
-    problems = [*evalset.problems, *case_problems(evalset, path, shown)]
+    # A set with errors is refused before its cases are looked at (as `validate` does): a case
+    # whose grader was refused is not also a case "with no checks".
+    readable = not any(p.is_error for p in evalset.problems)
+    problems = [*evalset.problems, *(case_problems(evalset, path, shown) if readable else ())]
     return {
         "path": shown,
         "format": evalset.format,
@@ -37,7 +40,7 @@ def inspect_file(path: Path, format: str | None = None, display: str | None = No
         "unmapped": list(evalset.unmapped),
         "settings": _settings(evalset.cases),
         "problems": [p.format() for p in problems],
-        "readable": not any(p.is_error for p in evalset.problems),
+        "readable": readable,
     }
 
 

@@ -35,6 +35,7 @@ class AdapterConfig:
     depends: tuple[str, ...] = ()  # globs (from the suite's folder) of files the adapter reads: its identity
     sandbox: str | None = None  # "bwrap": run the adapter in a bubblewrap sandbox (run/sandbox.py)
     network: str = "host"  # in the sandbox: "host" or "none" (a network namespace of its own)
+    env_preset: str | None = None  # "plugin-eval": what claude plugin eval passes (model/plugins/environment)
 
     @property
     def name(self) -> str:
@@ -72,7 +73,7 @@ def read_adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
         responses=resolve_path(root, responses) if responses else None,
         depends=tuple(str(g) for g in raw.get("depends", ())),
         sandbox=raw.get("sandbox") if raw.get("sandbox") not in (None, "none") else None,
-        network=str(raw.get("network") or "host"),
+        network=str(raw.get("network") or "host"), env_preset=raw.get("env_preset"),
     )
 
 

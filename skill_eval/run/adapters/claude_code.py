@@ -4,7 +4,8 @@ Reads a protocol-v1 request on stdin, runs ``claude -p --output-format stream-js
 in the workspace and answers ``{output, events, usage}`` on stdout.
 
 - with_skill: the skill (copied by the runner to ``skills/<name>/``) is moved to
-  ``.claude/skills/<name>/``, where Claude Code discovers project skills.
+  ``.claude/skills/<name>/``, where Claude Code discovers project skills; a skill that belongs to
+  a plugin (the request's ``plugin``) comes with the whole plugin, loaded with ``--plugin-dir``.
 - without_skill: ``skills/`` is removed, so nothing skill-like is left in the workspace.
 - Isolation: HOME (and CLAUDE_CONFIG_DIR) point inside the workspace, so the user's own
   ``~/.claude`` skills, settings and memory can neither shadow nor leak into either variant.
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skill_eval.run.adapters.claude_flags import mcp_args, settings_args
+from skill_eval.run.adapters.claude_flags import mcp_args, plugin_args, settings_args
 from skill_eval.run.adapters.claude_stream import StreamRead, parse_claude_stream, write_session
 from skill_eval.run.adapters.shared import bundled_skills
 from skill_eval.run.adapters.shared.agentcli import (
@@ -186,6 +187,7 @@ def run_claude(args: argparse.Namespace, prompt: str, workspace: Path, env: dict
     argv += settings_args(getattr(args, "settings", None) or {}, bool(args.permission_mode),
                           [t for s in servers for t in s.get("tools") or []])
     argv += mcp_args(servers)
+    argv += plugin_args(getattr(args, "plugin", None))
     if getattr(args, "history", None):  # the transcript to resume; the prompt is the next turn
         argv += ["--resume", args.history]
     argv += list(args.extra_arg or [])
@@ -338,7 +340,9 @@ def _main(argv: Sequence[str] | None) -> int:
         fail("request 'prompt' must be a string")
     args.model = model_for(request, args.model)
     workspace = workspace_of(request)
-    args.tested_skill = prepare_skill(request, workspace, [INSTALL_DIR])
+    args.plugin = _plugin_dir(request, workspace)
+    installs = [] if args.plugin is not None else [INSTALL_DIR]  # a plugin's skill is loaded with it
+    args.tested_skill = prepare_skill(request, workspace, installs)
     env = claude_env(workspace, args.base_url)
     args.settings = request.get("settings") if isinstance(request.get("settings"), dict) else {}
     env.update({str(k): str(v) for k, v in (args.settings.get("env") or {}).items()
@@ -355,9 +359,22 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         got = run_claude(args, prompt, workspace, env)
     finally:
-        remove_installed(workspace, [INSTALL_DIR], args.tested_skill)
+        remove_installed(workspace, installs, args.tested_skill)
     write_json(got.response())
     return 0
+
+
+def _plugin_dir(request: dict[str, Any], workspace: Path) -> Path | None:
+    """The request's ``plugin`` (``{name, path}``, with_skill only) as its folder in the workspace."""
+    plugin = request.get("plugin")
+    if plugin is None:
+        return None
+    if not isinstance(plugin, dict) or not isinstance(plugin.get("path"), str) or not plugin["path"]:
+        fail("request 'plugin' must be an object with 'name' and 'path'")
+    folder = (workspace / plugin["path"]).resolve()
+    if not folder.is_relative_to(workspace) or not folder.is_dir():
+        fail(f"plugin path {plugin['path']!r} is not a folder in the workspace")
+    return folder
 
 
 def main(argv: Sequence[str] | None = None) -> int:

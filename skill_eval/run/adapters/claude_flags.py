@@ -1,12 +1,14 @@
 """A request's case settings and mocked MCP servers as Claude Code's own flags (the builtin
 claude-code adapter): ``--max-turns``, ``--permission-mode dontAsk`` with ``--allowedTools`` /
 ``--disallowedTools``, ``--append-system-prompt``, and ``--mcp-config`` with
-``--strict-mcp-config`` so the mocked servers are the session's only MCP servers."""
+``--strict-mcp-config`` so the mocked servers are the session's only MCP servers; and the plugin
+a with-skill run loads whole, ``--plugin-dir``, as ``claude plugin eval`` loads it."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -41,3 +43,10 @@ def mcp_args(servers: Sequence[dict[str, Any]]) -> list[str]:
                          "env": {str(k): str(v) for k, v in (s.get("env") or {}).items()}}
         for s in servers}}
     return ["--mcp-config=" + json.dumps(config), "--strict-mcp-config"]
+
+
+def plugin_args(folder: Path | None) -> list[str]:
+    """The request's plugin (its copy in the workspace) loaded for this session only: its
+    commands, agents, hooks, skills and MCP servers (the declared servers stay unstarted:
+    ``--strict-mcp-config`` keeps to the mocked ones, as plugin eval's default ``--mocks record``)."""
+    return ["--plugin-dir", str(folder)] if folder is not None else []

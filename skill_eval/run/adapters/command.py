@@ -15,6 +15,7 @@ from typing import Any
 
 from skill_eval.errors import InvalidInput
 from skill_eval.model.config import Suite
+from skill_eval.model.plugins.environment import preset_names
 from skill_eval.model.suitechecks.adapter_command import INTERPRETER, suite_command_problems
 from skill_eval.plan.adapter import ResolvedAdapter
 
@@ -63,4 +64,5 @@ def resolve_command(suite: Suite) -> ResolvedAdapter:
         "sha256": _sha256(Path(target)),
         "version": cfg.version,
     }
-    return ResolvedAdapter(name="command", argv=tuple(argv), env_names=tuple(cfg.env), identity=identity)
+    return ResolvedAdapter(name="command", argv=tuple(argv), env_names=tuple(dict.fromkeys(
+        (*cfg.env, *preset_names(cfg.env_preset, os.environ)))), identity=identity)
