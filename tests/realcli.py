@@ -30,8 +30,11 @@ REPO = Path(__file__).resolve().parents[1]
 SKILL = "csv-summary"
 SETS = ("newest", "oldest")
 PLUGIN_EVAL_SETS = ("newest", "plugin-eval-oldest")
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex",
+            "gemini": "@google/gemini-cli", "opencode": "opencode-ai"}
 _PIN_KEYS = {("claude", "oldest"): "CLAUDE_CODE_OLDEST", ("codex", "oldest"): "CODEX_OLDEST",
+             ("gemini", "oldest"): "GEMINI_CLI_OLDEST", ("opencode", "oldest"): "OPENCODE_OLDEST",
+             ("vibe", "oldest"): "VIBE_OLDEST",
              ("claude", "plugin-eval-oldest"): "CLAUDE_PLUGIN_EVAL_OLDEST"}
 
 
@@ -64,7 +67,8 @@ def installed_version(exe: Path, name: str) -> str | None:
 
 
 def cli(name: str, which: str = "newest") -> Path:
-    """The ``which`` set's executable ``name`` ("claude", "codex"); skips the test if missing."""
+    """The ``which`` set's executable ``name`` ("claude", "codex", "gemini", "opencode"); skips
+    the test if missing."""
     for prefix in _prefixes(which):
         exe = prefix / "node_modules" / ".bin" / name
         if exe.exists() and os.access(exe, os.X_OK):
@@ -76,6 +80,27 @@ def cli(name: str, which: str = "newest") -> Path:
     where = " or ".join(str(p) for p in _prefixes(which))
     pytest.skip(f"the {which} real {name} CLI is not installed under {where} (.ci/run installs it "
                 "with npm when npm and the registry are reachable; or set SKILL_EVAL_NPM_PREFIX)")
+
+
+def vibe_cli(which: str = "newest") -> Path:
+    """Mistral Vibe (PyPI mistral-vibe, Python >= 3.12) of set ``which``, from its own venv:
+    ``<base>/<which>/bin/vibe`` for the base $SKILL_EVAL_VIBE_PREFIX, else .ci/vibe (where .ci/run
+    installs it), else ~/.cache/skill-eval-vibe; skips the test if missing or not the pin."""
+    env = os.environ.get("SKILL_EVAL_VIBE_PREFIX")
+    bases = [Path(env)] if env else [REPO / ".ci" / "vibe", Path.home() / ".cache" / "skill-eval-vibe"]
+    for base in bases:
+        exe = base / which / "bin" / "vibe"
+        if exe.exists() and os.access(exe, os.X_OK):
+            found = sorted((base / which / "lib").glob("python3*/site-packages/mistral_vibe-*.dist-info"))
+            version = found[-1].name.removesuffix(".dist-info").split("-")[1] if found else None
+            if which != "newest" and version != pinned("vibe", which):
+                pin = pinned("vibe", which)
+                pytest.skip(f"{exe} is mistral-vibe {version}, not the pinned {which} {pin}")
+            return exe
+    where = " or ".join(str(b / which) for b in bases)
+    pytest.skip(f"the {which} Mistral Vibe is not installed under {where} "
+                "(.ci/run installs it into a Python >= 3.12 venv when one is found; or set "
+                "SKILL_EVAL_VIBE_PREFIX)")
 
 
 EVALS = {
@@ -90,6 +115,8 @@ EVALS = {
 
 
 class Project:
+    """``adapter_yaml``: the adapter mapping's lines; or a whole ``agents:`` block (several agents)."""
+
     def __init__(self, root: Path, adapter_yaml: str, iterations: int = 1, timeout: int = 60,
                  evals: dict[str, Any] | None = None, judge_yaml: str = "", jobs: int = 2):
         self.root = root
@@ -104,7 +131,7 @@ class Project:
         self.suite = root / "suite.yaml"
         self.suite.write_text(
             "suite: real\nskills_dir: skills\nskills: ['*']\n"
-            f"adapter:\n{adapter_yaml}"
+            + (adapter_yaml if adapter_yaml.startswith("agents:") else f"adapter:\n{adapter_yaml}")
             + (f"judge:\n{judge_yaml}" if judge_yaml else "")
             + f"iterations: {iterations}\njobs: {jobs}\ntimeout_seconds: {timeout}\n"
             "store: .store\nresults: results\n")
@@ -135,6 +162,12 @@ class Project:
 
 def skills_loaded(response: dict) -> list[str]:
     return [e["name"] for e in response["events"] if e["type"] == "skill_loaded"]
+
+
+def agent_entry(name: str, adapter_yaml: str) -> str:
+    """One ``agents:`` entry from an adapter mapping's lines (as claude_yaml writes them)."""
+    lines = adapter_yaml.rstrip("\n").split("\n")
+    return f"  - name: {name}\n" + "".join(f"  {line}\n" for line in lines)
 
 
 def claude_yaml(exe: Path, base_url: str, extra: str = "") -> str:

@@ -14,7 +14,7 @@ from skill_eval.errors import InvalidInput
 from skill_eval.model.config import Suite, load_suite
 
 DATA = Path(__file__).parent / "data" / "test_config"
-SUITE_KEYS = ("ablations, adapter, adaptive, allow_scripts, allow_tools, both_arms, executor, gate, "
+SUITE_KEYS = ("ablations, adapter, adaptive, agents, allow_scripts, allow_tools, both_arms, executor, gate, "
               "include_unscorable, iterations, jobs, judge, "
               "max_cost_usd, max_kept_files, max_output_bytes, minimum_lift, models, plugin, remote, "
               "results, "
@@ -169,7 +169,8 @@ BAD = {
         "adapter-both.yaml:3:1: adapter: set either 'builtin' or 'command', not both; remove one of them"],
     "adapter-unknown-builtin.yaml": [
         "adapter-unknown-builtin.yaml:4:3: adapter.builtin: unknown builtin 'claude-cod' (did you mean "
-        "'claude-code'?); use one of claude-code, codex, demo, openai, openai-compat, replay, or "
+        "'claude-code'?); use one of claude-code, codex, demo, gemini, openai, openai-compat, opencode, "
+        "replay, vibe, or "
         "'command: [...]' for your own"],
     "judge-empty.yaml": [
         "judge-empty.yaml:3:1: judge: needs 'builtin' or 'command'; add one (e.g. command: [python3, "

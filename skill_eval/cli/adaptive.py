@@ -41,11 +41,11 @@ def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None
     complete: dict[tuple[str, str, int], bool] = defaultdict(lambda: True)
     for spec in engine.plan.runs:
         if spec.case.kind == "task" and spec.variant in VARIANTS:
-            slot = (spec.skill_name, spec.model, spec.iteration)
+            slot = (spec.skill_name, spec.column, spec.iteration)
             complete[slot] = complete[slot] and engine.stored(spec.key)
     out: Rounds = {}
     for se in project.skills:
-        for model in project.suite.models:
+        for model in project.suite.columns:
             n = 0
             while n < settings.max_iterations and complete.get((se.skill.name, model, n + 1), False):
                 n += 1

@@ -79,10 +79,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def adapter_problems(project) -> list[Problem]:  # noqa: ANN001
     """What `run` refuses when it resolves the adapter (a builtin's unknown option, replay
     without recordings, an unreadable depends file), reported by validate with the same words."""
-    from skill_eval.run.resolve import resolve_adapter
+    from skill_eval.run.resolve import resolve_adapter, resolve_agents
 
     try:
         resolve_adapter(project.suite)
+        resolve_agents(project.suite)
     except InvalidInput as exc:
         return list(exc.problems)
     return folder_argument_warnings(project.suite)

@@ -97,7 +97,8 @@ def _args_init(x: argparse.ArgumentParser) -> None:
     x.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
     x.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
                                                    "else DIR's name)")
-    x.add_argument("--adapter", default="command", choices=["command", "claude-code", "codex", "openai"],
+    x.add_argument("--adapter", default="command",
+                   choices=["command", "claude-code", "codex", "gemini", "opencode", "vibe", "openai"],
                    help="command (default): an offline echo adapter to edit; or a builtin agent")
 
 

@@ -72,8 +72,7 @@ def run_suite(suite_path: str | Path, options: RunOptions, split: str | None = N
     only = set(check.changed) if check is not None else None
     project = load_project(suite_path, split, only_skills=only)
     if options.sandbox:
-        boxed = dataclasses.replace(suite.adapter, sandbox=options.sandbox)
-        suite = dataclasses.replace(suite, adapter=boxed)
+        suite = suite.sandboxed(options.sandbox)
         project = dataclasses.replace(project, suite=suite)
     suite = with_run_options(suite, options)
     project = dataclasses.replace(project, suite=suite)
@@ -123,7 +122,7 @@ def _run_locked(project: Project, store: Store, options: RunOptions, split: str 
     # The fingerprint is taken before any file is hashed: a file edited while we run changes
     # its stat after this point, so the next run looks closer instead of trusting the fast path.
     adapter = resolve_adapter(suite)
-    if adapter.sandbox is not None:
+    if adapter.sandbox is not None or any(a.sandbox is not None for a in suite.adapters()):
         from skill_eval.run.sandbox import SandboxUnavailable, require
 
         try:

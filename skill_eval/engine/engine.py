@@ -30,7 +30,7 @@ from skill_eval.plan.planner import Plan, make_plan, matches_only, shard
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.judge_process import JudgeProcess
 from skill_eval.run.process import kill_all
-from skill_eval.run.resolve import resolve_adapter
+from skill_eval.run.resolve import resolve_adapter, resolve_agents
 from skill_eval.run.runner import index_replay
 from skill_eval.run.unscorable import SameCause
 from skill_eval.run.workspace import remove_live
@@ -72,14 +72,14 @@ class Engine:
         self.options = options or RunOptions()
         self.cache = cache or project.hashes or HashCache(store.root / "hashcache.json")
         self.adapter = adapter or resolve_adapter(self.suite)
-        # The values of the variables handed to the adapter and the judge are secrets at every
-        # sink from now on (a key is no less a secret for having no known shape).
-        judge_env = self.suite.judge.env if self.suite.judge else ()
-        register_env(secret_env_names((*self.suite.adapter.env, *judge_env), self.adapter.env_names))
+        self.agents = resolve_agents(self.suite)  # name -> adapter with ``agents:``; else empty
+        # What the adapters and the judge are handed is secret at every sink from now on.
+        builtin = dict.fromkeys(n for a in (self.adapter, *self.agents.values()) for n in a.env_names)
+        register_env(secret_env_names(self.suite.allow_listed_env(), builtin))
         # The plan always holds every run of the suite (tables are built from all of them);
         # --only and --shard narrow what runs, in selected_runs().
         self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations,
-                                    rounds={(s, m): n for s, m, n in self.options.rounds})
+                                    rounds={(s, m): n for s, m, n in self.options.rounds}, agents=self.agents)
         # The sequential rule's settings when tables report a decision (`--until-decided` or the
         # suite's `adaptive:` key), else None.
         self.adaptive = self.options.until_decided or self.suite.adaptive

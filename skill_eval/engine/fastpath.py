@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from skill_eval import __version__
 from skill_eval.fs import sharedfiles
 from skill_eval.fs.hashing import changed_ns, is_racy, recorded_at
 from skill_eval.fs.storage import writes, writing
+from skill_eval.model.builtins import CLI_BINARIES
 from skill_eval.model.config import Suite, depends_files
 from skill_eval.plan.keys import GRADER_VERSION
 
@@ -169,18 +170,19 @@ def _ours(path: Path, suite: Suite) -> bool:
 
 def _adapter_files(suite: Suite) -> list[str]:
     out = []
-    for argv in (suite.adapter.command or (), (suite.judge.command or ()) if suite.judge else ()):
+    adapters = suite.adapters()
+    for argv in (*(a.command or () for a in adapters), (suite.judge.command or ()) if suite.judge else ()):
         for arg in argv:
             if os.path.isfile(arg):
                 out.append(arg)
-    # Files the adapter reads (adapter.depends): globbed now, so an added match is seen too.
-    out += [str(p) for p in depends_files(suite)]
+    # Files the adapters read (adapter.depends): globbed now, so an added match is seen too.
+    for adapter in adapters:
+        out += [str(p) for p in depends_files(replace(suite, adapter=adapter))]
     # The agent CLI a builtin drives (its version is in the run key): an upgrade must be seen.
-    builtin_bins = {"claude_code": ("claude", "claude_bin"), "codex": ("codex", "codex_bin")}
-    for cfg in (suite.adapter, suite.judge):
+    for cfg in (*adapters, suite.judge):
         name = str(getattr(cfg, "builtin", None) or "").replace("-", "_") if cfg else ""
-        if name in builtin_bins:
-            default, option = builtin_bins[name]
+        if name in CLI_BINARIES:
+            default, option = CLI_BINARIES[name]
             binary = str((getattr(cfg, "options", None) or {}).get(option) or default)
             found = shutil.which(binary)
             out.append(found or f"<no {binary}>")

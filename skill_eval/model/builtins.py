@@ -20,6 +20,19 @@ ADAPTERS: dict[str, str] = {
     "codex": "codex",
     "openai": "openai_compat",
     "openai_compat": "openai_compat",
+    "gemini": "gemini",
+    "opencode": "opencode",
+    "vibe": "vibe",
+}
+
+# Builtins that drive an agent CLI: its default executable and the option naming another. The
+# CLI's version is in the run key, so the fast path watches the executable.
+CLI_BINARIES: dict[str, tuple[str, str]] = {
+    "claude_code": ("claude", "claude_bin"),
+    "codex": ("codex", "codex_bin"),
+    "gemini": ("gemini", "gemini_bin"),
+    "opencode": ("opencode", "opencode_bin"),
+    "vibe": ("vibe", "vibe_bin"),
 }
 
 # Builtins that serve ``--judge``; the offline demo/replay adapters do not.

@@ -3,41 +3,30 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skill_eval.errors import InvalidInput, Problem, did_you_mean
+from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.schemas_io import describe_value, schema_problems
 from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.model.ablation.parts import Ablation, default_name
 from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
-from skill_eval.model.builtins import adapter_module, adapter_names, judge_builtin, judge_problems
+from skill_eval.model.agents.configs import (
+    AdapterConfig,
+    AgentConfig,
+    adapter_entry_problems,
+    agents_problems,
+    read_adapter,
+    read_agents,
+)
+from skill_eval.model.agents.configs import resolve_path as _resolve
+from skill_eval.model.builtins import judge_builtin, judge_problems
 from skill_eval.model.evalcache import marker_exists, remember_valid, schema_marker
 from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_config, remote_config
 from skill_eval.model.plugins.folder_suite import suite_source
 from skill_eval.model.plugins.layout import Plugin, load_plugin, suite_plugin
 from skill_eval.model.runsettings import CaseRunOptions
-
-DEFAULT_ADAPTER = "demo"
-
-
-@dataclass(frozen=True)
-class AdapterConfig:
-    builtin: str | None = None
-    command: tuple[str, ...] | None = None
-    env: tuple[str, ...] = ()
-    version: str | None = None
-    options: dict[str, Any] = field(default_factory=dict, hash=False)
-    responses: Path | None = None  # replay: recorded responses (folder or another store)
-    depends: tuple[str, ...] = ()  # globs (from the suite's folder) of files the adapter reads: its identity
-    sandbox: str | None = None  # "bwrap": run the adapter in a bubblewrap sandbox (run/sandbox.py)
-    network: str = "host"  # in the sandbox: "host" or "none" (a network namespace of its own)
-    env_preset: str | None = None  # "plugin-eval": what claude plugin eval passes (model/plugins/environment)
-
-    @property
-    def name(self) -> str:
-        return self.builtin or "command"
 
 
 @dataclass(frozen=True)
@@ -95,6 +84,29 @@ class Suite:
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
     threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (comparison/plugin_scores)
     plugin: Plugin | None = None  # the plugin the skills belong to: loaded whole in the with-skill arm
+    # ``agents:``: several agents, each a column of the tables beside the model; () with one
+    # ``adapter:`` (then ``adapter`` is it; with agents, ``adapter`` is the first agent's).
+    agents: tuple[AgentConfig, ...] = ()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The tables' columns: the models, or with ``agents:`` each agent x model (``agent/model``)."""
+        if not self.agents:
+            return self.models
+        return tuple(column(a.name, m) for a in self.agents for m in self.models)
+
+    def adapters(self) -> tuple[AdapterConfig, ...]:
+        """Every adapter the suite runs (the agents', or the one ``adapter:``)."""
+        return tuple(a.adapter for a in self.agents) or (self.adapter,)
+
+    def allow_listed_env(self) -> tuple[str, ...]:
+        """Every variable the suite allow-lists for its adapters and its judge."""
+        return (*(n for a in self.adapters() for n in a.env), *(self.judge.env if self.judge else ()))
+
+    def sandboxed(self, box: str) -> Suite:
+        """The suite with every adapter in sandbox ``box`` (``run --sandbox``)."""
+        agents = tuple(replace(a, adapter=replace(a.adapter, sandbox=box)) for a in self.agents)
+        return replace(self, adapter=replace(self.adapter, sandbox=box), agents=agents)
 
     @property
     def root(self) -> Path:
@@ -104,6 +116,11 @@ class Suite:
     def display(self, path: Path) -> str:
         """A path as shown to users: relative to the current folder when it is inside it."""
         return display_path(path)
+
+
+def column(agent: str | None, model: str) -> str:
+    """A table column: the model, or ``agent/model`` in a suite with ``agents:``."""
+    return model if agent is None else f"{agent}/{model}"
 
 
 def describe_judge(suite: Suite) -> str:
@@ -126,33 +143,6 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def _resolve(root: Path, value: str) -> Path:
-    p = Path(value).expanduser()
-    return p if p.is_absolute() else (root / p).resolve()
-
-
-def _adapter(raw: dict[str, Any], root: Path) -> AdapterConfig:
-    command = raw.get("command")
-    if command:
-        # A relative script path resolves from the config's folder, as users expect.
-        first = command[0]
-        if ("/" in first or first.startswith(".")) and not Path(first).is_absolute():
-            command = [str(_resolve(root, first)), *command[1:]]
-        command = tuple(str(c) for c in command)
-    responses = raw.get("responses")
-    return AdapterConfig(
-        builtin=raw.get("builtin") or (None if command else DEFAULT_ADAPTER),
-        command=command or None,
-        env=tuple(raw.get("env", ())),
-        version=None if raw.get("version") is None else str(raw["version"]),
-        options=dict(raw.get("options", {})),
-        responses=_resolve(root, responses) if responses else None,
-        depends=tuple(str(g) for g in raw.get("depends", ())),
-        sandbox=raw.get("sandbox") if raw.get("sandbox") not in (None, "none") else None,
-        network=str(raw.get("network") or "host"), env_preset=raw.get("env_preset"),
-    )
-
-
 def glob_files(root: Path, pattern: str) -> list[Path]:
     """Regular files matching ``pattern`` (relative to ``root``; ``**`` spans folders), sorted."""
     if Path(pattern).is_absolute():
@@ -169,17 +159,20 @@ def depends_files(suite: Suite) -> list[Path]:
 
 
 def _depends_problems(raw: dict[str, Any], root: Path, file: str, where: Any) -> list[Problem]:
-    adapter = raw.get("adapter")
-    depends = adapter.get("depends") if isinstance(adapter, dict) else None
-    if not isinstance(depends, list):
-        return []  # absent, or the schema check has reported it
+    agents = raw.get("agents") if isinstance(raw.get("agents"), list) else []
+    entries = [(("adapter",), raw.get("adapter")), *((("agents", i), a) for i, a in enumerate(agents))]
     problems = []
-    for i, pattern in enumerate(depends):
-        if isinstance(pattern, str) and pattern and not glob_files(root, pattern):
-            line, col = where(("adapter", "depends", i))
-            problems.append(Problem(file, f"adapter.depends: {pattern!r} matches no file; fix the glob "
-                                          "(it is relative to this file's folder) or remove it",
-                                    line, col))
+    for at, adapter in entries:
+        depends = adapter.get("depends") if isinstance(adapter, dict) else None
+        if not isinstance(depends, list):
+            continue  # absent, or the schema check has reported it
+        for i, pattern in enumerate(depends):
+            if isinstance(pattern, str) and pattern and not glob_files(root, pattern):
+                line, col = where((*at, "depends", i))
+                label = ".".join(str(p) for p in at)
+                problems.append(Problem(file, f"{label}.depends: {pattern!r} matches no file; fix the glob "
+                                              "(it is relative to this file's folder) or remove it",
+                                        line, col))
     return problems
 
 
@@ -206,19 +199,8 @@ def _judge(raw: dict[str, Any] | None, root: Path) -> JudgeConfig | None:
 
 def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Problem]:
     problems: list[Problem] = []
-    adapter = raw.get("adapter") or {}
-    if isinstance(adapter, dict) and adapter.get("builtin") and adapter.get("command"):
-        line, col = where(("adapter",))
-        problems.append(Problem(file, "adapter: set either 'builtin' or 'command', not both; "
-                                      "remove one of them", line, col))
-    elif isinstance(adapter, dict) and isinstance(adapter.get("builtin"), str) and adapter["builtin"]:
-        name = adapter["builtin"]
-        if adapter_module(name) is None:
-            names = adapter_names()
-            line, col = where(("adapter", "builtin"))
-            problems.append(Problem(file, f"adapter.builtin: unknown builtin '{name}'"
-                                          f"{did_you_mean(name, names)}; use one of {', '.join(names)}, "
-                                          "or 'command: [...]' for your own", line, col))
+    problems += adapter_entry_problems(raw.get("adapter") or {}, file, where, ("adapter",))
+    problems += agents_problems(raw, file, where)
     judge = raw.get("judge")
     if isinstance(judge, dict) and not (judge.get("builtin") or judge.get("command")):
         line, col = where(("judge",))
@@ -311,6 +293,7 @@ def load_suite(path: str | Path) -> Suite:
         else:
             selectors.append(SkillSelector(entry["name"], entry.get("format"), tuple(entry.get("evals", ())),
                                            line=line))
+    agents = read_agents(raw.get("agents") or [], root)
     store = _resolve(root, raw.get("store", ".skill-eval/store"))
     results = _resolve(root, raw.get("results", "results"))
     return Suite(
@@ -318,7 +301,8 @@ def load_suite(path: str | Path) -> Suite:
         name=raw["suite"],
         skills_dir=skills_dir,
         skills=tuple(selectors),
-        adapter=_adapter(raw.get("adapter") or {}, root),
+        adapter=agents[0].adapter if agents else read_adapter(raw.get("adapter") or {}, root),
+        agents=agents,
         models=tuple(raw.get("models", ["default"])),
         iterations=int(raw.get("iterations", 3)),
         variants=tuple(raw.get("variants", ["with_skill", "without_skill"])),

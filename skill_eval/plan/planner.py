@@ -38,6 +38,8 @@ class Plan:
     skills: dict[str, SkillDigest] = field(default_factory=dict)
     materials: dict[str, dict[str, Any]] = field(default_factory=dict)  # run key → key material
     plugin: SkillDigest | None = None  # the plugin loaded whole in the with-skill arm (files: root-relative)
+    # name -> adapter, for a suite with ``agents:`` (else empty: every run is ``adapter``'s).
+    agents: dict[str, ResolvedAdapter] = field(default_factory=dict)
 
     @property
     def suite(self):  # noqa: ANN201 - Suite, avoided import cycle in annotations
@@ -50,9 +52,13 @@ def fixture_material(case: Case, cache: HashCache) -> list[list[str]]:
 
 def run_material(case: Case, variant: str, model: str, iteration: int, adapter: ResolvedAdapter,
                  fixtures: list[list[str]], skill_digest: str | None,
-                 judge: dict[str, Any] | None = None, plugin_digest: str | None = None) -> dict[str, Any]:
+                 judge: dict[str, Any] | None = None, plugin_digest: str | None = None,
+                 agent: str | None = None) -> dict[str, Any]:
     installs = variant == "with_skill" or variant.startswith("ablation:")
+    # The agent's name only in a suite with ``agents:``: one ``adapter:`` keeps its keys.
+    named = {} if agent is None else {"agent": agent}
     return {
+        **named,
         "scheme": KEY_SCHEME,
         "protocol_version": PROTOCOL_VERSION,
         "mode": variant,
@@ -113,53 +119,59 @@ def variants_for(case: Case, variants: tuple[str, ...], both_arms: bool = False)
 
 def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
               iterations: int | None = None, only: str | None = None,
-              rounds: Mapping[tuple[str, str], int] | None = None) -> Plan:
-    """``rounds``: iterations per (skill, model) for task cases (`run --until-decided`), where
-    they differ from the suite's."""
+              rounds: Mapping[tuple[str, str], int] | None = None,
+              agents: Mapping[str, ResolvedAdapter] | None = None) -> Plan:
+    """``rounds``: iterations per (skill, column) for task cases (`run --until-decided`), where
+    they differ from the suite's. ``agents``: name -> adapter for a suite with ``agents:``."""
     suite = project.suite
     n_iter = iterations or suite.iterations
     rounds = rounds or {}
-    plan = Plan(project, adapter, [])
+    plan = Plan(project, adapter, [], agents=dict(agents or {}))
     plugin = suite.plugin
     if plugin is not None:
         pdigest, pitems = tree_digest(plugin.root, cache, plugin.excluded, plugin.excluded_files)
         plan.plugin = SkillDigest(pdigest, dict(pitems))
+    who: list[tuple[str | None, ResolvedAdapter]] = list(plan.agents.items()) or [(None, adapter)]
     for se in project.skills:
         skill = se.skill
         digest, items = tree_digest(skill.path, cache)
         plan.skills[skill.name] = SkillDigest(digest, dict(items))
         for case in se.cases:
             fixtures = fixture_material(case, cache)
-            for variant in variants_for(case, suite.variants, suite.case_runs.both_arms):
-                for model in suite.models:
-                    n = rounds.get((skill.name, model), case_iterations(case, n_iter, bool(iterations))) \
-                        if case.kind == "task" else n_iter
-                    for it in range(1, n + 1):
-                        material = run_material(case, variant, model, it, adapter, fixtures, digest,
-                                                mock_judge(suite), _plugin_digest(plan))
-                        key = key_of(material)
-                        spec = _spec(plan, key, skill, case, variant, model, it)
-                        if only and not matches_only(spec, only):
-                            continue
-                        plan.runs.append(spec)
-                        plan.materials[key] = material
-            if case.kind == "task":
-                _ablation_runs(plan, se.ablations, skill, case, fixtures, items, n_iter, only)
+            for agent, resolved in who:
+                for variant in variants_for(case, suite.variants, suite.case_runs.both_arms):
+                    for model in suite.models:
+                        column = model if agent is None else f"{agent}/{model}"
+                        own = case_iterations(case, n_iter, bool(iterations))
+                        n = rounds.get((skill.name, column), own) if case.kind == "task" else n_iter
+                        for it in range(1, n + 1):
+                            material = run_material(case, variant, model, it, resolved, fixtures, digest,
+                                                    mock_judge(suite), _plugin_digest(plan), agent)
+                            key = key_of(material)
+                            spec = _spec(plan, key, skill, case, variant, model, it, None, agent, resolved)
+                            if only and not matches_only(spec, only):
+                                continue
+                            plan.runs.append(spec)
+                            plan.materials[key] = material
+                if case.kind == "task":
+                    _ablation_runs(plan, se.ablations, skill, case, fixtures, items, n_iter, only,
+                                   agent, resolved)
     return plan
 
 
 def _ablation_runs(plan: Plan, ablations: tuple[AblatedSkill, ...], skill: Skill, case: Case,
-                   fixtures: list[list[str]], items: list[list[str]], n_iter: int, only: str | None) -> None:
+                   fixtures: list[list[str]], items: list[list[str]], n_iter: int, only: str | None,
+                   agent: str | None, adapter: ResolvedAdapter) -> None:
     for ablated in ablations:
         if not ablated.runs_on(case.id):
             continue
         digest = ablated.digest(items)
         for model in plan.suite.models:
             for it in range(1, n_iter + 1):
-                material = run_material(case, ablated.variant, model, it, plan.adapter, fixtures, digest,
-                                        mock_judge(plan.suite), _plugin_digest(plan))
+                material = run_material(case, ablated.variant, model, it, adapter, fixtures, digest,
+                                        mock_judge(plan.suite), _plugin_digest(plan), agent)
                 key = key_of(material)
-                spec = _spec(plan, key, skill, case, ablated.variant, model, it, ablated)
+                spec = _spec(plan, key, skill, case, ablated.variant, model, it, ablated, agent, adapter)
                 if only and not matches_only(spec, only):
                     continue
                 plan.runs.append(spec)
@@ -171,13 +183,14 @@ def _plugin_digest(plan: Plan) -> str | None:
 
 
 def _spec(plan: Plan, key: str, skill: Skill, case: Case, variant: str, model: str, iteration: int,
-          ablated: AblatedSkill | None = None) -> RunSpec:
+          ablated: AblatedSkill | None = None, agent: str | None = None,
+          adapter: ResolvedAdapter | None = None) -> RunSpec:
     """A run of ``skill``; where it belongs to a plugin, the arms that install it load the plugin
     (its skill is then reported loaded as ``<plugin>:<skill>``, which the adapters read as the skill)."""
     plugin = plan.suite.plugin
     installs = variant == "with_skill" or ablated is not None
-    return RunSpec(key, skill.name, skill.path, case, variant, model, iteration, plan.adapter, skill.names,
-                   ablated, plugin if installs else None)
+    return RunSpec(key, skill.name, skill.path, case, variant, model, iteration, adapter or plan.adapter,
+                   skill.names, ablated, plugin if installs else None, agent)
 
 
 def matches_only(spec: RunSpec, pattern: str) -> bool:

@@ -26,10 +26,16 @@ class RunSpec:
     skill_names: tuple[str, ...] = ()  # what an agent may report loading it as (folder, SKILL.md name)
     ablation: AblatedSkill | None = None  # an ablation arm: what it removes from the installed copy
     plugin: Plugin | None = None  # the plugin loaded whole with the skill (with-skill and ablation arms)
+    agent: str | None = None  # the agent's name in a suite with ``agents:``; None with one ``adapter:``
+
+    @property
+    def column(self) -> str:
+        """The run's column of the tables: its model, or ``agent/model`` with ``agents:``."""
+        return self.model if self.agent is None else f"{self.agent}/{self.model}"
 
     @property
     def task_name(self) -> str:
-        return f"agent:{self.skill_name}/{self.case.id}/{self.variant}/{self.model}/{self.iteration}"
+        return f"agent:{self.skill_name}/{self.case.id}/{self.variant}/{self.column}/{self.iteration}"
 
     @property
     def asked_model(self) -> str:

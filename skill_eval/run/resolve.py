@@ -94,6 +94,19 @@ def resolve_adapter(suite: Suite) -> ResolvedAdapter:
     return replace(resolved, identity={**resolved.identity, "depends": depends})
 
 
+def resolve_agents(suite: Suite) -> dict[str, ResolvedAdapter]:
+    """name -> adapter for each of a suite's ``agents:`` (empty with one ``adapter:``). Each is
+    resolved as that suite's only adapter would be: its options, env and sandbox its own."""
+    out = {}
+    for agent in suite.agents:
+        try:
+            out[agent.name] = resolve_adapter(replace(suite, adapter=agent.adapter, agents=()))
+        except InvalidInput as exc:  # say which agent
+            raise InvalidInput([Problem(p.file, p.message.replace("adapter:", f"agents ({agent.name}):", 1),
+                                        p.line, p.column) for p in exc.problems]) from None
+    return out
+
+
 def _sandboxed(suite: Suite, resolved: ResolvedAdapter) -> ResolvedAdapter:
     """With ``adapter.sandbox``: the sandbox joins the identity (so the run key), and the
     paths the adapter must read inside it are listed. Without it, nothing changes (same key)."""

@@ -106,7 +106,25 @@ def needed_paths(argv: Sequence[str], extra: Iterable[str | Path] = ()) -> list[
             continue
         for p in {Path(text).absolute(), Path(text).resolve()}:
             found.add(_exposed(p))
+            found.update(_venv_of(p))
     return sorted(found)
+
+
+def _venv_of(path: Path) -> list[Path]:
+    """For an executable in a Python venv's ``bin/`` (a CLI installed with pip, e.g. Mistral
+    Vibe): the venv, and the Python it was made from (pyvenv.cfg's ``home``), which its
+    scripts' interpreter line needs."""
+    root = path.parent.parent
+    try:
+        cfg = (root / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    out = [root]
+    for line in cfg.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and os.path.isabs(value.strip()):
+            out.append(Path(value.strip()).resolve().parent)  # <prefix>/bin -> <prefix>
+    return out
 
 
 def wrap(argv: Sequence[str], workspace: Path, network: str, readable: Iterable[Path],

@@ -20,13 +20,17 @@ from skill_eval.model.evaldraft import INPUT_FILE, draft_evals
 from skill_eval.model.plugins.folder_suite import plugin_folder, suite_text
 
 SUITE_FILE = "skill-eval.yaml"
-ADAPTERS = ("command", "claude-code", "codex", "openai")
+ADAPTERS = ("command", "claude-code", "codex", "gemini", "opencode", "vibe", "openai")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _ADAPTER_BLOCKS = {
     "command": "  command: [python3, adapter.py]   # protocol v1 (docs/protocol.md); edit adapter.py\n"
                "  env: []                          # variables passed through, e.g. [MY_API_KEY]",
     "claude-code": "  builtin: claude-code              # `claude` on PATH\n  env: [ANTHROPIC_API_KEY]",
     "codex": "  builtin: codex                    # `codex` on PATH\n  env: [CODEX_API_KEY]",
+    "gemini": "  builtin: gemini                   # `gemini` on PATH (Gemini CLI)\n  env: [GEMINI_API_KEY]",
+    "opencode": "  builtin: opencode                 # `opencode` on PATH\n  env: [OPENAI_API_KEY]\n"
+                "  options: {base_url: \"https://api.openai.com/v1\", model: gpt-4o-mini}",
+    "vibe": "  builtin: vibe                     # `vibe` on PATH (Mistral Vibe)\n  env: [MISTRAL_API_KEY]",
     "openai": "  builtin: openai                   # any OpenAI-compatible endpoint\n"
               "  env: [OPENAI_API_KEY, OPENAI_BASE_URL]\n  options: {model: gpt-4o-mini}",
 }

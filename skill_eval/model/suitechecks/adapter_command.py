@@ -30,14 +30,20 @@ def _script_arg(command: list[Any]) -> tuple[int, str] | None:
 
 
 def command_problems(raw: dict[str, Any], root: Path, file: str, where: Any) -> list[Problem]:
-    adapter = raw.get("adapter")
+    agents = raw.get("agents") if isinstance(raw.get("agents"), list) else []
+    entries = [(("adapter",), raw.get("adapter")), *((("agents", i), a) for i, a in enumerate(agents))]
+    return [p for at, entry in entries for p in _entry_problems(entry, at, root, file, where)]
+
+
+def _entry_problems(adapter: Any, at: tuple[Any, ...], root: Path, file: str, where: Any) -> list[Problem]:
     command = adapter.get("command") if isinstance(adapter, dict) else None
     if not isinstance(command, list) or not command or not isinstance(command[0], str):
         return []  # absent, or the schema check has reported it
+    label = ".".join(str(p) for p in at)
     first = command[0]
     if ("/" in first or first.startswith(".")) and not (root / first).expanduser().exists():
-        line, col = where(("adapter", "command", 0))
-        return [Problem(file, f"adapter.command: '{first}' not found (looked for {root / first}); fix the "
+        line, col = where((*at, "command", 0))
+        return [Problem(file, f"{label}.command: '{first}' not found (looked for {root / first}); fix the "
                               "path (relative paths start from the suite's folder)", line, col)]
     if not INTERPRETER.fullmatch(Path(first).name):
         return []
@@ -47,8 +53,8 @@ def command_problems(raw: dict[str, Any], root: Path, file: str, where: Any) -> 
     i, script = found
     if not (SCRIPT_SUFFIX.search(script) or "/" in script) or (root / script).expanduser().is_file():
         return []
-    line, col = where(("adapter", "command", i))
-    return [Problem(file, f"adapter.command: script '{script}' not found (looked for {root / script}); fix "
+    line, col = where((*at, "command", i))
+    return [Problem(file, f"{label}.command: script '{script}' not found (looked for {root / script}); fix "
                           "the path (relative paths start from the suite's folder)", line, col)]
 
 

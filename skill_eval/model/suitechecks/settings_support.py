@@ -19,7 +19,7 @@ HONOURS_SETTINGS = ("claude-code", "claude_code")
 # Builtins with tools of their own (a shell, file edits) that plugin eval's grants would remove:
 # every plugin eval case is refused there, even one that lists no tools (it grants itself none).
 # The other builtins offer no builtin tools, so a case that lists none asks nothing of them.
-OWN_TOOLS = ("codex",)
+OWN_TOOLS = ("codex", "gemini", "opencode", "vibe")
 
 
 def _set(settings: Any, name: str) -> bool:
@@ -50,7 +50,9 @@ def _agent_judge_problems(project: Any) -> list[Problem]:
 def settings_problems(project: Any) -> list[Problem]:
     """Errors for settings the adapter cannot apply, then one notice per kind for the rest."""
     suite = project.suite
-    builtin = suite.adapter.builtin if not suite.adapter.command else None
+    # With agents: the first agent that cannot apply them speaks for the suite.
+    builtins = [a.builtin if not a.command else None for a in suite.adapters()]
+    builtin = next((b for b in builtins if b is not None and b not in HONOURS_SETTINGS), builtins[0])
     out: list[Problem] = []
     unstaged: list[str] = []
     single: list[str] = []

@@ -71,14 +71,14 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
     if fmt not in FORMATS:
         raise SkillEvalError(f"unknown export format '{fmt}' (formats: {', '.join(FORMATS)})")
     project = engine.project
-    models = project.suite.models
+    models = project.suite.columns
     written = 0
     for se in project.skills:
         name = se.skill.name
         cases = [c for c in se.cases if c.kind == "task"]
         for model in models:
             specs = [s for s in engine.plan.runs
-                     if s.skill_name == name and s.model == model and s.case.kind == "task"
+                     if s.skill_name == name and s.column == model and s.case.kind == "task"
                      and s.variant in CONFIGURATIONS]  # both formats know only these two arms
             records = [r for r in stored_records(engine, specs)
                        if not (isinstance(r[1], RunError) and r[1].kind == "missing")]

@@ -21,7 +21,7 @@ def current_benches(engine: ResultSource) -> list[dict[str, Any]]:
         tasks = [c for c in se.cases if c.kind == "task"]
         for model in models(engine):
             specs = [s for s in skill_specs(engine, se.skill.name)
-                     if s.model == model and s.variant in VARIANTS and s.case.kind == "task"]
+                     if s.column == model and s.variant in VARIANTS and s.case.kind == "task"]
             runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
                     for spec, result, grade in stored_records(engine, specs)]
             out.append(build_benchmark(engine.suite.name, se.skill.name, model, tasks, runs,

@@ -23,19 +23,31 @@ def skill_specs(engine: ResultSource, skill: str) -> list[RunSpec]:
 
 
 def models(engine: ResultSource) -> tuple[str, ...]:
-    return engine.suite.models
+    """The tables' columns: each model, or each agent/model in a suite with ``agents:``."""
+    return engine.suite.columns
+
+
+def agent_of(engine: ResultSource, column: str) -> str | None:
+    """The agent a column belongs to in a suite with ``agents:`` (None otherwise)."""
+    return next((a.name for a in engine.suite.agents if column.startswith(a.name + "/")), None)
+
+
+def column_folder(engine: ResultSource, column: str) -> str:
+    """A column's folder under its skill's: the model, or ``agent@model`` with ``agents:``."""
+    agent = agent_of(engine, column)
+    return path_component(column if agent is None else f"{agent}@{column[len(agent) + 1:]}")
 
 
 def bench_dir(engine: ResultSource, skill: str, model: str) -> Path:
     # Names reach the file system only through path_component: no separators, no '..', bounded.
     base = engine.suite.results / path_component(skill)
-    return base if len(models(engine)) == 1 else base / path_component(model)
+    return base if len(models(engine)) == 1 else base / column_folder(engine, model)
 
 
 def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
     items = []
     for spec in skill_specs(engine, skill):
-        if spec.model != model:
+        if spec.column != model:
             continue
         has = engine.has_grade(spec)
         items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])

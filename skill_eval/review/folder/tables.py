@@ -20,8 +20,10 @@ from skill_eval.review.folder.mockrecordings import write_recordings
 from skill_eval.review.folder.staleness import (
     INPUTS_FIELD,
     SUMMARY_FORMATS,
+    agent_of,
     bench_dir,
     bench_inputs_key,
+    column_folder,
     models,
     skill_specs,
     summary_inputs_key,
@@ -135,9 +137,9 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
     task_cases = [c for c in se.cases if c.kind == "task"]
     many = len(models(engine)) > 1
     prune_layout(engine.suite.results / path_component(skill),
-                 [path_component(m) for m in models(engine)] if many else None)
+                 [column_folder(engine, m) for m in models(engine)] if many else None)
     for model in models(engine):
-        specs = [s for s in skill_specs(engine, skill) if s.model == model]
+        specs = [s for s in skill_specs(engine, skill) if s.column == model]
         out = bench_dir(engine, skill, model)
         fresh = full_view or not (out / "iteration-1").exists()
         cache = RecordCache(out / ".records.json", engine.store.root)
@@ -149,6 +151,7 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
                                 [r for r in runs if r.variant in VARIANTS], engine.suite.minimum_lift,
                                 engine.suite.include_unscorable)
         _audit_flags(bench, task_cases, se.skill.names)
+        _name_agent(bench, agent_of(engine, model))
         if engine.adaptive is not None:
             from skill_eval.review.comparison.sequential import adaptive_block
             from skill_eval.review.comparison.verdict import settle
@@ -178,6 +181,12 @@ def build_skill(engine: ResultSource, skill: str, full_view: bool = False) -> bo
         write_text(out / "benchmark.md", benchmark_md(bench))
         _sync_views(engine, out, records, fresh, specs)
     return True
+
+
+def _name_agent(bench: dict[str, Any], agent: str | None) -> None:
+    """In a suite with ``agents:``: which agent the table's column (``agent/model``) is, and its model."""
+    if agent is not None:
+        bench["agent"] = {"name": agent, "model": bench["model"][len(agent) + 1:]}
 
 
 def _audit_flags(bench: dict[str, Any], cases: list[Any], names: tuple[str, ...]) -> None:
@@ -294,7 +303,7 @@ def review_html(engine: ResultSource, benches: list[dict[str, Any]], moved: list
         kept = part.load() if b.get(INPUTS_FIELD) else None
         if kept is None:
             cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): engine.grade_key(s)
-                                    for s in skill_specs(engine, b["skill"]) if s.model == b["model"]})
+                                    for s in skill_specs(engine, b["skill"]) if s.column == b["model"]})
             entry = bench_entry(results, out, b, ids, cache)
             cache.save()
             kept = embed_json(entry), page_runs(entry)

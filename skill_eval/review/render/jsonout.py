@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skill_eval.review.comparison.agents import agent_rows
 from skill_eval.review.comparison.verdict import decide, on_estimate, verdict_text
 
 VERDICT_ORDER = {"pass": 0, "undecided": 1, "fail": 2, "error": 3}
@@ -14,6 +15,7 @@ def summary_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[s
                  ) -> dict[str, Any]:
     skills = [{
         "suite": b["suite"], "skill": b["skill"], "model": b["model"], "cases": len(b["cases"]),
+        **({"agent": b["agent"]} if b.get("agent") else {}),
         "with_skill": b["variants"]["with_skill"]["pass_rate"],
         "without_skill": b["variants"]["without_skill"]["pass_rate"],
         "lift": b["lift"], "verdict": b["verdict"], "decided_by": b.get("decided_by") or decide(b)[1],
@@ -29,4 +31,8 @@ def summary_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[s
            if b.get("triggers") else {}),
     } for b in benches]
     worst = max((s["verdict"] for s in skills), key=VERDICT_ORDER.__getitem__, default="pass")
-    return {"schema_version": 1, "verdict": worst, "skills": skills, "moved": list(moved)}
+    out = {"schema_version": 1, "verdict": worst, "skills": skills, "moved": list(moved)}
+    agents = agent_rows(benches)
+    if agents:  # a suite with agents: the lift per agent x model, Holm-adjusted across the cells
+        out["agents"] = agents
+    return out

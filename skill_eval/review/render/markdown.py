@@ -22,7 +22,12 @@ from skill_eval.review.render.mdcells import (
     usd,
 )
 from skill_eval.review.render.plugin_eval_md import plugin_eval_md, plugin_eval_summary_md
-from skill_eval.review.render.sections_md import ablation_md, ablation_summary_md, decision_summary_md
+from skill_eval.review.render.sections_md import (
+    ablation_md,
+    ablation_summary_md,
+    agents_summary_md,
+    decision_summary_md,
+)
 from skill_eval.review.render.statslines import decision_line, holm_note, interval_line
 
 INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test cannot reach "
@@ -257,6 +262,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
              _cost_pair(b), *_unscorable_cell(benches, b), verdict_cell(b)] for b in benches]
     lines.append(_table(rows, ["skill", "model", "cases", "with", "without", "lift", "p",
                                "cost (with / without)", *_unscorable_head(benches), "verdict"]))
+    lines += agents_summary_md(benches)
     lines += ["", *(f"- {md_text(b['skill'])} ({md_text(b['model'])}): **{label(b)}**"
                     f"{md_text(evidence(b))} {md_text(rule_text(b))}" for b in benches), ""]
     for b in benches:

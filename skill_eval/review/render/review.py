@@ -13,6 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from skill_eval.review.comparison.agents import EFFECT_WORDS, agent_rows
 from skill_eval.review.comparison.verdict import (
     RULE_NAMES,
     css_class,
@@ -165,4 +166,12 @@ def render_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[st
     suite = str(benches[0]["suite"]) if benches else suite
     return _env().get_template("review.html.j2").render(
         suite=suite, csp=csp, script=script, style=style, data=embedded, history=parts,
-        benches=[figures(b) for b in benches], moved=len(moved), runs=runs)
+        benches=[figures(b) for b in benches], moved=len(moved), runs=runs, agents=agent_figures(benches))
+
+
+def agent_figures(benches: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """The page's lift-per-agent table (a suite with ``agents:``; else empty)."""
+    return [{"skill": str(r["skill"]), "agent": str(r["agent"]), "model": str(r["model"]),
+             "lift": f"{signed(r['lift'])} (n={r['cases']})", "ci": ci(r["ci95"]), "p": pvalue(r["p_value"]),
+             "p_holm": pvalue(r["p_holm"]), "effect": r["effect"], "reading": EFFECT_WORDS[r["effect"]]}
+            for r in agent_rows(benches)]

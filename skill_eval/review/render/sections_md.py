@@ -55,3 +55,19 @@ def decision_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
     return ["", "## Sequential decisions (run --until-decided)", "",
             _table(rows, ["skill", "model", "decision", "interval", "iterations", "looks", "runs",
                           "runs saved", "why undecided"])]
+
+
+def agents_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
+    """summary.md's lift per agent (a suite with ``agents:``): where the skill helps, does nothing
+    or hurts, by each cell's Holm-adjusted p."""
+    from skill_eval.review.comparison.agents import EFFECT_WORDS, agent_rows
+
+    rows = [[md_text(r["skill"]), md_text(r["agent"]), md_text(r["model"]),
+             f"{signed(r['lift'])} (n={r['cases']})", ci(r["ci95"]), pvalue(r["p_value"]),
+             pvalue(r["p_holm"]), EFFECT_WORDS[r["effect"]]] for r in agent_rows(benches)]
+    if not rows:
+        return []
+    return ["", "## Lift per agent", "",
+            "Each agent x model is one comparison; p (Holm) is adjusted across all of them. The skill "
+            "helps (hurts) where the lift is positive (negative) with p (Holm) <= 0.05.", "",
+            _table(rows, ["skill", "agent", "model", "lift", "95% CI", "p", "p (Holm)", "reading"])]

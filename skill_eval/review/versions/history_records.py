@@ -25,7 +25,7 @@ def _run_keys(engine: ResultSource) -> dict[tuple[str, str], RunKeys]:
     for spec in engine.plan.runs:
         if spec.variant not in ARMS or spec.case.kind != "task":
             continue
-        cases = out.setdefault((spec.skill_name, spec.model), {})
+        cases = out.setdefault((spec.skill_name, spec.column), {})
         arms = cases.setdefault(spec.case.id, {a: [] for a in ARMS})
         arms[spec.variant].append([spec.iteration, spec.key, engine.grade_key(spec)])
     for cases in out.values():

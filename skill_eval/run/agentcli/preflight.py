@@ -24,10 +24,11 @@ from skill_eval.errors import InvalidInput, Problem
 from skill_eval.model.config import AdapterConfig, Suite
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
+from skill_eval.run.adapters.shared.cli_version import cli_version
 from skill_eval.run.adapters.shared.clidesc import AgentCli, older_than
-from skill_eval.run.adapters.shared.protocol_io import agent_version, one_line
+from skill_eval.run.adapters.shared.protocol_io import one_line
 from skill_eval.run.agentcli.locate import Located, locate
-from skill_eval.run.resolve import agent_cli, cli_command
+from skill_eval.run.resolve import agent_cli, cli_command, resolve_agents
 
 if TYPE_CHECKING:
     from skill_eval.model.project import Project
@@ -40,7 +41,11 @@ def preflight(project: Project, adapter: ResolvedAdapter, *, scaffold_warns: boo
     (``validate``, which does not know whether a run will pass ``--scaffold``): a missing
     scaffold script is a warning unless the suite itself runs scaffolds."""
     suite = project.suite
-    out = cli_problems(suite, adapter, "adapter")
+    out = cli_problems(suite, adapter, "adapter") if not suite.agents else []
+    for agent, resolved in resolve_agents(suite).items():  # a suite with agents: each its own
+        alone = dataclasses.replace(suite, adapter=next(a.adapter for a in suite.agents if a.name == agent),
+                                    agents=())
+        out += cli_problems(alone, resolved, f"agents ({agent})")
     out += scaffold_problems(project, warn=scaffold_warns and not suite.case_runs.scaffold)
     out += judge_problems(suite)
     return out
@@ -65,7 +70,7 @@ def cli_problems(suite: Suite, resolved: ResolvedAdapter, part: str, sandboxed: 
     found = locate(command)
     if found.exe is None:
         return [Problem(file, _not_found(desc, found, part))]
-    version = agent_version(str(found.exe))
+    version = cli_version(str(found.exe), desc)
     if version.startswith("unavailable"):
         why = version.removeprefix("unavailable ")
         return [Problem(file, f"{part}: {found.exe} --version failed {why}: "

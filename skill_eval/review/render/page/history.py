@@ -140,8 +140,8 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
     same = SameOutputs(history.path.with_suffix(".same-outputs.json"), engine.store)
     keys_now: dict[tuple[str, str, str], dict[int, str]] = {}
     for spec in engine.plan.runs:
-        if spec.variant == "with_skill" and (spec.skill_name, spec.model) in comparisons:
-            keys_now.setdefault((spec.skill_name, spec.model, spec.case.id), {})[spec.iteration] = spec.key
+        if spec.variant == "with_skill" and (spec.skill_name, spec.column) in comparisons:
+            keys_now.setdefault((spec.skill_name, spec.column, spec.case.id), {})[spec.iteration] = spec.key
     strips = []
     for i, b in enumerate(benches):
         pair = (str(b["skill"]), str(b["model"]))

@@ -39,6 +39,11 @@ class AgentCli:
     providers: tuple[str, ...] = ()
     login_state: tuple[str, ...] = ()
     login_note: str = ""
+    # The package whose metadata holds the version (shared/cli_version.py): read instead of
+    # starting the CLI for ``--version`` (a Node bundle takes tens of seconds on a loaded machine).
+    npm: str = ""
+    pypi: str = ""
+    version_prefix: str = ""  # what ``--version`` prints before the number ("vibe ")
 
 
 def version_tuple(text: str) -> tuple[int, ...] | None:
