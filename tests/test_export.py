@@ -83,7 +83,8 @@ def test_skill_creator_export(tmp_path: Path, capsys):
         for n in (1, 2):
             run_dir = eval_dir / variant / f"run-{n}"
             grading = valid("skill-creator-grading", run_dir / "grading.json")
-            assert grading["summary"]["total"] == 2
+            # loaded_skill is not applied in the arm with no skill (issue 55): one check there.
+            assert grading["summary"]["total"] == (2 if variant == "with_skill" else 1)
             timing = valid("agentskills-timing", run_dir / "timing.json")
             assert timing["total_tokens"] == (15230 if variant == "with_skill" else 1212)
             assert (run_dir / "outputs").is_dir()
