@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -30,25 +29,19 @@ from skill_eval.run.adapters.shared.agentcli import (
     find_binary,
     isolated_env,
     last_line,
-    model_for,
-    prepare_skill,
-    print_version,
-    remove_installed,
     run_cli,
-    workspace_of,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
 from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import explain
+from skill_eval.run.adapters.shared.headless import serve_request
 from skill_eval.run.adapters.shared.opencode_events import parse_opencode_events
 from skill_eval.run.adapters.shared.protocol_io import (
     AdapterFatal,
     fail,
     one_line,
     options_to_argv,
-    read_request,
     run_entry,
-    write_json,
 )
 from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE
 
@@ -171,22 +164,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = parse_args(argv)
-    if args.print_version:
-        return print_version(args.opencode_bin, dict(os.environ), MISSING)
-    request = read_request()
-    prompt = request.get("prompt")
-    if not isinstance(prompt, str):
-        fail("request 'prompt' must be a string")
-    args.model = model_for(request, args.model)
-    workspace = workspace_of(request)
-    installed = prepare_skill(request, workspace, [args.skills_dir])
-    env = opencode_env(workspace, args)
-    try:
-        got = run_opencode(args, prompt, workspace, env)
-    finally:  # the skill copy is the adapter's plumbing, no file the run created
-        remove_installed(workspace, [args.skills_dir], installed)
-    write_json(got.response())
-    return 0
+    return serve_request(args, args.opencode_bin, MISSING, opencode_env, run_opencode)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

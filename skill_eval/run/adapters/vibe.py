@@ -17,7 +17,6 @@ in the workspace and answers ``{output, events, usage}`` on stdout (tokens and c
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -29,24 +28,18 @@ from skill_eval.run.adapters.shared.agentcli import (
     find_binary,
     isolated_env,
     last_line,
-    model_for,
-    prepare_skill,
-    print_version,
-    remove_installed,
     run_cli,
-    workspace_of,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
 from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import NO_MODEL_REQUEST, explain
+from skill_eval.run.adapters.shared.headless import serve_request
 from skill_eval.run.adapters.shared.protocol_io import (
     AdapterFatal,
     fail,
     one_line,
     options_to_argv,
-    read_request,
     run_entry,
-    write_json,
 )
 from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE
 from skill_eval.run.adapters.shared.vibe_output import (
@@ -183,22 +176,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = parse_args(argv)
-    if args.print_version:
-        return print_version(args.vibe_bin, dict(os.environ), MISSING)
-    request = read_request()
-    prompt = request.get("prompt")
-    if not isinstance(prompt, str):
-        fail("request 'prompt' must be a string")
-    args.model = model_for(request, args.model)
-    workspace = workspace_of(request)
-    installed = prepare_skill(request, workspace, [args.skills_dir])
-    env = vibe_env(workspace, args)
-    try:
-        got = run_vibe(args, prompt, workspace, env)
-    finally:  # the skill copy is the adapter's plumbing, no file the run created
-        remove_installed(workspace, [args.skills_dir], installed)
-    write_json(got.response())
-    return 0
+    return serve_request(args, args.vibe_bin, MISSING, vibe_env, run_vibe)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
