@@ -1,6 +1,6 @@
-"""One protocol request through a headless agent CLI, the part gemini, opencode and vibe share:
-the version query, the request read, the skill installed for the run and removed after it, the
-response written. Each builtin supplies its own environment and its own run."""
+"""What the headless agent CLIs (gemini, opencode, vibe) share: one protocol request served (the
+version query, the request read, the skill installed for the run and removed after it, the
+response written; each builtin supplies its own environment and run), and a tool call recorded."""
 
 from __future__ import annotations
 
@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from skill_eval.run.adapters.shared.agentcli import (
+    Collected,
     model_for,
     prepare_skill,
     print_version,
     remove_installed,
+    skills_read_in,
     workspace_of,
 )
 from skill_eval.run.adapters.shared.protocol_io import fail, read_request, write_json
+from skill_eval.run.adapters.shared.trajectory import tool_events
 
 
 class Answer(Protocol):
@@ -45,3 +48,16 @@ def serve_request(args: argparse.Namespace, binary: str, missing: str,
         remove_installed(workspace, [args.skills_dir], installed)
     write_json(got.response())
     return 0
+
+
+def record_tool_call(got: Collected, name: str, data: Any, completed: bool, skill_tool: str,
+                     shell_tools: frozenset[str]) -> None:
+    """One tool call of a CLI whose skill tool takes ``{"name": ...}`` (opencode, vibe): kept as
+    steps; a completed skill-tool call, or a SKILL.md path in any string input, is a skill load."""
+    got.add_steps(tool_events(name, data, shell=name in shell_tools))
+    if name == skill_tool and completed and isinstance(data, dict):
+        got.skill_loaded(str(data.get("name") or ""))
+    elif isinstance(data, dict):
+        for value in data.values():
+            for skill in skills_read_in(value if isinstance(value, str) else ""):
+                got.skill_loaded(skill)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skill_eval.run.adapters.shared.agentcli import Collected, json_lines, number, skills_read_in
-from skill_eval.run.adapters.shared.trajectory import tool_events
+from skill_eval.run.adapters.shared.agentcli import Collected, json_lines, number
+from skill_eval.run.adapters.shared.headless import record_tool_call
 
 SKILL_TOOL = "skill"
 SHELL_TOOLS = frozenset({"bash"})
@@ -69,13 +69,7 @@ def _tool(got: Collected, part: dict[str, Any]) -> None:
     name = str(part.get("tool") or "tool")
     state = part.get("state") if isinstance(part.get("state"), dict) else {}
     data = state.get("input")
-    got.add_steps(tool_events(name, data, shell=name in SHELL_TOOLS))
-    if name == SKILL_TOOL and state.get("status") == "completed" and isinstance(data, dict):
-        got.skill_loaded(str(data.get("name") or ""))
-    elif isinstance(data, dict):
-        for value in data.values():
-            for skill in skills_read_in(value if isinstance(value, str) else ""):
-                got.skill_loaded(skill)
+    record_tool_call(got, name, data, state.get("status") == "completed", SKILL_TOOL, SHELL_TOOLS)
 
 
 def _add_tokens(usage: dict[str, float], tokens: Any) -> None:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skill_eval.run.adapters.shared.agentcli import Collected, number, skills_read_in
+from skill_eval.run.adapters.shared.agentcli import Collected, number
+from skill_eval.run.adapters.shared.headless import record_tool_call
 from skill_eval.run.adapters.shared.protocol_io import fail, one_line
-from skill_eval.run.adapters.shared.trajectory import tool_events
 
 SKILL_TOOL = "skill"
 SHELL_TOOLS = frozenset({"bash"})
@@ -56,13 +56,7 @@ def _effect(got: Collected, entry: dict[str, Any]) -> None:
     state = entry.get("state") if isinstance(entry.get("state"), dict) else {}
     name = str(detail.get("toolName") or entry.get("title") or "tool")
     data = detail.get("input")
-    got.add_steps(tool_events(name, data, shell=name in SHELL_TOOLS))
-    if name == SKILL_TOOL and state.get("status") == "completed" and isinstance(data, dict):
-        got.skill_loaded(str(data.get("name") or ""))
-    elif isinstance(data, dict):
-        for value in data.values():
-            for skill in skills_read_in(value if isinstance(value, str) else ""):
-                got.skill_loaded(skill)
+    record_tool_call(got, name, data, state.get("status") == "completed", SKILL_TOOL, SHELL_TOOLS)
 
 
 def read_export(path: Path) -> dict[str, Any]:
