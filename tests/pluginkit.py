@@ -16,16 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from suitekit import FAST_JSON
+from suitekit import JSON_SHIM
 
 from skill_eval.cli.main import main
 
 GRADER = '---\ntype: regex\npattern: "ok"\n---\n'
-# Started for every run: json's loads and dumps from suitekit's FAST_JSON, which spares each
-# start importing json (and re); tests that extend the script keep calling json.dumps.
-ADAPTER = FAST_JSON + r'''class json:
-    loads, dumps = staticmethod(loads), staticmethod(dumps)
-import os, sys
+# Started for every run: on suitekit's JSON_SHIM, which spares each start importing json (and
+# re); tests that extend the script keep calling json.dumps.
+ADAPTER = JSON_SHIM + r'''import os, sys
 req = json.loads(sys.stdin.read())
 req["listing"] = sorted(os.path.relpath(os.path.join(d, f), ".") for d, _, fs in os.walk(".") for f in fs
                         if not f.startswith("requests"))
