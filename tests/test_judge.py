@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from suitekit import FAST_JSON
+from suitekit import FAST_JSON, JSON_SHIM
 
 from skill_eval.cli.main import main
 from skill_eval.errors import JudgeError
@@ -166,7 +166,7 @@ def test_two_cases_with_one_prompt_get_their_own_verdicts(project: Path):
 def test_bad_judge_is_an_error_not_cached(project: Path, capsys, body: str, message: str):
     root = project
     judge = root / "judge.py"
-    judge.write_text("import json, sys\nreq = json.load(sys.stdin)\n"
+    judge.write_text(JSON_SHIM + "import sys\nreq = json.load(sys.stdin)\n"
                      "open(sys.argv[1], 'a').write('call\\n')\n" + body + "\n")
     code, adapter_calls, judge_calls = _run(root)
     assert code == 2 and adapter_calls == 4 and judge_calls == 4
@@ -192,7 +192,7 @@ def test_fatal_judge_stops_the_remaining_judge_calls(project: Path, capsys):
     # call would fail the same way: one call, one clear line, the runs kept, nothing cached.
     root = project
     judge = root / "judge.py"
-    judge.write_text("import json, sys\nreq = json.load(sys.stdin)\n"
+    judge.write_text(JSON_SHIM + "import sys\nreq = json.load(sys.stdin)\n"
                      "open(sys.argv[1], 'a').write('call\\n')\n"
                      "sys.stderr.write('claude: authentication failed (HTTP 401): '\n"
                      "                 'check ANTHROPIC_API_KEY\\n')\n"
