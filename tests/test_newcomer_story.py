@@ -195,7 +195,7 @@ def test_a_loaded_skill_check_is_not_applied_in_the_arm_without_the_skill(demo: 
 def test_a_run_waiting_for_the_store_says_at_once_who_holds_it_and_how_not_to_wait(tmp_path: Path):
     import os
     import select
-    import time
+    import subprocess
 
     from skill_eval.store.store import Store
 
@@ -208,8 +208,8 @@ def test_a_run_waiting_for_the_store_says_at_once_who_holds_it_and_how_not_to_wa
         line = proc.stderr.readline()
         assert line.startswith("skill-eval: the store ")
         assert f"in use by pid {os.getpid()} since 20" in line and "--no-wait" in line
-        time.sleep(0.2)
-        assert proc.poll() is None  # still waiting
+        with pytest.raises(subprocess.TimeoutExpired):  # still waiting, not gone
+            proc.wait(timeout=0.2)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     code, out, err = kit.run("--no-wait")
