@@ -21,7 +21,7 @@ OTHER = st.dictionaries(st.one_of(TEXT, st.sampled_from(["cases", "a", "zz", INP
                                      max_leaves=8), max_size=5)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(KEYS, OTHER, st.sampled_from(["dump_json", "compact", "indent4"]))
 def test_the_key_read_back_is_the_one_json_holds(tmp_path_factory, key, other, style):
     # The quick read of dump_json's layout must agree with a full parse, for any table, and a
