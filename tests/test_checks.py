@@ -475,7 +475,7 @@ def test_invalid_schema_is_invalid_input():
 
 
 def test_a_shell_tool_call_and_its_command_are_one_step():
-    from skill_eval.grade.checks.context import CheckContext
+    from skill_eval.grade.checks.shared.context import CheckContext
     from skill_eval.grade.checks.trace import tool_call, tool_count_le
     from skill_eval.model.results import Event
 

@@ -14,7 +14,9 @@ from skill_eval.grade.checks import (
     text,
     trace,
 )
-from skill_eval.grade.checks.context import (
+from skill_eval.grade.checks.script import script
+from skill_eval.grade.checks.secrets import no_secrets
+from skill_eval.grade.checks.shared.context import (
     EVIDENCE_CHARS,
     CheckContext,
     CheckFn,
@@ -22,8 +24,6 @@ from skill_eval.grade.checks.context import (
     CheckResult,
     clip,
 )
-from skill_eval.grade.checks.script import script
-from skill_eval.grade.checks.secrets import no_secrets
 from skill_eval.intake.timedmatch import PatternTimedOut, pattern_budget
 from skill_eval.model.cases import Check
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError
 
 
 def _limit(params: Mapping[str, Any]) -> float:

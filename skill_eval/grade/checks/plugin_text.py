@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.plugin_mocks import UNAVAILABLE, mock_calls_text
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.plugin_mocks import UNAVAILABLE, mock_calls_text
 from skill_eval.intake.javascript.regex import JsRegex, JsRegexError, JsSyntaxError, js_regex
 from skill_eval.intake.limits import MAX_NUMBER_DIGITS
 

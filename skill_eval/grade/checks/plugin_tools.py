@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.plugin_text import compile_js
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.trace import NO_TRACE, traced
 from skill_eval.intake.javascript.json_text import js_stringify
 from skill_eval.intake.javascript.regex import JsRegex, js_regex

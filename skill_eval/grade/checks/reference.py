@@ -11,8 +11,8 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.kept import kept_text
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.kept import kept_text
 
 NORMALIZE = ("exact", "trim", "text")
 

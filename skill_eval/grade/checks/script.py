@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip, run_metadata
 
 DEFAULT_TIMEOUT_S = 60.0
 DISABLED = "script checks are disabled; set allow_scripts: true in the suite"

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
 from skill_eval.store.redact import count_markers
 
 

@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
-from skill_eval.grade.checks.kept import kept_text
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip, run_metadata
+from skill_eval.grade.checks.shared.kept import kept_text
 from skill_eval.intake.limits import MAX_DEPTH, depth_over
 from skill_eval.intake.timedmatch import BadPattern
 from skill_eval.intake.userschema import schema_validator

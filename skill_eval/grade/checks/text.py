@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.kept import kept_text
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.kept import kept_text
 from skill_eval.intake import timedmatch
 
 if TYPE_CHECKING:

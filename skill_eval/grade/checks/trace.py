@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
 from skill_eval.grade.checks.text import compiled
 from skill_eval.intake.timedmatch import search
 from skill_eval.model.results import loads_skill
