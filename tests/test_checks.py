@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from skill_eval.errors import InvalidInput
-from skill_eval.grade.checks import CHECKS, CheckContext, check_problem, run_check
+from skill_eval.grade.checks import CHECK_TYPES, CheckContext, check_problem, run_check
+from skill_eval.grade.checks.shared.checktype import evals_schema, schema_text
 from skill_eval.model.cases import Check
 from skill_eval.model.results import Event
 
@@ -23,7 +24,16 @@ def ctx(output: str = "", **kw) -> CheckContext:
 
 def test_registry_covers_every_schema_type():
     schema = json.loads((Path(__file__).parents[1] / "schemas" / "evals.schema.json").read_text())
-    assert set(CHECKS) == set(schema["$defs"]["check"]["properties"]["type"]["enum"])
+    assert set(CHECK_TYPES.names()) == set(schema["$defs"]["check"]["properties"]["type"]["enum"])
+
+
+def test_the_checked_in_eval_set_schema_is_what_the_check_types_generate():
+    # schemas/ stays the complete truth for the builtins: a descriptor's params and the file
+    # cannot drift apart (python docs/gen_reference.py rewrites the file from the descriptors).
+    path = Path(__file__).parents[1] / "schemas" / "evals.schema.json"
+    text = path.read_text(encoding="utf-8")
+    assert text == schema_text(evals_schema(json.loads(text), CHECK_TYPES)), \
+        "schemas/evals.schema.json differs from the check types: run python docs/gen_reference.py"
 
 
 @pytest.mark.parametrize(("type_", "params", "output", "passed"), [
