@@ -200,41 +200,23 @@ PLUGIN_TOOL_USED = CheckType(
     problem=partial(_js_problem, keys=("input_match",)),
 )
 
+# A side of tool_order: a tool name, or a tool and a JavaScript regex its input must match.
+_SIDE = {
+    "oneOf": [
+        {"type": "string", "minLength": 1},
+        {"type": "object", "additionalProperties": False, "required": ["tool"],
+         "properties": {"tool": {"type": "string", "minLength": 1}, "input_match": {"type": "string"}}},
+    ],
+    "description": "A tool name or {tool, input_match}.",
+}
+
 PLUGIN_TOOL_ORDER = CheckType(
     "plugin_tool_order", plugin_tool_order,
     ("`claude plugin eval`'s `tool_order` grader: both sides were called, and the first call matching "
      "`before` comes before the first call matching `after`."),
     {
-        "before": {
-            "oneOf": [
-                {"type": "string", "minLength": 1},
-                {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["tool"],
-                    "properties": {
-                        "tool": {"type": "string", "minLength": 1},
-                        "input_match": {"type": "string"},
-                    },
-                },
-            ],
-            "description": "A tool name or {tool, input_match}.",
-        },
-        "after": {
-            "oneOf": [
-                {"type": "string", "minLength": 1},
-                {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["tool"],
-                    "properties": {
-                        "tool": {"type": "string", "minLength": 1},
-                        "input_match": {"type": "string"},
-                    },
-                },
-            ],
-            "description": "A tool name or {tool, input_match}.",
-        },
+        "before": _SIDE,
+        "after": _SIDE,
     },
     required=("before", "after"),
     problem=partial(_js_problem, keys=("before", "after")),
