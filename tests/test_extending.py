@@ -43,8 +43,9 @@ def toy_check(monkeypatch):  # noqa: ANN201
 
 
 def test_a_toy_check_type_validates_grades_and_is_documented(tmp_path, capsys, toy_check):
-    from skill_eval.grade.checks import CHECK_TYPES
+    from skill_eval.grade.checks import CHECK_TYPES, check_problem
     from skill_eval.intake.schemas_io import load_schema
+    from skill_eval.model.cases import Check
 
     suite = _toy_check_suite(tmp_path, [{"id": "long", "type": "word_count_at_least", "min": 4}])
     assert main(["validate", str(suite)]) == 2  # unknown before it is registered
@@ -75,9 +76,14 @@ def test_a_toy_check_type_validates_grades_and_is_documented(tmp_path, capsys, t
         assert main(["validate", str(suite)]) == 2
         err = capsys.readouterr().err
         assert "evals.json:" in err and "evals[0].checks[0].min: must be an integer" in err
+        assert check_problem(Check("long", "word_count_at_least", params={"min": 4})) is None
     file_schema = json.loads((ROOT / "schemas" / "evals.schema.json").read_text())
     assert load_schema("evals") == file_schema  # gone with the block: the checked-in file again
     assert "word_count_at_least" not in _generator().checks_page()
+    assert check_problem(Check("long", "word_count_at_least")) == "unknown check type 'word_count_at_least'"
+    evals.write_text(evals.read_text().replace('"min": "four"', '"min": 4'))
+    assert main(["validate", str(suite)]) == 2  # the fast pre-check was compiled again too
+    assert "'word_count_at_least' is not one of" in capsys.readouterr().err
 
 
 def _generator():  # noqa: ANN202
