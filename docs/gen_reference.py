@@ -112,9 +112,12 @@ def evals_schema() -> dict[str, Any]:
 
 
 def evals_schema_file() -> str:
+    """schemas/evals.schema.json: the file's, its check part generated from the check types."""
+    from skill_eval.grade.checks import CHECK_TYPES
+    from skill_eval.grade.checks.shared.checktype import evals_schema as generated
     from skill_eval.grade.checks.shared.checktype import schema_text
 
-    return schema_text(evals_schema())
+    return schema_text(generated(_load("evals.schema.json"), CHECK_TYPES))
 
 
 def checks_page() -> str:

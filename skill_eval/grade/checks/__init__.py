@@ -21,7 +21,7 @@ from skill_eval.grade.checks import (
     text,
     trace,
 )
-from skill_eval.grade.checks.shared.checktype import CheckType, evals_schema
+from skill_eval.grade.checks.shared.checktype import CheckType, completed_schema
 from skill_eval.grade.checks.shared.context import (
     EVIDENCE_CHARS,
     CheckContext,
@@ -55,7 +55,7 @@ for _type in (
 # The eval-set schema the model loads is the file's, its check part generated from this registry
 # whenever it changed: a type registered at run time validates like a builtin (intake is below
 # grade, so the pieces are handed down rather than looked up).
-schemas_io.complete("evals", lambda: CHECK_TYPES.generation, partial(evals_schema, types=CHECK_TYPES))
+schemas_io.complete("evals", lambda: CHECK_TYPES.generation, partial(completed_schema, types=CHECK_TYPES))
 
 
 def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | None = None) -> CheckResult:
