@@ -52,9 +52,9 @@ for _type in (
 ):
     CHECK_TYPES.add(_type)
 
-# The eval-set schema the model loads is the file's, its check part generated from this registry
-# whenever it changed: a type registered at run time validates like a builtin (intake is below
-# grade, so the pieces are handed down rather than looked up).
+# The eval-set schema the model loads: the file while it names every type registered here, else
+# its check part generated from this registry (again whenever it changes), so a type registered
+# at run time validates like a builtin. intake is below grade: the pieces are handed down.
 schemas_io.complete("evals", lambda: CHECK_TYPES.generation, partial(completed_schema, types=CHECK_TYPES))
 
 
