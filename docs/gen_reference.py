@@ -1,7 +1,8 @@
-"""Write docs/suite.md and docs/checks.md from schemas/ (the single truth for file shapes).
+"""Write docs/suite.md and docs/checks.md from schemas/ (the single truth for file shapes), and
+the check part of schemas/evals.schema.json from the check types' descriptors (grade/checks/).
 
-    python docs/gen_reference.py           # rewrite both pages
-    python docs/gen_reference.py --check   # exit 1 when a page differs from what the schemas say
+    python docs/gen_reference.py           # rewrite the schema's check part and both pages
+    python docs/gen_reference.py --check   # exit 1 when one differs from what it is generated from
 
 tests/test_docs.py runs the check, so a schema change without the regenerated page fails.
 """
@@ -101,8 +102,26 @@ def suite_page() -> str:
     return "\n".join(lines)
 
 
+def evals_schema() -> dict[str, Any]:
+    """The eval-set schema as the program loads it: the file's, its check part from the check
+    types' registry (a type registered for the moment, as tests/test_extending.py does, included)."""
+    import skill_eval.grade.checks  # noqa: F401 - registers the check types and completes the schema
+    from skill_eval.intake.schemas_io import load_schema
+
+    return load_schema("evals")
+
+
+def evals_schema_file() -> str:
+    """schemas/evals.schema.json: the file's, its check part generated from the check types."""
+    from skill_eval.grade.checks import CHECK_TYPES
+    from skill_eval.grade.checks.shared.checktype import evals_schema as generated
+    from skill_eval.grade.checks.shared.checktype import schema_text
+
+    return schema_text(generated(_load("evals.schema.json"), CHECK_TYPES))
+
+
 def checks_page() -> str:
-    schema = _load("evals.schema.json")
+    schema = evals_schema()
     defs = schema["$defs"]
     types = defs["check"]["properties"]["type"]["enum"]
     common = defs["contains"]["properties"]
@@ -135,22 +154,25 @@ def checks_page() -> str:
     return "\n".join(lines)
 
 
-PAGES = {"suite.md": suite_page, "checks.md": checks_page}
+# The schema first: the pages are read from it.
+PAGES = {"schemas/evals.schema.json": evals_schema_file, "docs/suite.md": suite_page,
+         "docs/checks.md": checks_page}
 
 
 def main(argv: list[str]) -> int:
     stale = []
     for name, build in PAGES.items():
-        path = ROOT / "docs" / name
+        path = ROOT / name
         text = build()
         if "--check" in argv:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 stale.append(name)
         else:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     if stale:
-        pages = ", ".join(f"docs/{s}" for s in stale)
-        print(f"out of date with schemas/: {pages}; run python docs/gen_reference.py")
+        print(f"out of date with schemas/ and the check types: {', '.join(stale)}; "
+              "run python docs/gen_reference.py")
         return 1
     return 0
 

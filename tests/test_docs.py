@@ -35,8 +35,8 @@ def test_readme_links_each_doc(page):
 def test_reference_pages_are_what_the_schemas_say():
     gen = _generator()
     for name, build in gen.PAGES.items():
-        assert (ROOT / "docs" / name).read_text(encoding="utf-8") == build(), (
-            f"docs/{name} is out of date with schemas/: run python docs/gen_reference.py")
+        assert (ROOT / name).read_text(encoding="utf-8") == build(), (
+            f"{name} is out of date with schemas/ and the check types: run python docs/gen_reference.py")
 
 
 def test_the_reference_pages_cover_every_suite_key_and_check_type():

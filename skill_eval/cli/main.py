@@ -174,7 +174,10 @@ def _args_report(x: argparse.ArgumentParser) -> None:
 def _args_inspect(x: argparse.ArgumentParser) -> None:
     x.add_argument("path", metavar="PATH")
     x.add_argument("--json", action="store_true")
-    x.add_argument("--format", help="force a dialect instead of detecting it")
+    from skill_eval.model.evalsets.registry import READERS
+
+    dialects = "; ".join(f"{r.name} ({r.summary})" for r in READERS)
+    x.add_argument("--format", metavar="DIALECT", help=f"force a dialect instead of detecting it: {dialects}")
 
 
 def _args_gc(x: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from skill_eval.errors import JudgeFatal
-from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.shared.context import CheckContext
 from skill_eval.grade.grading import context_for, grade_run
 from skill_eval.grade.judge import Ask, JudgeOutcome, JudgePort, add_usage, ask_judge, verdict_ask, voted
 from skill_eval.grade.votes import Ballot, count_votes, plan_votes
