@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skill_eval.engine.outcome import Incidents, RunOutcome, exit_code
+from skill_eval.engine.outcome import Incidents, RunOutcome, exit_code, until_decided_exit_code
 
 
 def bench(verdict: str, decided_by: str = "lift") -> dict[str, Any]:
@@ -136,3 +136,16 @@ def test_for_any_combination_the_rule_holds(benches, partial, incidents):
 def test_more_trouble_never_lowers_the_exit_code(benches, partial, some, more):
     base = _with(RunOutcome(benches=tuple(benches), partial=partial), some)
     assert _with(base, more).exit_code >= base.exit_code
+
+
+@pytest.mark.parametrize(("benches", "last_code", "code"), [
+    ((PASS, PASS), 0, 0),
+    ((PASS, FAIL), 1, 1),  # a failed required check fails a sequential pass
+    ((PASS, UNDECIDED), 1, 1),  # max_iterations reached without a decision
+    ((), 0, 1),  # nothing to decide is not a pass
+    ((PASS,), 2, 2),  # a round errored, the budget was spent or the store failed
+    ((FAIL,), 2, 2),  # 2 over 1
+    ((), 2, 2),
+])
+def test_until_decided_ends_with_the_verdicts_unless_a_round_exited_2(benches, last_code, code):
+    assert until_decided_exit_code(benches, last_code) == code

@@ -107,10 +107,21 @@ def exit_code(outcome: RunOutcome) -> int:
        outside the selection read as not run yet, and are not this invocation's.
 
     Invalid input, a storage fault (2), Ctrl-C and signals (130, 128+n) and a bug (3) end the
-    command before there is an outcome: cli.main maps them.
+    command before there is an outcome: cli.main maps them. `run --until-decided` ends by
+    ``until_decided_exit_code``.
     """
     if outcome.incomplete:
         return 2
     if outcome.partial:
         return 1 if "fail" in {b.get("verdict") for b in outcome.benches} else 0
     return verdict_exit_code(outcome.benches)
+
+
+def until_decided_exit_code(benches: Sequence[Mapping[str, Any]], last_code: int) -> int:
+    """`run --until-decided`, rounds of `run`: 2 when the last round exited 2 (a run errored,
+    the budget was spent, the store failed), whatever was decided by then; else the verdicts of
+    the comparisons it decided (``exit_code``'s second rule: a failed required check fails a
+    sequential pass), and 1 when there was no comparison to decide."""
+    if last_code == 2:
+        return 2
+    return verdict_exit_code(benches) if benches else 1
