@@ -93,8 +93,7 @@ class Engine:
         # the changed skills were planned (see runflow: the fast path's partial plan).
         self.skill_names: list[str] = [se.skill.name for se in project.skills]
         self.touched_slots: set[str] = set()  # runs and grades (re)made now: their views are rewritten
-        # The tables review.folder.tables.build_summary wrote; build_skill clears it when
-        # a table changes.
+        # The tables review.folder.tables.build_summary wrote; build_skill clears it on a change.
         self.summary_benches: list[dict[str, Any]] | None = None
         self._judge: JudgeProcess | None = None
         self.keys = GradeKeys(self.suite, self.judge_identity)
@@ -104,7 +103,6 @@ class Engine:
         self.budget = self.options.max_cost if self.options.max_cost is not None else self.suite.max_cost_usd
         # Every run so far never reached the model, for one cause (run/unscorable.py): it stops too.
         self.same_cause = SameCause()
-        self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
         # The first full disk / read-only / permission fault: nothing more starts, `run` reports
         # it in one line and exits 2 (finished runs stay stored).
         self.storage_error: StorageError | None = None
