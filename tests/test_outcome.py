@@ -65,7 +65,7 @@ def test_the_verdicts_decide_when_everything_ran(benches, partial, code):
 @pytest.mark.parametrize("partial", [False, True])
 def test_anything_that_could_not_run_is_2_whatever_the_verdicts(incident, benches, partial):
     outcome = RunOutcome(benches=benches, partial=partial, **INCIDENTS[incident])
-    assert outcome.incomplete
+    assert outcome.had_trouble
     assert outcome.exit_code == 2
 
 

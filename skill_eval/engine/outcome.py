@@ -76,7 +76,7 @@ class RunOutcome:
     doit_db_replaced: bool = False
 
     @property
-    def incomplete(self) -> bool:
+    def had_trouble(self) -> bool:
         """Something of this invocation could not run or was not kept (``exit_code``'s first rule)."""
         return bool(self.internal_failures or self.errored or self.adapter_errors or self.judge_errors
                     or self.not_kept or self.budget_stopped or self.judge_fatal is not None
@@ -110,7 +110,7 @@ def exit_code(outcome: RunOutcome) -> int:
     command before there is an outcome: cli.main maps them. `run --until-decided` ends by
     ``until_decided_exit_code``.
     """
-    if outcome.incomplete:
+    if outcome.had_trouble:
         return 2
     if outcome.partial:
         return 1 if "fail" in {b.get("verdict") for b in outcome.benches} else 0
