@@ -133,6 +133,32 @@ def test_no_module_over_400_lines():
     assert long == [], "split these along a seam that has a name"
 
 
+def _functions_over(limit: int, root: Path) -> list[str]:
+    """Functions (methods, nested ones) under ``root`` longer than ``limit`` lines, decorators aside."""
+    long = []
+    for p in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = node.end_lineno - node.lineno + 1
+                if n > limit:
+                    long.append(f"{p.relative_to(root.parent)}:{node.lineno} {node.name}: {n} lines")
+    return long
+
+
+def test_no_function_over_80_lines_and_no_cli_function_over_60():
+    assert _functions_over(80, PACKAGE) + _functions_over(60, PACKAGE / "cli") == [], \
+        "split these into named steps (the CLI only parses, prints and maps outcomes to exit codes)"
+
+
+def test_the_function_length_check_finds_a_long_function(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    body = "".join(f"        x{i} = {i}\n" for i in range(60))
+    (pkg / "m.py").write_text(f"def short():\n    return 1\n\n\nclass C:\n    def long(self):\n{body}")
+    assert _functions_over(60, pkg) == ["pkg/m.py:6 long: 61 lines"]
+    assert _functions_over(61, pkg) == []
+
+
 def _folders_over(limit: int, package: Path) -> list[str]:
     """Folders of ``package`` holding more than ``limit`` modules side by side (__init__.py counts)."""
     counts = {d: len(list(d.glob("*.py"))) for d in {p.parent for p in package.rglob("*.py")}

@@ -119,7 +119,8 @@ def _as_tuple(rounds: Rounds) -> tuple[tuple[str, str, int], ...]:
 def _outcome(benches: list[dict[str, Any]], code: int) -> int:
     """Exit 0 when every comparison passed, 1 when one failed or stayed undecided, 2 on errors;
     each comparison's verdict and why it stopped where it did, one line each."""
-    from skill_eval.review.comparison.verdict import exit_code, stop_text, verdict_cell
+    from skill_eval.engine.outcome import until_decided_exit_code
+    from skill_eval.review.comparison.verdict import stop_text, verdict_cell
 
     decisions = [b["adaptive"]["decision"] for b in benches]
     runs = sum(b["adaptive"]["runs"] for b in benches)
@@ -136,6 +137,4 @@ def _outcome(benches: list[dict[str, Any]], code: int) -> int:
     if code == 2:
         print("skill-eval: until-decided stopped early: a run errored, the budget was spent or the "
               "store failed (see above); comparisons not decided by then stay undecided", file=sys.stderr)
-        return 2
-    # The verdict, not the decision alone: a failed required check fails a sequential pass.
-    return exit_code(benches) if decisions else 1
+    return until_decided_exit_code(benches, code)

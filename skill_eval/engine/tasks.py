@@ -193,7 +193,7 @@ def doit_config(engine: Engine, reporter: type | None = None) -> dict[str, Any]:
     with writing(db):
         db.parent.mkdir(parents=True, exist_ok=True)
         if not _usable_db(db):
-            engine.doit_db_replaced = True
+            engine.incidents.doit_db_replaced = True
     config: dict[str, Any] = {"dep_file": str(db), "backend": "sqlite3", "verbosity": 0,
                               "default_tasks": ["summary"]}
     if reporter is not None:
