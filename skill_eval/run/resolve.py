@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from skill_eval.errors import InvalidInput, Problem, did_you_mean
 from skill_eval.model.builtins import adapter_module, adapter_names
+from skill_eval.model.builtins.clidesc import AgentCli
 from skill_eval.model.config import depends_files
 from skill_eval.model.plugins.environment import preset_names
 from skill_eval.model.runsettings import SHELL_TOOLS, tool_name
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.agentcli.locate import locate, mounts
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def _sandboxed(suite: Suite, resolved: ResolvedAdapter) -> ResolvedAdapter:
 
 
 def agent_cli(suite: Suite) -> AgentCli | None:
-    """The ``AgentCli`` of the suite's builtin (run/adapters/shared/clidesc.py), None for a
+    """The ``AgentCli`` of the suite's builtin (model/builtins/clidesc.py), None for a
     builtin that drives no CLI and for a command adapter."""
     cfg = suite.adapter
     if cfg.command:

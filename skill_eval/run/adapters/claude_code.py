@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins.clidesc import AgentCli
 from skill_eval.run.adapters.claude_flags import mcp_args, plugin_args, settings_args
 from skill_eval.run.adapters.claude_stream import StreamRead, parse_claude_stream, write_session
 from skill_eval.run.adapters.shared import bundled_skills
@@ -42,7 +43,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import (
     CLAUDE_CONNECT_RETRIES,
     CLAUDE_DEFAULT_URL,

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins.clidesc import AgentCli
 from skill_eval.run.adapters.codex_stream import parse_codex_stream
 from skill_eval.run.adapters.shared import bundled_skills, codex_session_log
 from skill_eval.run.adapters.shared.agentcli import (
@@ -45,7 +46,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import CODEX_DEFAULT_URL, CodexWatch, explain
 from skill_eval.run.adapters.shared.judge_prompt import judge_main
 from skill_eval.run.adapters.shared.protocol_io import (

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins.clidesc import AgentCli
 from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     find_binary,
@@ -34,7 +35,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import NO_MODEL_REQUEST, explain
 from skill_eval.run.adapters.shared.gemini_stream import parse_gemini_stream
 from skill_eval.run.adapters.shared.headless import serve_request

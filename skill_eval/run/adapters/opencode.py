@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins.clidesc import AgentCli
 from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     find_binary,
@@ -32,7 +33,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import explain
 from skill_eval.run.adapters.shared.headless import serve_request
 from skill_eval.run.adapters.shared.opencode_events import parse_opencode_events
