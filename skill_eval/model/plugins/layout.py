@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.fs.hashing import tree_files
-from skill_eval.model.builtins import find
+from skill_eval.model.builtins import ADAPTERS, find
 
 MANIFESTS = (".claude-plugin/plugin.json", "plugin.json")
 # Parts of a plugin besides skills/ and a manifest (Claude Code's plugin layout).
@@ -124,8 +124,9 @@ def resolve_plugin(value: Any, root: Path, skills_dir: Path,
         return None, (f"plugin: {path} is not a Claude Code plugin (no .claude-plugin/plugin.json, "
                       "plugin.json or skills/ folder); point it at the plugin's folder")
     if descriptor is not None and descriptor.no_plugins:  # its agent has no Claude Code plugins
+        loaders = " or ".join(d.name for d in ADAPTERS if d.loads_plugin)
         return None, (f"plugin: the {builtin} adapter cannot load a Claude Code plugin; use "
-                      "adapter.builtin: claude-code, or remove plugin:")
+                      f"adapter.builtin: {loaders}, or remove plugin:")
     if not skills_dir.resolve().is_relative_to(path):
         return None, (f"plugin: the skills under test ({skills_dir}) are not in the plugin {path}; set "
                       "skills_dir to the plugin's skills folder, or leave it out")
