@@ -97,8 +97,9 @@ def _args_init(x: argparse.ArgumentParser) -> None:
     x.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
     x.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
                                                    "else DIR's name)")
-    x.add_argument("--adapter", default="command",
-                   choices=["command", "claude-code", "codex", "gemini", "opencode", "vibe", "openai"],
+    from skill_eval.cli.subcommands.init import adapter_choices  # the registry's, as it is now
+
+    x.add_argument("--adapter", default="command", choices=adapter_choices(),
                    help="command (default): an offline echo adapter to edit; or a builtin agent")
 
 

@@ -25,7 +25,7 @@ from skill_eval import __version__
 from skill_eval.fs import sharedfiles
 from skill_eval.fs.hashing import changed_ns, is_racy, recorded_at
 from skill_eval.fs.storage import writes, writing
-from skill_eval.model.builtins import CLI_BINARIES
+from skill_eval.model.builtins import find
 from skill_eval.model.config import Suite, depends_files
 from skill_eval.plan.keys import GRADER_VERSION
 
@@ -180,9 +180,9 @@ def _adapter_files(suite: Suite) -> list[str]:
         out += [str(p) for p in depends_files(replace(suite, adapter=adapter))]
     # The agent CLI a builtin drives (its version is in the run key): an upgrade must be seen.
     for cfg in (*adapters, suite.judge):
-        name = str(getattr(cfg, "builtin", None) or "").replace("-", "_") if cfg else ""
-        if name in CLI_BINARIES:
-            default, option = CLI_BINARIES[name]
+        builtin = find(str(getattr(cfg, "builtin", None) or "")) if cfg else None
+        if builtin is not None and builtin.cli is not None:
+            option, default = builtin.cli.bin_option, builtin.cli.binary
             binary = str((getattr(cfg, "options", None) or {}).get(option) or default)
             found = shutil.which(binary)
             out.append(found or f"<no {binary}>")
