@@ -18,9 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from skill_eval.fs import sharedfiles
+from skill_eval.fs.atomic import write_atomic
 from skill_eval.fs.hashing import key_of
-from skill_eval.fs.storage import writes
 
 STATE_VERSION = 1
 
@@ -134,18 +133,9 @@ class SuiteState:
         with self.lock:
             self.verified[key] = stamp
 
-    @writes(lambda self: self.path)
     def save(self) -> None:
         with self.lock:
             text = json.dumps({"version": STATE_VERSION, "slots": self.slots, "skills": self.skills,
                                "grading": self.grading, "verified": self.verified, "extra": self.extra},
                               sort_keys=True, separators=(",", ":"))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".state.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(self.path, text, prefix=".state.")
