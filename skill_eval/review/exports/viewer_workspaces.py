@@ -66,21 +66,21 @@ CONFIGURATIONS = ("with_skill", "without_skill")
 OUTPUT_FILE = "agent_output.md"  # the agent's final answer, inside outputs/
 
 
-def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
+def export(source: ResultSource, fmt: str, out_dir: Path) -> int:
     """Write the suite's stored results under ``out_dir`` in ``fmt``; the number of runs written."""
     if fmt not in FORMATS:
         raise SkillEvalError(f"unknown export format '{fmt}' (formats: {', '.join(FORMATS)})")
-    project = engine.project
+    project = source.project
     models = project.suite.columns
     written = 0
     for se in project.skills:
         name = se.skill.name
         cases = [c for c in se.cases if c.kind == "task"]
         for model in models:
-            specs = [s for s in engine.plan.runs
+            specs = [s for s in source.plan.runs
                      if s.skill_name == name and s.column == model and s.case.kind == "task"
                      and s.variant in CONFIGURATIONS]  # both formats know only these two arms
-            records = [r for r in stored_records(engine, specs)
+            records = [r for r in stored_records(source, specs)
                        if not (isinstance(r[1], RunError) and r[1].kind == "missing")]
             if not records:
                 continue
@@ -88,7 +88,7 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
             root = Path(out_dir) / f"{label}-workspace" / "iteration-1"
             if root.exists():
                 shutil.rmtree(root)  # a view of the store: rebuilt whole, nothing stale left
-            written += _export_skill(engine, fmt, root, name, se.skill.path, model, cases, records)
+            written += _export_skill(source, fmt, root, name, se.skill.path, model, cases, records)
     if not written:
         raise SkillEvalError(f"nothing to export: no results in the store for suite {project.suite.name}; "
                              "run 'skill-eval run' first")
@@ -100,7 +100,7 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
 Record = tuple[RunSpec, RunResult | RunError, Any]
 
 
-def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
+def _export_skill(source: ResultSource, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
                   cases: Sequence[Case], records: Sequence[Record]) -> int:
     creator = fmt == "skill-creator"
     several = max(spec.iteration for spec, _, _ in records) > 1
@@ -179,10 +179,10 @@ def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_
         bench = {
             "metadata": {
                 "skill_name": skill, "skill_path": str(skill_path), "executor_model": executor,
-                "analyzer_model": _analyzer(engine), "timestamp": _now(),
+                "analyzer_model": _analyzer(source), "timestamp": _now(),
                 "evals_run": sorted({r["eval_id"] for r in runs}),
                 "runs_per_configuration": max((r["run_number"] for r in runs), default=0),
-                "generator": f"skill-eval {__version__} (suite {engine.suite.name})",
+                "generator": f"skill-eval {__version__} (suite {source.suite.name})",
             },
             "runs": runs, "run_summary": run_summary, "notes": notes + _analyst_notes(runs),
         }
@@ -294,8 +294,8 @@ def _transcript(case: Case, result: RunResult) -> str:
     return "\n".join(lines)
 
 
-def _analyzer(engine: ResultSource) -> str:
-    judge = engine.suite.judge
+def _analyzer(source: ResultSource) -> str:
+    judge = source.suite.judge
     if judge is None:
         return "none (deterministic checks)"
     return str(judge.model or judge.builtin or "judge command")
