@@ -1,4 +1,5 @@
-"""Bad input of `skill-eval run` (DESIGN §4, §7, §11), each fault through the real CLI.
+"""Bad input of `skill-eval run` (docs/commands.md#exit-codes, docs/protocol.md, docs/reliability.md),
+each fault through the real CLI.
 
 Every fault lives in a small fake adapter written into tmp_path that misbehaves only for the case
 ``bad`` (unless a ``healed`` file sits next to it); the case ``good`` always answers. For each:

@@ -1,6 +1,6 @@
 """Suite → run specs with content keys. Pure: reads files (through the hash cache), calls nothing.
 
-Run key material (DESIGN §8): protocol version, mode, prompt, each fixture's path and hash, the
+Run key material (docs/incremental.md): protocol version, mode, prompt, each fixture's path and hash, the
 skill tree digest (with_skill only), the adapter identity, model and iteration index. Not in it:
 absolute paths, environment values, mtimes, the iteration count, limits.
 """

@@ -1,4 +1,5 @@
-"""Grades of one skill × model → benchmark.json (DESIGN §9): pass rates, lift, flags, verdict."""
+"""Grades of one skill × model → benchmark.json (schemas/benchmark.schema.json; its figures in
+docs/statistics.md): pass rates, lift, flags, verdict."""
 
 from __future__ import annotations
 
