@@ -30,9 +30,6 @@ from skill_eval.fs.storage import StorageError, fault_of, writing
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.judge_process import JudgeProcess
 
-DOIT_COMMANDS = {"run", "list", "info", "clean", "forget", "ignore", "help", "strace",
-                 "dumpdb", "reset-dep", "auto", "tabcompletion"}
-
 
 def _agent_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
     def action() -> bool:

@@ -20,11 +20,6 @@ from skill_eval.store.redact import redact
 UNGRADABLE_NOTE = "ungradable: the case has no checks and no judge-graded rubric"
 
 
-def has_gradable_checks(case: Case, judge: bool) -> bool:
-    """True when a run of ``case`` can pass or fail on something: a check, or rubric a judge grades."""
-    return bool(case.checks) or (judge and bool(case.rubric))
-
-
 def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
                 skill_root: Path | None = None) -> CheckContext:
     """``skill_name``: the skill's name, or all its names (folder first, then its SKILL.md name)."""
