@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunError, RunResult
+from skill_eval.model.until_decided import AdaptiveConfig
 from skill_eval.review.comparison.benchmark import NOT_RUN, RunRecord, build_benchmark
-from skill_eval.review.comparison.sequential import adaptive_block
+from skill_eval.review.comparison.until_decided import adaptive_block
 from skill_eval.review.comparison.verdict import exit_code, settle, stop_text, verdict_text
 from skill_eval.review.render.console import skill_lines
 from skill_eval.review.render.github import annotations

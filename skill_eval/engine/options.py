@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skill_eval.model.adaptive import AdaptiveConfig
+from skill_eval.model.until_decided import AdaptiveConfig
 
 
 @dataclass(frozen=True)

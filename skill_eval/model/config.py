@@ -11,7 +11,6 @@ from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.schemas_io import describe_value, schema_problems
 from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.model.ablation.parts import Ablation, default_name
-from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.agents.configs import (
     AdapterConfig,
     AgentConfig,
@@ -27,6 +26,7 @@ from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_
 from skill_eval.model.plugins.folder_suite import suite_source
 from skill_eval.model.plugins.layout import Plugin, load_plugin, suite_plugin
 from skill_eval.model.runsettings import CaseRunOptions
+from skill_eval.model.until_decided import AdaptiveConfig, adaptive_problems
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.config import Suite
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunResult
+from skill_eval.model.until_decided import AdaptiveConfig
 from skill_eval.plan.planner import Plan
 from skill_eval.plan.types import RunSpec
 from skill_eval.store.store import Store

@@ -153,7 +153,7 @@ def build_skill(source: ResultSource, skill: str, full_view: bool = False) -> bo
         _audit_flags(bench, task_cases, se.skill.names)
         _name_agent(bench, agent_of(source, model))
         if source.adaptive is not None:
-            from skill_eval.review.comparison.sequential import adaptive_block
+            from skill_eval.review.comparison.until_decided import adaptive_block
             from skill_eval.review.comparison.verdict import settle
 
             bench["adaptive"] = adaptive_block(task_cases, runs, source.suite.minimum_lift, source.adaptive,

@@ -1,4 +1,4 @@
-"""`run --until-decided` end to end (skill_eval/cli/adaptive.py) on a counting adapter whose
+"""`run --until-decided` end to end (skill_eval/cli/until_decided.py) on a counting adapter whose
 with-skill runs always pass and without-skill runs always fail: a large true lift."""
 
 from __future__ import annotations

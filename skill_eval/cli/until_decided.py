@@ -14,7 +14,7 @@ from typing import Any
 
 from skill_eval.engine.options import RunOptions
 from skill_eval.errors import SkillEvalError
-from skill_eval.model.adaptive import AdaptiveConfig
+from skill_eval.model.until_decided import AdaptiveConfig
 
 Rounds = dict[tuple[str, str], int]
 

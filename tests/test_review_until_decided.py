@@ -1,12 +1,12 @@
-"""benchmark.json's `adaptive` block (skill_eval/review/comparison/sequential.py)."""
+"""benchmark.json's `adaptive` block (skill_eval/review/comparison/until_decided.py)."""
 
 from __future__ import annotations
 
-from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.cases import Case
 from skill_eval.model.results import AdapterResponse, RunError, RunResult
+from skill_eval.model.until_decided import AdaptiveConfig
 from skill_eval.review.comparison.benchmark import RunRecord
-from skill_eval.review.comparison.sequential import adaptive_block, paired_rounds
+from skill_eval.review.comparison.until_decided import adaptive_block, paired_rounds
 
 CASES = [Case(f"c{i}", "p") for i in range(8)]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.cases import Case
+from skill_eval.model.until_decided import AdaptiveConfig
 from skill_eval.review.comparison.benchmark import VARIANTS, RunRecord
 from skill_eval.stats.sequential import decide
 
