@@ -9,9 +9,9 @@ import pytest
 
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunError, RunResult
-from skill_eval.model.until_decided import AdaptiveConfig
+from skill_eval.model.until_decided import UntilDecidedSettings
 from skill_eval.review.comparison.benchmark import NOT_RUN, RunRecord, build_benchmark
-from skill_eval.review.comparison.until_decided import adaptive_block
+from skill_eval.review.comparison.until_decided import until_decided_block
 from skill_eval.review.comparison.verdict import exit_code, settle, stop_text, verdict_text
 from skill_eval.review.render.console import skill_lines
 from skill_eval.review.render.github import annotations
@@ -49,7 +49,7 @@ def bench(outcome: str, *, sequential: bool, failed_check: bool) -> dict:
             runs.append(_rec(c.id, "without_skill", it, outcome == "fail"))
     b = build_benchmark("s", "alpha", "m", cases, runs, 0.1)
     if sequential:
-        b["adaptive"] = adaptive_block(cases, runs, 0.1, AdaptiveConfig(10, 0.05), 3, decides=True)
+        b["adaptive"] = until_decided_block(cases, runs, 0.1, UntilDecidedSettings(10, 0.05), 3, decides=True)
         settle(b)
     return b
 

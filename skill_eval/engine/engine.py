@@ -82,9 +82,9 @@ class Engine:
                                     rounds={(s, m): n for s, m, n in self.options.rounds}, agents=self.agents)
         # The sequential rule's settings when tables report a decision (`--until-decided` or the
         # suite's `adaptive:` key), else None.
-        self.adaptive = self.options.until_decided or self.suite.adaptive
+        self.until_decided = self.options.until_decided or self.suite.until_decided
         # Under `run --until-decided` the sequential decision is the verdict; otherwise beside it.
-        self.sequential_verdict = self.options.until_decided is not None
+        self.until_decided_verdict = self.options.until_decided is not None
         self.state = SuiteState(store.root / "state" / f"{self.suite.name}.json")
         self.progress = Progress()
         self.on_event: Callable[[str, RunSpec, Any], None] = lambda kind, spec, data: None

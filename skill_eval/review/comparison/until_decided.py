@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from skill_eval.model.cases import Case
-from skill_eval.model.until_decided import AdaptiveConfig
+from skill_eval.model.until_decided import UntilDecidedSettings
 from skill_eval.review.comparison.benchmark import VARIANTS, RunRecord
 from skill_eval.stats.sequential import decide
 
@@ -30,8 +30,8 @@ def paired_rounds(cases: Sequence[Case], runs: Sequence[RunRecord]) -> tuple[lis
     return rows, None
 
 
-def adaptive_block(cases: Sequence[Case], runs: Sequence[RunRecord], minimum_lift: float | None,
-                   settings: AdaptiveConfig, start: int, decides: bool = False) -> dict[str, Any]:
+def until_decided_block(cases: Sequence[Case], runs: Sequence[RunRecord], minimum_lift: float | None,
+                   settings: UntilDecidedSettings, start: int, decides: bool = False) -> dict[str, Any]:
     """``decides``: `run --until-decided` ran, so this decision is the table's verdict."""
     paired = [r for r in runs if r.variant in VARIANTS]
     rows, gap = paired_rounds(cases, paired) if cases else ([], None)

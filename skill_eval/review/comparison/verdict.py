@@ -57,9 +57,9 @@ def decide(bench: Mapping[str, Any], gate: str = "none") -> tuple[str, str]:
         return "fail", "required_checks"
     if any(a["not_run"] for a in _arms(bench)):
         return "undecided", "not_run"
-    adaptive = bench.get("adaptive")
-    if isinstance(adaptive, Mapping) and adaptive.get("decides"):
-        return str(adaptive["decision"]), "sequential"
+    until_decided = bench.get("adaptive")
+    if isinstance(until_decided, Mapping) and until_decided.get("decides"):
+        return str(until_decided["decision"]), "sequential"
     lift = bench["lift"]
     if lift.get("minimum_lift") is None:
         return "pass", "checks_only"
@@ -143,7 +143,7 @@ def _interval(a: Mapping[str, Any]) -> str:
     return f"confidence sequence [{lo * 100:+.1f}, {hi * 100:+.1f}] pp"
 
 
-def _sequential_reason(a: Mapping[str, Any]) -> str:
+def _until_decided_reason(a: Mapping[str, Any]) -> str:
     minimum = _pp(a["minimum_lift"])
     where = f"{_interval(a)} at alpha {a['alpha']:g} after {_n(a['iterations'], 'iteration')} per case"
     if a["decision"] == "pass":
@@ -184,7 +184,7 @@ def reason(bench: Mapping[str, Any]) -> str:
         n = sum(int(a["not_run"]) for a in _arms(bench))
         return f"{_n(n, 'run')} not run yet: outside this --shard/--only, or not started"
     if name == "sequential":
-        return _sequential_reason(bench["adaptive"])
+        return _until_decided_reason(bench["adaptive"])
     if name in ("minimum_lift", "minimum_lift_holm", "minimum_lift_decided"):
         return _lift_reason(bench, name == "minimum_lift_holm", name == "minimum_lift_decided")
     return "every required with-skill check passed; no minimum_lift is set"
@@ -225,7 +225,7 @@ def verdict_cell(bench: Mapping[str, Any]) -> str:
     return f"{label(bench)} ({RULE_NAMES.get(name, name)})"
 
 
-def sequential(bench: Mapping[str, Any]) -> bool:
+def until_decided_verdict(bench: Mapping[str, Any]) -> bool:
     """The table's sequential decision is its verdict (``run --until-decided`` ran)."""
     a = bench.get("adaptive")
     return isinstance(a, Mapping) and bool(a.get("decides"))
@@ -234,7 +234,7 @@ def sequential(bench: Mapping[str, Any]) -> bool:
 def p_detail(bench: Mapping[str, Any]) -> str:
     """How the fixed-sample p is named beside the figures: a detail when the sequential decision
     is the verdict."""
-    return "fixed-sample p" if sequential(bench) else "p"
+    return "fixed-sample p" if until_decided_verdict(bench) else "p"
 
 
 def p_aside(bench: Mapping[str, Any]) -> str:

@@ -58,9 +58,10 @@ def bench_inputs_key(source: ResultSource, skill: str, model: str) -> str:
 def _rule_inputs(source: ResultSource) -> dict[str, Any]:
     """The decision rule's settings, only where set (tables without them keep their keys)."""
     out: dict[str, Any] = {}
-    if source.adaptive is not None:
-        out["adaptive"] = [source.adaptive.max_iterations, source.adaptive.alpha, source.suite.iterations]
-    if source.sequential_verdict:
+    settings = source.until_decided
+    if settings is not None:
+        out["adaptive"] = [settings.max_iterations, settings.alpha, source.suite.iterations]
+    if source.until_decided_verdict:
         out["sequential_verdict"] = True  # the same tables, another verdict
     if source.suite.gate != "mean":
         out["gate"] = source.suite.gate

@@ -152,13 +152,14 @@ def build_skill(source: ResultSource, skill: str, full_view: bool = False) -> bo
                                 source.suite.include_unscorable)
         _audit_flags(bench, task_cases, se.skill.names)
         _name_agent(bench, agent_of(source, model))
-        if source.adaptive is not None:
-            from skill_eval.review.comparison.until_decided import adaptive_block
+        if source.until_decided is not None:
+            from skill_eval.review.comparison.until_decided import until_decided_block
             from skill_eval.review.comparison.verdict import settle
 
-            bench["adaptive"] = adaptive_block(task_cases, runs, source.suite.minimum_lift, source.adaptive,
-                                               source.suite.iterations, source.sequential_verdict)
-            settle(bench)  # under --until-decided the sequential decision is now the verdict
+            bench["adaptive"] = until_decided_block(task_cases, runs, source.suite.minimum_lift,
+                                                    source.until_decided, source.suite.iterations,
+                                                    source.until_decided_verdict)
+            settle(bench)  # under --until-decided its decision is now the verdict
         if se.ablations:
             bench["ablations"] = ablation_block(task_cases, runs, se.ablations)
         triggers = [(spec, result, grade) for spec, result, grade in records if spec.case.kind == "trigger"]

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.comparison.verdict import evidence, label, rule_text, sequential, verdict_cell
+from skill_eval.review.comparison.verdict import (
+    evidence,
+    label,
+    rule_text,
+    until_decided_verdict,
+    verdict_cell,
+)
 from skill_eval.review.render.mdcells import (
     _clip,
     _num,
@@ -169,7 +175,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
                          *_unscorable_head([bench])]))
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
-        aside = " (not the verdict: the sequential decision is)" if sequential(bench) else ""
+        aside = " (not the verdict: the sequential decision is)" if until_decided_verdict(bench) else ""
         met = "met" if lift["met"] else "NOT met"
         lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {met}{aside}.")
     lines += [x for x in (interval_line(bench), decision_line(bench)) if x]

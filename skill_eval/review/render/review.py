@@ -22,7 +22,7 @@ from skill_eval.review.comparison.verdict import (
     p_detail,
     rule,
     rule_text,
-    sequential,
+    until_decided_verdict,
 )
 from skill_eval.review.render.markdown import (
     ci,
@@ -109,7 +109,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}"
-        + (" (not the verdict: the sequential decision is)." if sequential(bench) else "."),
+        + (" (not the verdict: the sequential decision is)." if until_decided_verdict(bench) else "."),
         "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "plugin_eval": plugin_eval_figures(bench),
