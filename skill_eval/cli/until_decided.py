@@ -138,5 +138,5 @@ def _outcome(benches: list[dict[str, Any]], code: int) -> int:
         print("skill-eval: until-decided stopped early: a run errored, the budget was spent or the "
               "store failed (see above); comparisons not decided by then stay undecided", file=sys.stderr)
         return 2
-    # The verdict, not the decision alone: a failed required check fails a sequential pass.
+    # The verdict, not the decision alone: a failed required check fails an until-decided pass.
     return exit_code(benches) if decisions else 1

@@ -1,4 +1,4 @@
-"""The `adaptive` block of benchmark.json: the sequential decision on one skill x model's lift
+"""The `adaptive` block of benchmark.json: the until-decided decision on one skill x model's lift
 (stats/sequential.py), with the looks and runs it took and the runs it saved."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """junit.xml: one testcase per case of the with_skill variant, plus one for each minimum lift (and
-one for each sequential decision, which then is the verdict); the verdict's words as properties."""
+one for each until-decided decision, which then is the verdict); the verdict's words as properties."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
             tc = ET.SubElement(suite, "testcase", name="minimum_lift", classname=classname)
             counts["tests"] += 1
             if until_decided:
-                ET.SubElement(tc, "skipped", message="not the verdict: the sequential decision is")
+                ET.SubElement(tc, "skipped", message="not the verdict: --until-decided decides it")
             elif not lift["met"]:
                 counts["failures"] += 1
                 ET.SubElement(tc, "failure", message=f"lift {signed(lift['pass_rate'])} below minimum "
@@ -65,7 +65,7 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
             counts["tests"] += 1
             if until_decided["decision"] != "pass":
                 counts["failures"] += 1
-                ET.SubElement(tc, "failure", message=f"sequential decision: {verdict_text(bench)}")
+                ET.SubElement(tc, "failure", message=f"until decided: {verdict_text(bench)}")
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -175,7 +175,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
                          *_unscorable_head([bench])]))
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
-        aside = " (not the verdict: the sequential decision is)" if until_decided_verdict(bench) else ""
+        aside = " (not the verdict: --until-decided decides it)" if until_decided_verdict(bench) else ""
         met = "met" if lift["met"] else "NOT met"
         lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {met}{aside}.")
     lines += [x for x in (interval_line(bench), decision_line(bench)) if x]
