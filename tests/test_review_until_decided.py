@@ -11,10 +11,10 @@ from skill_eval.review.comparison.until_decided import paired_rounds, until_deci
 CASES = [Case(f"c{i}", "p") for i in range(8)]
 
 
-def _rec(cid, variant, it, passed=True, error=False):
+def _rec(cid, arm, it, passed=True, error=False):
     if error:
-        return RunRecord.of(cid, variant, it, RunError("k", "crash", "boom"))
-    return RunRecord.of(cid, variant, it, RunResult("k", AdapterResponse("out", (), {}), 1.0),
+        return RunRecord.of(cid, arm, it, RunError("k", "crash", "boom"))
+    return RunRecord.of(cid, arm, it, RunResult("k", AdapterResponse("out", (), {}), 1.0),
                         {"passed": passed, "checks": []})
 
 

@@ -22,12 +22,12 @@ from skill_eval.review.render.review import figures
 CHECK = (Check("ok", "contains", params={"value": "ok"}),)
 
 
-def _rec(cid: str, variant: str, it: int, passed: bool, not_run: bool = False) -> RunRecord:
+def _rec(cid: str, arm: str, it: int, passed: bool, not_run: bool = False) -> RunRecord:
     if not_run:
-        return RunRecord.of(cid, variant, it, RunError("k", NOT_RUN, "not run yet"))
+        return RunRecord.of(cid, arm, it, RunError("k", NOT_RUN, "not run yet"))
     result = RunResult("k", AdapterResponse("ok" if passed else "no", (), {}), 1.0)
     checks = [{"id": "ok", "type": "contains", "required": True, "passed": passed, "evidence": "e"}]
-    return RunRecord.of(cid, variant, it, result, {"passed": passed, "checks": checks})
+    return RunRecord.of(cid, arm, it, result, {"passed": passed, "checks": checks})
 
 
 def bench(outcome: str, *, sequential: bool, failed_check: bool) -> dict:

@@ -32,7 +32,7 @@ def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None
     left off for these exact inputs. An edited skill has new keys, so it starts over."""
     from skill_eval.engine.engine import Engine
     from skill_eval.model.project import load_project
-    from skill_eval.review.comparison.benchmark import VARIANTS
+    from skill_eval.review.comparison.benchmark import ARMS
     from skill_eval.store.store import Store
 
     project = load_project(suite_path, split)
@@ -41,7 +41,7 @@ def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None
     engine = Engine(project, Store(project.suite.store), replace(options, iterations=settings.max_iterations))
     complete: dict[tuple[str, str, int], bool] = defaultdict(lambda: True)
     for spec in engine.plan.runs:
-        if spec.case.kind == "task" and spec.variant in VARIANTS:
+        if spec.case.kind == "task" and spec.arm in ARMS:
             slot = (spec.skill_name, spec.column, spec.iteration)
             complete[slot] = complete[slot] and engine.stored(spec.key)
     out: Rounds = {}

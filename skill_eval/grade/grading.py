@@ -33,14 +33,14 @@ def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts
 
 def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
               verdicts: Mapping[str, Mapping[str, Any]] | None = None,
-              skill_root: Path | None = None, variant: str | None = None,
+              skill_root: Path | None = None, arm: str | None = None,
               ctx: CheckContext | None = None) -> dict[str, Any]:
     """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge;
     ``skill_root`` is where a script check's ``cwd`` is relative to; ``variant`` (the run's arm)
     leaves out checks scoped to other arms; ``ctx``: the run's context when the judge already built
     it (its session is then read and parsed once for both)."""
     ctx = ctx or context_for(run, skill_name, allow_scripts, skill_root)
-    checks = [c for c in case.checks if c.applies_to(variant)]
+    checks = [c for c in case.checks if c.applies_to(arm)]
     results = [run_check(c, ctx, case.source, case.line) for c in checks]
     critical = {c.id for c in checks if c.critical}
     required = [r for r in results if r.required]

@@ -47,14 +47,14 @@ class Check:
             out["indicator"] = True
         return out
 
-    def applies_to(self, variant: str | None) -> bool:
-        if self.arms is None or variant is None:
+    def applies_to(self, arm: str | None) -> bool:
+        if self.arms is None or arm is None:
             return True
-        if variant.startswith("ablation:") and not any(a.lstrip("!") == variant for a in self.arms):
-            variant = "with_skill"  # graded as the full-skill arm it is compared with
+        if arm.startswith("ablation:") and not any(a.lstrip("!") == arm for a in self.arms):
+            arm = "with_skill"  # graded as the full-skill arm it is compared with
         if all(a.startswith("!") for a in self.arms):  # every arm but these
-            return f"!{variant}" not in self.arms
-        return variant in self.arms
+            return f"!{arm}" not in self.arms
+        return arm in self.arms
 
 
 @dataclass(frozen=True)

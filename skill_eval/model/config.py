@@ -61,7 +61,7 @@ class Suite:
     adapter: AdapterConfig
     models: tuple[str, ...] = ("default",)
     iterations: int = 3
-    variants: tuple[str, ...] = ("with_skill", "without_skill")
+    arms: tuple[str, ...] = ("with_skill", "without_skill")
     timeout_seconds: float = 120.0
     max_output_bytes: int = 1_048_576
     max_kept_files: int = 2000  # workspace files kept per run; the rest are listed as not kept
@@ -305,7 +305,7 @@ def load_suite(path: str | Path) -> Suite:
         agents=agents,
         models=tuple(raw.get("models", ["default"])),
         iterations=int(raw.get("iterations", 3)),
-        variants=tuple(raw.get("variants", ["with_skill", "without_skill"])),
+        arms=tuple(raw.get("variants", ["with_skill", "without_skill"])),
         timeout_seconds=float(raw.get("timeout_seconds", 120)),
         max_output_bytes=int(raw.get("max_output_bytes", 1_048_576)),
         max_kept_files=int(raw.get("max_kept_files", 2000)),

@@ -36,11 +36,11 @@ RULE_NAMES = {"errors": "runs errored", "required_checks": "required checks", "n
 ESTIMATE = "pass on the estimate"  # a pass by a lift the statistics do not call significant yet
 SIGNIFICANCE = 0.05
 _EPS = 1e-12
-_VARIANTS = ("with_skill", "without_skill")
+_ARMS = ("with_skill", "without_skill")
 
 
 def _arms(bench: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [bench["variants"][v] for v in _VARIANTS]
+    return [bench["variants"][v] for v in _ARMS]
 
 
 def _with_failed(bench: Mapping[str, Any]) -> int:

@@ -79,7 +79,7 @@ def export(source: ResultSource, fmt: str, out_dir: Path) -> int:
         for model in models:
             specs = [s for s in source.plan.runs
                      if s.skill_name == name and s.column == model and s.case.kind == "task"
-                     and s.variant in CONFIGURATIONS]  # both formats know only these two arms
+                     and s.arm in CONFIGURATIONS]  # both formats know only these two arms
             records = [r for r in stored_records(source, specs)
                        if not (isinstance(r[1], RunError) and r[1].kind == "missing")]
             if not records:
@@ -107,7 +107,7 @@ def _export_skill(source: ResultSource, fmt: str, root: Path, skill: str, skill_
     eval_ids = _eval_ids(cases)
     runs: list[dict[str, Any]] = []
     notes: list[str] = []
-    for spec, result, grade in sorted(records, key=lambda r: (_order(cases, r[0].case.id), r[0].variant,
+    for spec, result, grade in sorted(records, key=lambda r: (_order(cases, r[0].case.id), r[0].arm,
                                                               r[0].iteration)):
         case = spec.case
         eval_dir = root / f"eval-{path_component(case.id)}"
@@ -115,7 +115,7 @@ def _export_skill(source: ResultSource, fmt: str, root: Path, skill: str, skill_
                 "assertions": _assertion_texts(case)}
         if creator:
             write_text(eval_dir / "eval_metadata.json", dump_json(meta))
-        run_dir = eval_dir / spec.variant
+        run_dir = eval_dir / spec.arm
         if creator or several:
             run_dir = run_dir / f"run-{spec.iteration}"
         if run_dir.exists():
@@ -124,7 +124,7 @@ def _export_skill(source: ResultSource, fmt: str, root: Path, skill: str, skill_
         outputs.mkdir(parents=True, exist_ok=True)
         if isinstance(result, RunError):
             write_text(outputs / "error.txt", f"{result.kind}: {result.message}\n")
-            notes.append(f"eval {case.id} {spec.variant} run {spec.iteration} errored "
+            notes.append(f"eval {case.id} {spec.arm} run {spec.iteration} errored "
                          f"({result.kind}): {result.message[:200]}")
             continue
         if result.outputs_dir is not None and result.outputs_dir.is_dir():
@@ -161,7 +161,7 @@ def _export_skill(source: ResultSource, fmt: str, root: Path, skill: str, skill_
         write_text(run_dir / "grading.json", dump_json(grading))
         write_text(run_dir / "timing.json", dump_json(timing))
         runs.append({
-            "eval_id": eval_ids[case.id], "eval_name": case.id, "configuration": spec.variant,
+            "eval_id": eval_ids[case.id], "eval_name": case.id, "configuration": spec.arm,
             "run_number": spec.iteration,
             "result": {**summary, "time_seconds": round(duration, 3), "tokens": int(tokens or 0),
                        "tool_calls": sum(tool_calls.values()), "errors": 0},

@@ -14,15 +14,15 @@ from skill_eval.store.history import HistoryRecord
 
 def current_benches(source: ResultSource) -> list[dict[str, Any]]:
     """Each planned skill x model's benchmark, from the stored runs and grades."""
-    from skill_eval.review.comparison.benchmark import VARIANTS, RunRecord, build_benchmark
+    from skill_eval.review.comparison.benchmark import ARMS, RunRecord, build_benchmark
 
     out = []
     for se in source.project.skills:
         tasks = [c for c in se.cases if c.kind == "task"]
         for model in models(source):
             specs = [s for s in skill_specs(source, se.skill.name)
-                     if s.column == model and s.variant in VARIANTS and s.case.kind == "task"]
-            runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
+                     if s.column == model and s.arm in ARMS and s.case.kind == "task"]
+            runs = [RunRecord.of(spec.case.id, spec.arm, spec.iteration, result, grade)
                     for spec, result, grade in stored_records(source, specs)]
             out.append(build_benchmark(source.suite.name, se.skill.name, model, tasks, runs,
                                        source.suite.minimum_lift))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.fs.hashing import key_of
-from skill_eval.fs.safenames import path_component, variant_folder
+from skill_eval.fs.safenames import arm_folder, path_component
 from skill_eval.fs.specialfiles import read_plain
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult
@@ -49,7 +49,7 @@ def view_key(spec: RunSpec, result: RunResult | RunError, grade: Any, grade_key:
 
 def run_dir(out: Path, spec: RunSpec) -> Path:
     case = f"eval-{path_component(spec.case.id)}"
-    return out / f"iteration-{spec.iteration}" / case / variant_folder(spec.variant)
+    return out / f"iteration-{spec.iteration}" / case / arm_folder(spec.arm)
 
 
 def recorded_key(folder: Path) -> str | None:
@@ -138,12 +138,12 @@ def prune(out: Path, specs: Iterable[RunSpec]) -> list[str]:
     for it in _subdirs(out, "iteration-"):
         cases = wanted.get(it.name)
         for case in _subdirs(it, "eval-"):
-            variants = (cases or {}).get(case.name)
-            for variant in _subdirs(case, ""):
-                if variants is None or variant.name not in variants:
-                    removed.append(f"{it.name}/{case.name}/{variant.name}")
-                    shutil.rmtree(variant, ignore_errors=True)
-            if variants is None:
+            arms = (cases or {}).get(case.name)
+            for arm in _subdirs(case, ""):
+                if arms is None or arm.name not in arms:
+                    removed.append(f"{it.name}/{case.name}/{arm.name}")
+                    shutil.rmtree(arm, ignore_errors=True)
+            if arms is None:
                 shutil.rmtree(case, ignore_errors=True)
         if cases is None:
             shutil.rmtree(it, ignore_errors=True)

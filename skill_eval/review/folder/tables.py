@@ -128,7 +128,7 @@ def stored_records(source: ResultSource, specs: list[RunSpec]
 def build_skill(source: ResultSource, skill: str, full_view: bool = False) -> bool:
     """benchmark.json and benchmark.md of one skill (per model), and the per-run view."""
     from skill_eval.review.comparison.ablations import ablation_block
-    from skill_eval.review.comparison.benchmark import VARIANTS, RunRecord, build_benchmark
+    from skill_eval.review.comparison.benchmark import ARMS, RunRecord, build_benchmark
     from skill_eval.review.comparison.triggers import trigger_block
     from skill_eval.review.folder.run_folders import prune_layout
     from skill_eval.review.render.markdown import benchmark_md
@@ -145,10 +145,10 @@ def build_skill(source: ResultSource, skill: str, full_view: bool = False) -> bo
         cache = RecordCache(out / ".records.json", source.store.root)
         records = _records(source, specs, cache, None if fresh else source.touched_slots)
         cache.save()
-        runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
+        runs = [RunRecord.of(spec.case.id, spec.arm, spec.iteration, result, grade)
                 for spec, result, grade in records if spec.case.kind == "task"]
         bench = build_benchmark(source.suite.name, skill, model, task_cases,
-                                [r for r in runs if r.variant in VARIANTS], source.suite.minimum_lift,
+                                [r for r in runs if r.arm in ARMS], source.suite.minimum_lift,
                                 source.suite.include_unscorable)
         _audit_flags(bench, task_cases, se.skill.names)
         _name_agent(bench, agent_of(source, model))
@@ -170,7 +170,7 @@ def build_skill(source: ResultSource, skill: str, full_view: bool = False) -> bo
         if plugin_cases:
             from skill_eval.review.comparison.plugin_scores import arm_runs, plugin_eval_block
 
-            paired = {s.case.id for s in specs if s.variant == "without_skill"}
+            paired = {s.case.id for s in specs if s.arm == "without_skill"}
             two_arm = {c: c in paired for c in plugin_cases}
             bench["plugin_eval"] = plugin_eval_block(plugin_cases, arm_runs(records), two_arm,
                                                      source.suite.threshold)
@@ -220,7 +220,7 @@ def _sync_views(source: ResultSource, out: Path, records: list[tuple[RunSpec, Ru
     elif rewrite or removed:
         SkillPart.drop(out)
         cache = PageCache(out)
-        cache.drop([*removed, *(run_rel(s.iteration, s.case.id, s.variant) for s, *_rest in rewrite)])
+        cache.drop([*removed, *(run_rel(s.iteration, s.case.id, s.arm) for s, *_rest in rewrite)])
         cache.save()
     for spec, result, grade, key, whole in rewrite:
         if not whole and isinstance(result, RunResult):
@@ -303,7 +303,7 @@ def review_html(source: ResultSource, benches: list[dict[str, Any]], moved: list
         part = SkillPart(out, key_of([out.relative_to(results).as_posix(), b.get(INPUTS_FIELD), sorted(ids)]))
         kept = part.load() if b.get(INPUTS_FIELD) else None
         if kept is None:
-            cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.variant): source.grade_key(s)
+            cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.arm): source.grade_key(s)
                                     for s in skill_specs(source, b["skill"]) if s.column == b["model"]})
             entry = bench_entry(results, out, b, ids, cache)
             cache.save()

@@ -69,7 +69,7 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
         if flag in by_flag:
             out.append(f"runs {what}: " + ", ".join(by_flag[flag]))
     if "unscorable" in by_flag:
-        why = sorted({r.split(": ", 1)[-1] for c in bench["cases"] for v in VARIANT_KEYS
+        why = sorted({r.split(": ", 1)[-1] for c in bench["cases"] for v in ARM_KEYS
                       for r in c[v].get("unscorable_reasons", [])})
         out.append("runs unscorable (turn limit, truncated, another model, no model request; "
                    + ("counted as failures" if _counted(bench) else "excluded from pass rates") + "): "
@@ -141,7 +141,7 @@ def _ind(lift: Mapping[str, Any]) -> str:
     return " (indeterminate)" if lift.get("indeterminate") and lift.get("pass_rate") is not None else ""
 
 
-VARIANT_KEYS = ("with_skill", "without_skill")
+ARM_KEYS = ("with_skill", "without_skill")
 
 
 def credit_line(bench: Mapping[str, Any]) -> str | None:
@@ -290,7 +290,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
         rows = [[b["skill"], b["model"],
                  *(pct(b["variants"][v].get("partial_credit")) for v in ("with_skill", "without_skill")),
                  *(pct(b["variants"][v].get("soft_pass_rate")) for v in ("with_skill", "without_skill")),
-                 str(sum(b["variants"][v].get("critical_failures", 0) for v in VARIANT_KEYS))]
+                 str(sum(b["variants"][v].get("critical_failures", 0) for v in ARM_KEYS))]
                 for b in credited]
         lines.append(_table(rows, ["skill", "model", "partial credit with", "partial credit without",
                                    "soft with", "soft without", "critical failures"]))
@@ -326,7 +326,7 @@ def _rate_n(arm: Mapping[str, Any]) -> str:
 
 def _unscorable(bench: Mapping[str, Any]) -> int:
     """Unscorable runs of both arms (benchmarks written before the field: none)."""
-    return sum(int(bench["variants"][v].get("unscorable", 0)) for v in VARIANT_KEYS)
+    return sum(int(bench["variants"][v].get("unscorable", 0)) for v in ARM_KEYS)
 
 
 def _unscorable_head(benches: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -23,11 +23,11 @@ def _run_keys(source: ResultSource) -> dict[tuple[str, str], RunKeys]:
     """Every (skill, model)'s task runs, from one pass over the plan."""
     out: dict[tuple[str, str], RunKeys] = {}
     for spec in source.plan.runs:
-        if spec.variant not in ARMS or spec.case.kind != "task":
+        if spec.arm not in ARMS or spec.case.kind != "task":
             continue
         cases = out.setdefault((spec.skill_name, spec.column), {})
         arms = cases.setdefault(spec.case.id, {a: [] for a in ARMS})
-        arms[spec.variant].append([spec.iteration, spec.key, source.grade_key(spec)])
+        arms[spec.arm].append([spec.iteration, spec.key, source.grade_key(spec)])
     for cases in out.values():
         for arms in cases.values():
             for runs in arms.values():

@@ -21,7 +21,7 @@ from typing import Any
 
 from skill_eval import __version__
 from skill_eval.fs.atomic import write_atomic
-from skill_eval.fs.safenames import path_component, variant_folder
+from skill_eval.fs.safenames import arm_folder, path_component
 
 FOLDER = ".review"
 SHARDS = 32
@@ -33,8 +33,8 @@ def case_rel(iteration: int, case_id: str) -> str:
     return f"iteration-{iteration}/{'eval-' + path_component(case_id)}"
 
 
-def run_rel(iteration: int, case_id: str, variant: str) -> str:
-    return f"{case_rel(iteration, case_id)}/{variant_folder(variant)}"
+def run_rel(iteration: int, case_id: str, arm: str) -> str:
+    return f"{case_rel(iteration, case_id)}/{arm_folder(arm)}"
 
 
 def _shard(case_folder: str) -> int:

@@ -140,7 +140,7 @@ def page_history(source: ResultSource, benches: Sequence[Mapping[str, Any]],
     same = SameOutputs(history.path.with_suffix(".same-outputs.json"), source.store)
     keys_now: dict[tuple[str, str, str], dict[int, str]] = {}
     for spec in source.plan.runs:
-        if spec.variant == "with_skill" and (spec.skill_name, spec.column) in comparisons:
+        if spec.arm == "with_skill" and (spec.skill_name, spec.column) in comparisons:
             keys_now.setdefault((spec.skill_name, spec.column, spec.case.id), {})[spec.iteration] = spec.key
     strips = []
     for i, b in enumerate(benches):
