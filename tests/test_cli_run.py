@@ -420,7 +420,7 @@ def test_only_matching_nothing_says_so_and_shows_the_pattern_shape(tmp_path):
     for cmd in (kit.run, kit.status):
         code, out, err = cmd("--only", "nope/*")
         assert code == 2 and "Traceback" not in err
-        assert "--only 'nope/*' matches no run" in err and "skill/case/variant/model/iteration" in err
+        assert "--only 'nope/*' matches no run" in err and "skill/case/arm/model/iteration" in err
     assert kit.calls() == 0
 
 

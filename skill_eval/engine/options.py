@@ -28,7 +28,7 @@ class RunOptions:
     no_remote: bool = False  # --no-remote: the local store only
 
 
-ONLY_SHAPE = "skill/case/variant/model/iteration"
+ONLY_SHAPE = "skill/case/arm/model/iteration"
 
 
 def only_matched_nothing(pattern: str) -> str:

@@ -1,7 +1,7 @@
 """What the last run of a suite saw, per slot: so `status` can say *why* something is out of date.
 
 The store says whether a result exists; this file remembers the key material behind the result
-of each slot (skill/case/variant/model/iteration), in short hashes, plus each skill's file list.
+of each slot (skill/case/arm/model/iteration), in short hashes, plus each skill's file list.
 It is advisory: losing it only makes reasons vaguer ("never run"), never causes a re-run.
 It also remembers, per run key, the stat stamp of the store entry when it was last verified, so a
 damaged entry (truncated file) is noticed without re-reading every entry on every plan.

@@ -36,7 +36,7 @@ def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], all
               skill_root: Path | None = None, arm: str | None = None,
               ctx: CheckContext | None = None) -> dict[str, Any]:
     """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge;
-    ``skill_root`` is where a script check's ``cwd`` is relative to; ``variant`` (the run's arm)
+    ``skill_root`` is where a script check's ``cwd`` is relative to; ``arm`` (the run's: with_skill, ...)
     leaves out checks scoped to other arms; ``ctx``: the run's context when the judge already built
     it (its session is then read and parsed once for both)."""
     ctx = ctx or context_for(run, skill_name, allow_scripts, skill_root)

@@ -26,7 +26,7 @@ class Check:
     case_sensitive: bool = False
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     critical: bool = False  # a failure vetoes the run and is reported on its own
-    arms: tuple[str, ...] | None = None  # the variants it applies to (None: every arm)
+    arms: tuple[str, ...] | None = None  # the arms it applies to (None: every arm)
     # claude plugin eval's scoring (its §8/§9): the grader's weight in the run's score, and
     # whether it is a plugin-fired indicator, graded in the with-arm only and left out of the
     # score of a two-arm case (review/comparison/plugin_scores.py).

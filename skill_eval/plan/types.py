@@ -13,7 +13,7 @@ from skill_eval.plan.adapter import ResolvedAdapter
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One (skill, case, variant, model, iteration) run, with its content key."""
+    """One (skill, case, arm, model, iteration) run, with its content key."""
 
     key: str
     skill_name: str

@@ -217,7 +217,7 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
                     runs: Sequence[RunRecord], minimum_lift: float | None,
                     include_unscorable: bool = False) -> dict[str, Any]:
     """benchmark.json for one skill and model. ``runs`` may hold any number of iterations per
-    case and variant; records of a case not in ``cases`` are a caller bug (ValueError).
+    case and arm; records of a case not in ``cases`` are a caller bug (ValueError).
     Unscorable runs are left out of pass rates, or with ``include_unscorable`` count as failed."""
     if include_unscorable:
         # A run that never reached the model says nothing either way: it stays out even so.
@@ -225,7 +225,7 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
     by_case: dict[str, dict[str, list[RunRecord]]] = {c.id: {v: [] for v in ARMS} for c in cases}
     for r in runs:
         if r.case_id not in by_case or r.arm not in ARMS:
-            raise ValueError(f"run record for unknown case/variant {r.case_id!r}/{r.arm!r}")
+            raise ValueError(f"run record for unknown case/arm {r.case_id!r}/{r.arm!r}")
         by_case[r.case_id][r.arm].append(r)
     loads_reported = any(r.loaded_skills for r in runs if r.arm == "with_skill")
 

@@ -157,7 +157,7 @@ def _lift_reason(bench: Mapping[str, Any], holm: bool, decided: bool = False) ->
     lift = bench["lift"]
     mean, minimum = lift.get("pass_rate"), lift["minimum_lift"]
     if mean is None:
-        return f"no case was graded in both variants, so no lift to hold against {_pp(minimum)}"
+        return f"no case was graded in both arms, so no lift to hold against {_pp(minimum)}"
     verb = "is at least" if mean >= minimum - _EPS else "is below"
     text = f"lift {_pp(mean)} over {_n(lift['cases'], 'case')} {verb} {_pp(minimum)}"
     if holm:

@@ -28,7 +28,7 @@ def write_text(path: Path, text: str, redacted: bool = False) -> None:
 
 def write_if_changed(path: Path, text: str) -> None:
     """``write_text``, skipped when the file already holds exactly that text, redacted: a file
-    that several writers share (a case's case.json, beside each of its variants' folders) is
+    that several writers share (a case's case.json, beside each of its arms' folders) is
     written once, not once per writer."""
     text = redact(text)
     data = text.encode("utf-8")

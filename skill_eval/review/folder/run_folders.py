@@ -4,7 +4,7 @@ entry its run's *current* key names, and records the key it was derived from.
 A folder is rewritten whenever its recorded key differs from the current one, not only when its
 run executed: after an edit and its revert the run is served from the store (no call), and its
 folder must show that result, not the edited version's. Folders of runs no longer planned (a
-removed case, fewer iterations or variants) are removed. That is what makes an incremental
+removed case, fewer iterations or arms) are removed. That is what makes an incremental
 results folder the same as a clean build's.
 """
 
@@ -62,7 +62,7 @@ def recorded_key(folder: Path) -> str | None:
 
 
 def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any, key: str) -> None:
-    """iteration-<i>/eval-<id>/{case.json, <variant>/...}; anything else in the run folder goes,
+    """iteration-<i>/eval-<id>/{case.json, <arm>/...}; anything else in the run folder goes,
     so the folder holds exactly what a first write would. Only what differs is written (a report
     rebuilds every folder, most of them unchanged). The key file goes before anything is changed
     and is written last: a crash part-way leaves a folder whose key does not match, so the next

@@ -1,4 +1,4 @@
-"""junit.xml: one testcase per case of the with_skill variant, plus one for each minimum lift (and
+"""junit.xml: one testcase per case of the with_skill arm, plus one for each minimum lift (and
 one for each until-decided decision, which then is the verdict); the verdict's words as properties."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test
 def lift_note(bench: Mapping[str, Any]) -> str:
     lift = bench["lift"]
     if lift["pass_rate"] is None:
-        return "no case was graded in both variants: no lift"
+        return "no case was graded in both arms: no lift"
     if lift["indeterminate"]:
         return INDETERMINATE + f" ({lift['nonzero_cases']} of {lift['cases']} cases moved)"
     return "significant at p ≤ 0.05" if lift["significant"] else "not significant (p > 0.05)"
@@ -196,7 +196,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines.append(_table(rows, ["case", "with skill", "without skill", "delta", "flags"]))
     weak = [c["id"] for c in bench.get("checks", []) if c["non_discriminating"]]
     if weak:
-        lines += ["", "Non-discriminating checks (pass in every run of both variants): "
+        lines += ["", "Non-discriminating checks (pass in every run of both arms): "
                   + ", ".join(md_text(w) for w in weak)]
     lines += trigger_md(bench)
     lines += plugin_eval_md(bench)
@@ -217,7 +217,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
              *([usd(arm.get("judge_cost_usd"))] if judged else []),
              *(_num(arm.get(k)) for k in steps), *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
-    lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
+    lines.append(_table(rows, ["arm", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
                                *(["judge tokens"] if judge_tokens else []),
                                *(["judge cost"] if judged else []),
                                *({"mean_tool_calls": "tool calls/run", "mean_turns": "turns/run"}[k]
