@@ -198,3 +198,34 @@ def test_review_folders_are_layers_in_its_contract():
     present = [p.parent.name for p in review_dir.glob("*/__init__.py")]
     present += [p.stem for p in review_dir.glob("*.py") if p.stem != "__init__"]
     assert named == sorted(present), "every folder and module of review/ is a layer in its contract"
+
+
+_RENAMES = {("os", "replace"), ("os", "rename"), ("os", "renames"), ("shutil", "move")}
+
+
+def _renames(source: str) -> list[int]:
+    """Lines that put a file in place by a rename: os.replace/rename/renames, shutil.move, and
+    a Path's ``.rename(target)`` or ``.replace(target)`` (one argument: str.replace takes two)."""
+    out = []
+    for n in ast.walk(ast.parse(source)):
+        if not isinstance(n, ast.Call) or not isinstance(n.func, ast.Attribute):
+            continue
+        owner = n.func.value.id if isinstance(n.func.value, ast.Name) else None
+        if (owner, n.func.attr) in _RENAMES or (
+                n.func.attr in ("rename", "replace") and len(n.args) == 1 and not n.keywords):
+            out.append(n.lineno)
+    return out
+
+
+def test_every_rename_into_place_goes_through_fs():
+    # fs/atomic.py is the one writer that renames into place (write_atomic, rename_into_place).
+    offenders = [f"{p.relative_to(ROOT)}:{line}" for p in sorted(PACKAGE.rglob("*.py"))
+                 if not p.is_relative_to(PACKAGE / "fs")
+                 for line in _renames(p.read_text(encoding="utf-8"))]
+    assert offenders == [], "write through skill_eval.fs.atomic (write_atomic, rename_into_place)"
+
+
+def test_the_rename_finder_finds_renames_and_not_string_replaces():
+    source = ("import os, shutil\nos.replace(a, b)\np.rename(q)\np.replace(q)\nshutil.move(a, b)\n"
+              "s.replace('a', 'b')\ndataclasses.replace(x, y=1)\n")
+    assert _renames(source) == [2, 3, 4, 5]

@@ -55,7 +55,7 @@ MOCKS = {
 def kit(tmp_path):  # noqa: ANN201
     kit = PluginKit.create(tmp_path, {"a": {"prompt.md": "Go a.\n"}, "b": {"prompt.md": "Go b.\n"}})
     kit.write({"adapter.py": CLIENT, **MOCKS})
-    kit.write_suite(variants="[with_skill, without_skill]")
+    kit.write_suite(arms="[with_skill, without_skill]")
     return kit
 
 

@@ -56,7 +56,7 @@ def both(request, tmp_path_factory):  # noqa: ANN001, ANN201
     root = tmp_path_factory.mktemp(f"pe-agentmocks-{request.param}")
     plugin = _plugin(root)
     theirs = plugin_eval(claude, plugin, SCRIPT)
-    ours = skill_eval(claude, plugin, SCRIPT, root / "se", variants=("with_skill", "without_skill"),
+    ours = skill_eval(claude, plugin, SCRIPT, root / "se", arms=("with_skill", "without_skill"),
                       judge=True)
     return claude, plugin, root, theirs, ours
 
@@ -85,7 +85,7 @@ def test_an_adopted_recording_answers_with_no_model_request_under_both(both):
     shutil.copy(saved, replay / saved.name)
     (replay / saved.name).write_text(saved.read_text().replace("AGENT-ANSWER", "REPLAYED"))
     theirs = plugin_eval(claude, plugin, SCRIPT)
-    again = skill_eval(claude, plugin, SCRIPT, root / "se", variants=("with_skill", "without_skill"),
+    again = skill_eval(claude, plugin, SCRIPT, root / "se", arms=("with_skill", "without_skill"),
                        judge=True)
     assert "REPLAYED lookup" in theirs.mock_answers() and "REPLAYED lookup" in again.mock_answers()
     # Only the aborting case asks the model (its own mock has no recording).

@@ -72,7 +72,7 @@ def both(request, tmp_path_factory):  # noqa: ANN001, ANN201
     root = tmp_path_factory.mktemp(f"pe-mocks-{request.param}")
     plugin = mocked_plugin(root)
     theirs = plugin_eval(claude, plugin, SCRIPT)
-    ours = skill_eval(claude, plugin, SCRIPT, root / "se", variants=("with_skill", "without_skill"))
+    ours = skill_eval(claude, plugin, SCRIPT, root / "se", arms=("with_skill", "without_skill"))
     return theirs, ours, root
 
 

@@ -85,7 +85,7 @@ def three(request, tmp_path_factory):  # noqa: ANN001, ANN201
     root = tmp_path_factory.mktemp(f"pe-plugin-{request.param}")
     copies = [shutil.copytree(PLUGIN, root / name / "conf") for name in ("pe", "se", "folder")]
     theirs = plugin_eval(claude, copies[0], SCRIPT)
-    ours = skill_eval(claude, copies[1], SCRIPT, root / "se-work", variants=("with_skill", "without_skill"))
+    ours = skill_eval(claude, copies[1], SCRIPT, root / "se-work", arms=("with_skill", "without_skill"))
     folder, _ = run_folder(claude, copies[2], "run")
     return claude, theirs, ours, folder, copies[2]
 

@@ -109,7 +109,7 @@ def _args_validate(x: argparse.ArgumentParser) -> None:
 
 def _run_opts(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
-    x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
+    x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/arm/model/iter matches")
     x.add_argument("--iterations", type=suite_capped("iterations"), metavar="N",
                    help="override the suite's iterations")
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")

@@ -81,11 +81,11 @@ class Engine:
         # --only and --shard narrow what runs, in selected_runs().
         self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations,
                                     rounds={(s, m): n for s, m, n in self.options.rounds}, agents=self.agents)
-        # The sequential rule's settings when tables report a decision (`--until-decided` or the
+        # The until-decided settings when tables report a decision (`--until-decided` or the
         # suite's `adaptive:` key), else None.
-        self.adaptive = self.options.until_decided or self.suite.adaptive
-        # Under `run --until-decided` the sequential decision is the verdict; otherwise beside it.
-        self.sequential_verdict = self.options.until_decided is not None
+        self.until_decided = self.options.until_decided or self.suite.until_decided
+        # Under `run --until-decided` its decision is the verdict; otherwise beside it.
+        self.until_decided_verdict = self.options.until_decided is not None
         self.state = SuiteState(store.root / "state" / f"{self.suite.name}.json")
         self.progress = Progress()
         self.incidents = Incidents()  # what went wrong: frozen into the run's outcome at the end

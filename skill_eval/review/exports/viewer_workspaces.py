@@ -66,21 +66,21 @@ CONFIGURATIONS = ("with_skill", "without_skill")
 OUTPUT_FILE = "agent_output.md"  # the agent's final answer, inside outputs/
 
 
-def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
+def export(source: ResultSource, fmt: str, out_dir: Path) -> int:
     """Write the suite's stored results under ``out_dir`` in ``fmt``; the number of runs written."""
     if fmt not in FORMATS:
         raise SkillEvalError(f"unknown export format '{fmt}' (formats: {', '.join(FORMATS)})")
-    project = engine.project
+    project = source.project
     models = project.suite.columns
     written = 0
     for se in project.skills:
         name = se.skill.name
         cases = [c for c in se.cases if c.kind == "task"]
         for model in models:
-            specs = [s for s in engine.plan.runs
+            specs = [s for s in source.plan.runs
                      if s.skill_name == name and s.column == model and s.case.kind == "task"
-                     and s.variant in CONFIGURATIONS]  # both formats know only these two arms
-            records = [r for r in stored_records(engine, specs)
+                     and s.arm in CONFIGURATIONS]  # both formats know only these two arms
+            records = [r for r in stored_records(source, specs)
                        if not (isinstance(r[1], RunError) and r[1].kind == "missing")]
             if not records:
                 continue
@@ -88,7 +88,7 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
             root = Path(out_dir) / f"{label}-workspace" / "iteration-1"
             if root.exists():
                 shutil.rmtree(root)  # a view of the store: rebuilt whole, nothing stale left
-            written += _export_skill(engine, fmt, root, name, se.skill.path, model, cases, records)
+            written += _export_skill(source, fmt, root, name, se.skill.path, model, cases, records)
     if not written:
         raise SkillEvalError(f"nothing to export: no results in the store for suite {project.suite.name}; "
                              "run 'skill-eval run' first")
@@ -100,25 +100,25 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
 Record = tuple[RunSpec, RunResult | RunError, Any]
 
 
-def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
+def _export_skill(source: ResultSource, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
                   cases: Sequence[Case], records: Sequence[Record]) -> int:
     creator = fmt == "skill-creator"
     several = max(spec.iteration for spec, _, _ in records) > 1
     eval_ids = _eval_ids(cases)
     runs: list[dict[str, Any]] = []
     notes: list[str] = []
-    for spec, result, grade in sorted(records, key=lambda r: (_order(cases, r[0].case.id), r[0].variant,
+    for spec, result, grade in sorted(records, key=lambda r: (_order(cases, r[0].case.id), r[0].arm,
                                                               r[0].iteration)):
         run_dir, meta = _run_dir(root, spec, eval_ids[spec.case.id], creator, several)
         if isinstance(result, RunError):
             write_text(run_dir / "outputs" / "error.txt", f"{result.kind}: {result.message}\n")
-            notes.append(f"eval {spec.case.id} {spec.variant} run {spec.iteration} errored "
+            notes.append(f"eval {spec.case.id} {spec.arm} run {spec.iteration} errored "
                          f"({result.kind}): {result.message[:200]}")
             continue
         runs.append(_export_run(run_dir, spec, result, grade, meta, creator, eval_ids[spec.case.id]))
     if not runs and not notes:
         return 0
-    _write_benchmark(engine, root, skill, skill_path, model, runs, notes, creator)
+    _write_benchmark(source, root, skill, skill_path, model, runs, notes, creator)
     return len(runs) + len(notes)
 
 
@@ -131,7 +131,7 @@ def _run_dir(root: Path, spec: RunSpec, eval_id: int, creator: bool,
             "assertions": _assertion_texts(case)}
     if creator:
         write_text(eval_dir / "eval_metadata.json", dump_json(meta))
-    run_dir = eval_dir / spec.variant
+    run_dir = eval_dir / spec.arm
     if creator or several:
         run_dir = run_dir / f"run-{spec.iteration}"
     if run_dir.exists():
@@ -180,7 +180,7 @@ def _export_run(run_dir: Path, spec: RunSpec, result: RunResult, grade: Any, met
     write_text(run_dir / "grading.json", dump_json(grading))
     write_text(run_dir / "timing.json", dump_json(timing))
     return {
-        "eval_id": eval_id, "eval_name": case.id, "configuration": spec.variant,
+        "eval_id": eval_id, "eval_name": case.id, "configuration": spec.arm,
         "run_number": spec.iteration,
         "result": {**summary, "time_seconds": round(duration, 3), "tokens": int(tokens or 0),
                    "tool_calls": sum(tool_calls.values()), "errors": 0},
@@ -190,7 +190,7 @@ def _export_run(run_dir: Path, spec: RunSpec, result: RunResult, grade: Any, met
     }
 
 
-def _write_benchmark(engine: ResultSource, root: Path, skill: str, skill_path: Path, model: str,
+def _write_benchmark(source: ResultSource, root: Path, skill: str, skill_path: Path, model: str,
                      runs: list[dict[str, Any]], notes: list[str], creator: bool) -> None:
     """benchmark.json (and for skill-creator benchmark.md) of one skill x model."""
     run_summary = _run_summary(runs, numeric_delta=not creator)
@@ -201,10 +201,10 @@ def _write_benchmark(engine: ResultSource, root: Path, skill: str, skill_path: P
         bench = {
             "metadata": {
                 "skill_name": skill, "skill_path": str(skill_path), "executor_model": executor,
-                "analyzer_model": _analyzer(engine), "timestamp": _now(),
+                "analyzer_model": _analyzer(source), "timestamp": _now(),
                 "evals_run": sorted({r["eval_id"] for r in runs}),
                 "runs_per_configuration": max((r["run_number"] for r in runs), default=0),
-                "generator": f"skill-eval {__version__} (suite {engine.suite.name})",
+                "generator": f"skill-eval {__version__} (suite {source.suite.name})",
             },
             "runs": runs, "run_summary": run_summary, "notes": notes + _analyst_notes(runs),
         }
@@ -315,8 +315,8 @@ def _transcript(case: Case, result: RunResult) -> str:
     return "\n".join(lines)
 
 
-def _analyzer(engine: ResultSource) -> str:
-    judge = engine.suite.judge
+def _analyzer(source: ResultSource) -> str:
+    judge = source.suite.judge
     if judge is None:
         return "none (deterministic checks)"
     return str(judge.model or judge.builtin or "judge command")

@@ -8,7 +8,7 @@ in the workspace and answers ``{output, events, usage}`` on stdout.
   a plugin (the request's ``plugin``) comes with the whole plugin, loaded with ``--plugin-dir``.
 - without_skill: ``skills/`` is removed, so nothing skill-like is left in the workspace.
 - Isolation: HOME (and CLAUDE_CONFIG_DIR) point inside the workspace, so the user's own
-  ``~/.claude`` skills, settings and memory can neither shadow nor leak into either variant.
+  ``~/.claude`` skills, settings and memory can neither shadow nor leak into either arm.
 
 This module also holds the plumbing shared with the Codex adapter (workspace preparation,
 running a CLI with a deadline, spotting SKILL.md reads).
