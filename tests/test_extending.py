@@ -105,6 +105,36 @@ def _generator():  # noqa: ANN202
     return module
 
 
+@pytest.fixture
+def toy_regex_check(monkeypatch):  # noqa: ANN201
+    monkeypatch.syspath_prepend(str(DATA / "check"))
+    import toy_check
+
+    return toy_check.LINES_MATCHING
+
+
+def test_a_toy_check_type_s_regex_parameter_is_compiled_and_judged_by_validate(tmp_path, capsys,
+                                                                              toy_regex_check):
+    from skill_eval.grade.checks import CHECK_TYPES
+    from skill_eval.model.evalsets.regexparams import regex_params
+
+    check = {"id": "steps", "type": "lines_matching", "pattern": "(a+)+$", "min": 1}
+    suite = _toy_check_suite(tmp_path, [check])
+    evals = tmp_path / "skills" / "toy" / "evals" / "evals.json"
+    with CHECK_TYPES.temporarily(toy_regex_check):
+        # Its schema marks `pattern` as a Python regex: validate warns on a risky one, as for regex.
+        assert main(["validate", str(suite)]) == 0
+        out = capsys.readouterr().out
+        assert ("warning: evals[0].checks[0]: lines_matching pattern '(a+)+$' repeats a group that holds "
+                "a repetition") in out
+        # ... and refuses one that does not compile, at its place.
+        evals.write_text(evals.read_text().replace('"(a+)+$"', '"(("'))
+        assert main(["validate", str(suite)]) == 2
+        err = capsys.readouterr().err
+        assert "evals.json:" in err and "lines_matching pattern '((' does not compile" in err
+    assert "lines_matching" not in regex_params()  # gone with the block
+
+
 # --- A toy eval-set reader: tests/data/test_extending/reader/toy_dialect.py, one READERS registration
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 Test = Callable[[Any], bool]
 
-# Keywords that never change validity.
+# Keywords that never change validity; nor does any "x-" one (our own annotations, such as
+# "x-regex": jsonschema ignores them, as it ignores every keyword it does not know).
 _ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "default", "examples", "$defs",
                 "deprecated", "readOnly", "writeOnly"}
 
@@ -80,7 +81,7 @@ class _Compiler:
             raise _Unsupported(repr(schema))
         tests: list[Test] = []
         for key, arg in schema.items():
-            if key in _ANNOTATIONS or key in ("then", "else"):
+            if key in _ANNOTATIONS or key.startswith("x-") or key in ("then", "else"):
                 continue
             test = self.structure(key, arg, schema) if key in _STRUCTURE else _value_test(key, arg)
             if test is not None:

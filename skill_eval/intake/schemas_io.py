@@ -6,11 +6,12 @@ import json
 from collections.abc import Callable
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from skill_eval.errors import Problem, did_you_mean
 from skill_eval.intake.schemafast import compile_schema
 
+T = TypeVar("T")
 Where = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 
 
@@ -44,6 +45,17 @@ def _completed(name: str, stamp: int) -> dict[str, Any]:
 def load_schema(name: str) -> dict[str, Any]:
     """The schema ``schemas/<name>.schema.json``, completed by its registry if it has one."""
     return _completed(name, _stamp(name))
+
+
+def derived(name: str, build: Callable[[dict[str, Any]], T]) -> T:
+    """``build(load_schema(name))``, built once per completion of the schema: what a reader
+    derives from it (which parameters hold regexes) follows a type registered at run time."""
+    return _derived(name, _stamp(name), build)
+
+
+@lru_cache(maxsize=64)
+def _derived(name: str, stamp: int, build: Callable[[dict[str, Any]], Any]) -> Any:
+    return build(_completed(name, stamp))
 
 
 def schema_path(name: str) -> Path:

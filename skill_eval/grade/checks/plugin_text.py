@@ -129,7 +129,8 @@ PLUGIN_REGEX = CheckType(
      "exactly N times (`count:N`, counted as with the `g` flag whatever `flags` says). A pattern "
      "JavaScript rejects (inline `(?i)`) fails, as plugin eval's grader throws on it."),
     {
-        "pattern": {"type": "string", "minLength": 1, "description": "A JavaScript regular expression."},
+        "pattern": {"type": "string", "minLength": 1, "x-regex": "javascript",
+                    "description": "A JavaScript regular expression."},
         "flags": {"type": "string", "description": "JavaScript flags: i, m, s, u, g, d."},
         "match": {
             "type": "string",

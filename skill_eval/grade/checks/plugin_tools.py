@@ -187,6 +187,7 @@ PLUGIN_TOOL_USED = CheckType(
         },
         "input_match": {
             "type": "string",
+            "x-regex": "javascript",
             "description": "A JavaScript regex over the call's JSON-encoded input.",
         },
         "min": {"type": "integer", "minimum": 0, "description": "The fewest matching calls (default 1)."},
@@ -205,7 +206,8 @@ _SIDE = {
     "oneOf": [
         {"type": "string", "minLength": 1},
         {"type": "object", "additionalProperties": False, "required": ["tool"],
-         "properties": {"tool": {"type": "string", "minLength": 1}, "input_match": {"type": "string"}}},
+         "properties": {"tool": {"type": "string", "minLength": 1},
+                        "input_match": {"type": "string", "x-regex": "javascript"}}},
     ],
     "description": "A tool name or {tool, input_match}.",
 }

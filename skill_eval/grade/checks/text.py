@@ -191,7 +191,8 @@ REGEX = CheckType(
     ("Passes when `pattern` (Python `regex` syntax, searched anywhere, 1 s time limit) matches the output "
      "(or the kept `file`); case-insensitive unless `case_sensitive: true`."),
     {
-        "pattern": {"type": "string", "minLength": 1, "description": "A regular expression."},
+        "pattern": {"type": "string", "minLength": 1, "x-regex": "python",
+                    "description": "A regular expression."},
         "file": {
             "type": "string",
             "minLength": 1,
@@ -210,6 +211,7 @@ NOT_REGEX = CheckType(
         "pattern": {
             "type": "string",
             "minLength": 1,
+            "x-regex": "python",
             "description": "A regular expression that must not match.",
         },
         "file": {

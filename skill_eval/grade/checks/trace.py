@@ -206,6 +206,7 @@ COMMAND_RAN = CheckType(
         "pattern": {
             "type": "string",
             "minLength": 1,
+            "x-regex": "python",
             "description": "A regular expression over the command line.",
         },
     },
@@ -220,6 +221,7 @@ COMMAND_NOT_RAN = CheckType(
         "pattern": {
             "type": "string",
             "minLength": 1,
+            "x-regex": "python",
             "description": "A regular expression over the command line.",
         },
     },
@@ -233,7 +235,7 @@ COMMAND_ORDER = CheckType(
         "patterns": {
             "type": "array",
             "minItems": 1,
-            "items": {"type": "string", "minLength": 1},
+            "items": {"type": "string", "minLength": 1, "x-regex": "python"},
             "description": "Regular expressions, in the order the commands must run.",
         },
     },
@@ -269,6 +271,7 @@ TOOL_CALL = CheckType(
         "pattern": {
             "type": "string",
             "minLength": 1,
+            "x-regex": "python",
             "description": "A regular expression over the tool name (the command line for shell commands).",
         },
         "expected_no_call": {"type": "boolean", "description": "true: pass when no matching call was made."},
@@ -287,7 +290,7 @@ TOOL_CALL = CheckType(
         "order": {
             "type": "array",
             "minItems": 1,
-            "items": {"type": "string", "minLength": 1},
+            "items": {"type": "string", "minLength": 1, "x-regex": "python"},
             "description": "Regular expressions the calls must match in order.",
         },
         "min_count": {

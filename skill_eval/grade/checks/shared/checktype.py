@@ -41,7 +41,9 @@ COMMON: dict[str, Any] = {
 @dataclass(frozen=True)
 class CheckType:
     """One check type. ``params`` is the JSON Schema of each parameter of its own, by name (the
-    common fields are added); ``description`` says when it passes (the schema's and the docs'
+    common fields are added; a parameter holding a Python regex, or a list of them, is marked
+    ``"x-regex": "python"`` on the string: validate compiles it and warns when it is risky, see
+    model/evalsets/regexparams); ``description`` says when it passes (the schema's and the docs'
     words); ``problem`` says why a check of this type cannot be applied, found without a run
     (a pattern that does not compile, a schema that is not one), or None."""
 
