@@ -74,7 +74,7 @@ def write_adapter(tmp_path):
 @pytest.fixture
 def run_setup(tmp_path):
     """run_setup(argv, **suite_overrides) -> (suite, spec_factory); a skill 'demo-skill' with one
-    fixture; spec_factory(variant="with_skill", iteration=1, prompt=..., key=...) -> RunSpec."""
+    fixture; spec_factory(arm="with_skill", iteration=1, prompt=..., key=...) -> RunSpec."""
     from skill_eval.model.cases import Case, Fixture
     from skill_eval.model.config import AdapterConfig, Suite
     from skill_eval.plan.adapter import ResolvedAdapter
@@ -98,12 +98,12 @@ def run_setup(tmp_path):
         adapter = ResolvedAdapter(name="fake", argv=tuple(str(a) for a in argv),
                                   identity={"command": [str(a) for a in argv]})
 
-        def spec(variant="with_skill", iteration=1, prompt="Do the task.", key=None, kind="task"):
+        def spec(arm="with_skill", iteration=1, prompt="Do the task.", key=None, kind="task"):
             case = Case(id="c1", prompt=prompt, kind=kind,
                         fixtures=(Fixture("data.txt", skill / "evals" / "files" / "data.txt"),))
-            key = key or _hashlib.sha256(f"{variant}/{iteration}/{prompt}".encode()).hexdigest()
+            key = key or _hashlib.sha256(f"{arm}/{iteration}/{prompt}".encode()).hexdigest()
             return RunSpec(key=key, skill_name="demo-skill", skill_path=skill, case=case,
-                           variant=variant, model="m", iteration=iteration, adapter=adapter)
+                           arm=arm, model="m", iteration=iteration, adapter=adapter)
         return suite, spec
     return make
 

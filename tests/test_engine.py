@@ -1,4 +1,5 @@
-"""The invalidation matrix of DESIGN §8, row by row, counted with a counting adapter; and `status`."""
+"""The invalidation matrix (docs/incremental.md#the-invalidation-matrix), row by row, counted with
+a counting adapter; and `status`."""
 
 from __future__ import annotations
 

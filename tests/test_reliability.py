@@ -1,4 +1,4 @@
-"""DESIGN §11: kill -9, Ctrl-C, two runs on one store, damaged store entries."""
+"""docs/reliability.md: kill -9, Ctrl-C, two runs on one store, damaged store entries."""
 
 from __future__ import annotations
 
