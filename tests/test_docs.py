@@ -148,8 +148,9 @@ def test_the_two_commands_open_the_readme_and_the_test_command_is_what_ci_runs()
     assert install == ("python3 -m venv .venv && . .venv/bin/activate && pip install -e . && "
                        "skill-eval run configs/demo.yaml")
     marker = "# The README's test command (keep the two in step):\n"
-    ci = (ROOT / ".ci" / "run").read_text().split(marker, 1)[1]
-    assert tests == "python3 -m venv .venv && . .venv/bin/activate && " + ci.strip()
+    ci_test, e2e = (ROOT / ".ci" / "run").read_text().split(marker, 1)[1].split("\n", 1)
+    assert tests == "python3 -m venv .venv && . .venv/bin/activate && " + ci_test
+    assert "python -m pytest -q -n auto -m e2e" in e2e.splitlines()  # and then the e2e tier
     assert tests in _sh_blocks((ROOT / "CONTRIBUTING.md").read_text())
 
 

@@ -140,6 +140,7 @@ def test_grants_follow_plugin_eval():
     assert "Bash" not in s.removed(("Bash(npm test *)",)) and "Write" in s.removed()
 
 
+@pytest.mark.e2e  # bubblewrap
 def test_a_bash_grant_runs_the_agent_sandboxed_and_is_refused_without_a_sandbox(kit, monkeypatch):
     from skill_eval.run import sandbox
 
