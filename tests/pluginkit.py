@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from suitekit import JSON_SHIM
+
 from skill_eval.cli.main import main
 
 GRADER = '---\ntype: regex\npattern: "ok"\n---\n'
-ADAPTER = r'''import json, os, sys
+# Started for every run: on suitekit's JSON_SHIM, which spares each start importing json (and
+# re); tests that extend the script keep calling json.dumps.
+ADAPTER = JSON_SHIM + r'''import os, sys
 req = json.loads(sys.stdin.read())
 req["listing"] = sorted(os.path.relpath(os.path.join(d, f), ".") for d, _, fs in os.walk(".") for f in fs
                         if not f.startswith("requests"))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from suitekit import FAST_JSON
 
 from skill_eval.cli.main import main
 from skill_eval.intake.schemas_io import load_schema
@@ -38,18 +39,21 @@ A missing test is Blocking.
 Be kind.
 """
 
-ADAPTER = """\
-import json, os, sys
-from pathlib import Path
+# Started for every run: on suitekit's FAST_JSON, which spares it importing json (and re).
+ADAPTER = FAST_JSON + """\
+import os, sys
 here = os.path.dirname(os.path.abspath(__file__))
-req = json.load(sys.stdin)
-skill = Path(req["workspace"]) / req["skill"]["path"] if req["skill"] else None
-rule = bool(skill) and "Label every finding Blocking" in (skill / "SKILL.md").read_text()
-guide = bool(skill) and (skill / "references" / "guide.md").is_file()
+req = loads(sys.stdin.read())
+skill = os.path.join(req["workspace"], req["skill"]["path"]) if req["skill"] else None
+rule = False
+if skill:
+    with open(os.path.join(skill, "SKILL.md"), encoding="utf-8") as f:
+        rule = "Label every finding Blocking" in f.read()
+guide = bool(skill) and os.path.isfile(os.path.join(skill, "references", "guide.md"))
 with open(os.path.join(here, "calls.log"), "a") as f:
-    f.write(json.dumps({"mode": req["mode"], "ablation": req.get("ablation"), "rule": rule,
-                        "guide": guide}) + "\\n")
-print(json.dumps({"output": "Severity: Blocking." if rule else "Looks fine.", "events": []}))
+    f.write(dumps({"mode": req["mode"], "ablation": req.get("ablation"), "rule": rule,
+                   "guide": guide}) + "\\n")
+print(dumps({"output": "Severity: Blocking." if rule else "Looks fine.", "events": []}))
 """
 
 SUITE = """\

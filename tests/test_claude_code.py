@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from budgets import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -440,7 +441,7 @@ _names = st.from_regex(r"claude-[a-z0-9-]{1,12}", fullmatch=True)
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.dictionaries(_names, _entry, min_size=1, max_size=4))
 def test_for_any_model_usage_the_totals_are_the_sums_of_the_split(per_model):
     usage = claude_code._usage_from_result({"modelUsage": per_model, "usage": {"input_tokens": 1}})

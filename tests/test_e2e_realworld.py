@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from suitekit import FAST_JSON
 
 from skill_eval.cli.main import main
 from skill_eval.intake.schemas_io import validator
@@ -21,9 +22,11 @@ SOURCES = {
 }
 
 # Loads the skill for trigger queries that share a word with its name; answers tasks by mode.
-ADAPTER = """\
-import json, sys
-req = json.load(sys.stdin)
+# The adapter and the judge start for every run and every judging: on suitekit's FAST_JSON,
+# which spares each start importing json (and re).
+ADAPTER = FAST_JSON + """\
+import sys
+req = loads(sys.stdin.read())
 with open(sys.argv[1], "a") as f:
     f.write("x\\n")
 skill = req["skill"]["name"] if req["skill"] else None
@@ -36,21 +39,21 @@ else:
     loaded = skill is not None
     out = ("Following the skill step by step. " if skill else "") + "Answer to: " + req["prompt"][:200]
 events = [{"type": "skill_loaded", "name": skill}] if loaded else []
-print(json.dumps({"output": out, "events": events,
-                  "usage": {"input_tokens": 50, "output_tokens": len(out) // 4, "cost_usd": 0.0001}}))
+print(dumps({"output": out, "events": events,
+             "usage": {"input_tokens": 50, "output_tokens": len(out) // 4, "cost_usd": 0.0001}}))
 """
 
 # A deterministic judge: the items pass when the answer follows the skill, except for prompts whose
 # length is a multiple of 3 (so some cases fail with the skill too); one line per call.
-JUDGE = """\
-import json, sys
-req = json.load(sys.stdin)
+JUDGE = FAST_JSON + """\
+import sys
+req = loads(sys.stdin.read())
 with open(sys.argv[1], "a") as f:
     f.write("x\\n")
 good = "Following the skill" in req["output"] and len(req["prompt"]) % 3 != 0
 verdicts = [{"id": r["id"], "passed": good, "evidence": "scripted"} for r in req["rubric"]]
 usage = {"input_tokens": 300, "output_tokens": 40, "cost_usd": 0.002}
-print(json.dumps({"verdicts": verdicts, "usage": usage}))
+print(dumps({"verdicts": verdicts, "usage": usage}))
 """
 
 

@@ -9,7 +9,9 @@ asserts what docs/reliability.md promises:
 - no file is written outside the suite's store and results folders;
 - each example finishes in bounded time.
 
-CI runs a few hundred examples in total, derandomized so every run tries the same inputs;
+The README's test command runs about two hundred examples in total (tests/budgets.py; each
+example's change is tried by every command it reaches, so each promise is checked on generated
+input in every test), derandomized so every run tries the same inputs;
 ``SKILL_EVAL_FUZZ_EXAMPLES=5000`` runs that many per test instead. Every input it ever found
 to break a promise stays below as an ``@example``, so it is tried first on every run.
 """
@@ -29,18 +31,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from budgets import examples
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from scratch import kept, temp_root
 from suitekit import main_in
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS_PER_EXAMPLE = 30.0
-_FLAG = int(os.environ.get("SKILL_EVAL_FUZZ_EXAMPLES", "0") or 0)
 
 
 def budget(default: int) -> settings:
-    return settings(max_examples=_FLAG or default, derandomize=True, database=None, deadline=None,
+    return settings(max_examples=examples(default), derandomize=True, database=None, deadline=None,
                     suppress_health_check=list(HealthCheck))
 
 
@@ -129,6 +131,7 @@ def cli(root: Path, *args: str, suite: str = "configs/demo.yaml", allowed: tuple
     assert "Traceback" not in stderr and "Traceback" not in stdout, stderr[-4000:]
     assert before == after, sorted(set(after.items()) ^ set(before.items()))[:5]
     assert elapsed < SECONDS_PER_EXAMPLE, f"{args} took {elapsed:.1f} s"
+    event(f"{args[0]} exit {code}")  # --hypothesis-show-statistics: which paths the examples reached
     return code, stdout, stderr
 
 
@@ -205,7 +208,7 @@ def json_text(doc: Any) -> str:
 
 # ------------------------------------------------------------------------------------ suite YAML
 
-@budget(90)
+@budget(25)
 @given(_ops)
 @example([(0.5, "insert", b"a: &a [1, *a]\n")])
 @example([(0.0, "insert", b"x: &a [" + b",".join([b"lol"] * 9) + b"]\n" + b"".join(
@@ -222,7 +225,7 @@ def test_suite_yaml_bytes(ops):
             cli(root, "status", "configs/demo.yaml", "--json")
 
 
-@budget(60)
+@budget(20)
 @given(_paths, _new_keys, VALUES)
 @example([7], "timeout_seconds", float("nan"))
 @example([0], "models", ["../../up", "a/b"])
@@ -276,7 +279,7 @@ def _hostile_check() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-@budget(60)
+@budget(15)
 @given(st.one_of(
     st.tuples(st.just("set"), _paths, VALUES),
     st.tuples(st.just("check"), st.integers(0, 10), _hostile_check()),
@@ -310,7 +313,7 @@ def test_eval_set_structure(change):
             cli(root, "report", "configs/demo.yaml", "--format", "html")
 
 
-@budget(60)
+@budget(20)
 @given(st.sampled_from([EVALS, TRIGGERS]), _ops)
 @example(EVALS, [(0.5, "insert", b"[" * 5000)])
 @example(TRIGGERS, [(0.3, "replace", b"\\ud83d")])
@@ -322,7 +325,7 @@ def test_eval_and_trigger_set_bytes(which, ops):
         cli(root, "inspect", str(which))
 
 
-@budget(40)
+@budget(15)
 @given(_paths, VALUES)
 @example([1, 0, 1], "\ud83d")
 @example([1, 0, 0], "../x")
@@ -373,7 +376,7 @@ def response_suite(tmp_path_factory) -> Path:
     return root
 
 
-@budget(25)
+@budget(10)
 @given(_responses)
 @example(b'{"output": "with \\ud83d", "events": [{"type": "t\\udc00"}], "usage": {"k\\ud800": 1}}')
 @example(b'{"output": "x", "usage": ' + b"[" * 100000 + b"]" * 100000 + b"}")
@@ -390,7 +393,7 @@ def test_adapter_responses_end_to_end(response_suite, raw):
     assert (response_suite / "results" / "summary.md").is_file()
 
 
-@budget(150)
+@budget(100)
 @given(_responses)
 @example(b'{"output": "' + b"a" * 40 + b'!"}')
 def test_adapter_responses_parse_and_grade(raw):

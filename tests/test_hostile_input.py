@@ -4,12 +4,18 @@ never a traceback, never a file outside the suite's store and results."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from suitekit import Kit, case
 
+from skill_eval.cli.main import main
 from skill_eval.fs.safenames import MAX_COMPONENT_BYTES, path_component
 
 
@@ -187,9 +193,12 @@ def test_ctrl_c_stops_a_run_stuck_on_a_backtracking_regex(tmp_path):
                                   ("--iterations", "1000000000"), ("-j", "100000")])  # issue 20: caps
 def test_command_line_numbers_must_be_finite_and_positive(tmp_path, args):
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
-    done = kit.subprocess("run", "suite.yaml", *args)
-    out, err = done.communicate(timeout=60)
-    assert done.returncode == 2
+    err = io.StringIO()
+    # argparse refuses them: SystemExit(2), which the console script turns into exit status 2.
+    with pytest.raises(SystemExit) as exited, contextlib.redirect_stderr(err):
+        main(["run", str(kit.suite), *args])
+    assert exited.value.code == 2
+    err = err.getvalue()
     assert f"argument {args[0]}" in err or "argument -j/--jobs" in err
     assert "Traceback" not in err
     assert kit.calls() == 0
@@ -236,35 +245,60 @@ def test_terminal_control_characters_from_adapters_are_escaped_by_run_and_status
         assert not any(c in text for c in "\x1b\x07\r\u202e"), text
 
 
-def _unblocked(kit: Kit, command: str, where: str) -> tuple[int, str]:
-    """``skill-eval COMMAND suite.yaml``'s exit code and stderr; a failure if it blocks."""
-    import subprocess
+@contextlib.contextmanager
+def _never_blocked(fifos: list[Path], what: str) -> Iterator[None]:
+    """A failure, not a hang, when the block reads a FIFO: after a deadline a watchdog opens each
+    FIFO for writing and closes it, which gives a blocked reader end of file and lets the block
+    return. The command runs in-process in the test's main thread (where a run's signal handlers
+    go); only the watchdog is a thread."""
+    done = threading.Event()
+    blocked: list[bool] = []
 
-    done = kit.subprocess(command, "suite.yaml")
+    def watch() -> None:
+        if done.wait(60):
+            return
+        blocked.append(True)
+        while not done.wait(0.1):
+            for fifo in fifos:
+                try:
+                    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError:
+                    pass  # no reader on this one (yet)
+
+    watchdog = threading.Thread(target=watch, daemon=True)
+    watchdog.start()
     try:
-        _, err = done.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        done.kill()
-        done.communicate()
-        pytest.fail(f"skill-eval {command} blocked on a FIFO {where}")
-    return done.returncode, err
+        yield
+    finally:
+        done.set()
+        watchdog.join()
+    if blocked:
+        pytest.fail(f"skill-eval blocked on a FIFO {what}")
+
+
+def _unblocked(kit: Kit, command: str, where: str, fifos: list[Path]) -> tuple[int, str]:
+    """``skill-eval COMMAND suite.yaml``'s exit code and stderr; a failure if it blocks."""
+    with _never_blocked(fifos, where):
+        code, _, err = kit.cli(command, "suite.yaml")
+    return code, err
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["pipe.md", "evals/pipe.json", "evals/notes.txt", "fixture"])
 def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_path, where):
     # issue 20: validate passed and run/status blocked forever reading the FIFO.
-    import os
 
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     if where == "fixture":
         (kit.skill_dir("alpha") / "evals" / "files").mkdir(parents=True, exist_ok=True)
-        os.mkfifo(kit.skill_dir("alpha") / "evals" / "files" / "input.csv")
+        fifo = kit.skill_dir("alpha") / "evals" / "files" / "input.csv"
+        os.mkfifo(fifo)
         kit.write_evals("alpha", [case("a1", fixture="input.csv")])
     else:
-        os.mkfifo(kit.skill_dir("alpha") / where)
+        fifo = kit.skill_dir("alpha") / where
+        os.mkfifo(fifo)
     for command in ("validate", "status", "run"):
-        code, err = _unblocked(kit, command, f"at {where}")
+        code, err = _unblocked(kit, command, f"at {where}", [fifo])
         assert code == 2 and "Traceback" not in err, (command, err)
         lines = [line for line in err.splitlines() if "FIFO" in line]
         # One line per finding: the skill folder's, and the fixture's when a case names it.
@@ -276,7 +310,6 @@ def test_a_fifo_in_a_skill_or_as_a_fixture_is_one_line_and_blocks_nothing(tmp_pa
 def test_a_fifo_beside_an_eval_set_outside_the_skill_is_never_opened(tmp_path):
     # issue 20: an eval set kept outside its skill (skills: [{name, evals}]) with a FIFO beside
     # it. Only the listed file is read and fixtures must sit in the skill, so nothing blocks.
-    import os
 
     kit = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1"]})
     shared = kit.root / "shared-evals"
@@ -288,7 +321,8 @@ def test_a_fifo_beside_an_eval_set_outside_the_skill_is_never_opened(tmp_path):
         'skills: ["*"]', "skills:\n  - name: alpha\n    evals: [../../shared-evals/alpha.json]")
     (kit.root / "suite.yaml").write_text(suite)
     for command in ("validate", "status", "run"):
-        code, err = _unblocked(kit, command, "beside the eval set")
+        code, err = _unblocked(kit, command, "beside the eval set",
+                               [shared / "pipe.json", shared / "notes.txt"])
         assert code == 0 and "Traceback" not in err, (command, err)
     assert kit.calls() == 2
 
@@ -422,7 +456,6 @@ def test_a_broken_plugin_case_is_one_line_from_validate_run_and_inspect(tmp_path
                                    "/dev/zero:.mcp.json", "/dev/stdin:evals/a/graders/g.md"])
 def test_a_fifo_or_device_in_a_plugin_blocks_nothing_and_is_one_line(tmp_path, where):
     # issue 54: validate, run and status blocked forever reading it.
-    import os
     import subprocess
     import sys
 
@@ -434,16 +467,23 @@ def test_a_fifo_or_device_in_a_plugin_blocks_nothing_and_is_one_line(tmp_path, w
     else:
         os.mkfifo(kit.root / rel)
     for command in ("validate", "status", "run"):
-        child = subprocess.Popen([sys.executable, "-m", "skill_eval.cli.main", command, "suite.yaml"],
-                                 cwd=kit.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
-        try:
-            _, err = child.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.communicate()
-            pytest.fail(f"skill-eval {command} blocked on {where}")
-        assert child.returncode == 2 and "Traceback" not in err, (command, err)
+        if target:
+            # A device: reading it would never end (or eat the test's stdin), so in a child process
+            # that the test can kill, with a pipe for its stdin.
+            child = subprocess.Popen([sys.executable, "-m", "skill_eval.cli.main", command, "suite.yaml"],
+                                     cwd=kit.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+            try:
+                _, err = child.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.communicate()
+                pytest.fail(f"skill-eval {command} blocked on {where}")
+            code = child.returncode
+        else:
+            with _never_blocked([kit.root / rel], f"at {where}"):
+                code, _, err = kit.cli(command, str(kit.suite))
+        assert code == 2 and "Traceback" not in err, (command, err)
         [line] = [ln for ln in err.splitlines() if rel in ln]
         assert "not a file: reading it could block or never end" in line, (command, err)
     assert kit.requests() == []

@@ -4,24 +4,21 @@ and a second init changes nothing."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from suitekit import main_in
 
 from skill_eval.cli.main import main
 from skill_eval.cli.subcommands.init import init_project
 from skill_eval.model.evaldraft import MARK, draft_evals
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "skill_eval.cli.main", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    """``skill-eval ARGS`` in-process from ``cwd`` (as a user in that folder would type it)."""
+    code, out, err = main_in(cwd, *args)
+    return subprocess.CompletedProcess(["skill-eval", *args], code, out, err)
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:

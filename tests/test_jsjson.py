@@ -5,22 +5,39 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable, Iterator
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skill_eval.intake.javascript.json_text import js_number, js_stringify
 
 NODE = shutil.which("node")
-_JS = ("const v = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-       "process.stdout.write(JSON.stringify(v.map((t) => JSON.stringify(JSON.parse(t)))));")
+# One node for the whole module, answering a line of JSON texts with a line of node's rewrites of
+# them: starting node for each example cost more than the comparison itself.
+_JS = ("const rl = require('readline').createInterface({input: process.stdin});"
+       "rl.on('line', (line) => process.stdout.write(JSON.stringify("
+       "JSON.parse(line).map((t) => JSON.stringify(JSON.parse(t)))) + '\\n'));")
 
 
-def _node(texts: list[str]) -> list[str]:
-    done = subprocess.run([NODE or "node", "-e", _JS], input=json.dumps(texts), capture_output=True,
-                          text=True, check=True, timeout=60)
-    return json.loads(done.stdout)
+@pytest.fixture(scope="module")
+def node() -> Iterator[Callable[[list[str]], list[str]]]:
+    if NODE is None:
+        pytest.skip("node is not installed")
+    child = subprocess.Popen([NODE, "-e", _JS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, encoding="utf-8")
+    assert child.stdin is not None and child.stdout is not None
+
+    def ask(texts: list[str]) -> list[str]:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(json.dumps(texts) + "\n")
+        child.stdin.flush()
+        return json.loads(child.stdout.readline())
+
+    yield ask
+    child.stdin.close()
+    child.wait(timeout=60)
 
 
 @pytest.mark.parametrize(("value", "text"), [
@@ -42,9 +59,8 @@ _json = st.recursive(
     max_leaves=12)
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(_json, min_size=1, max_size=25))
-def test_any_parsed_json_is_written_as_node_writes_it(values):
+def test_any_parsed_json_is_written_as_node_writes_it(node, values):
     texts = [json.dumps(v) for v in values]
-    assert [js_stringify(json.loads(t)) for t in texts] == _node(texts)
+    assert [js_stringify(json.loads(t)) for t in texts] == node(texts)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from budgets import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from jsnode import JsNode
@@ -201,7 +202,7 @@ def node() -> Iterator[JsNode]:
 
 
 # JSREGEX_EXAMPLES=20000 hunts longer (a few minutes).
-@settings(max_examples=int(os.environ.get("JSREGEX_EXAMPLES", "400")), deadline=None,
+@settings(max_examples=int(os.environ.get("JSREGEX_EXAMPLES") or 0) or examples(150), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pattern=_patterns(), flags=st.sampled_from(_FLAGS),
        texts=st.lists(st.text(alphabet=_TEXT_CHARS, max_size=10), min_size=1, max_size=6))

@@ -5,33 +5,35 @@ import sys
 from pathlib import Path
 
 import pytest
+from suitekit import FAST_JSON, JSON_SHIM
 
 from skill_eval.cli.main import main
 from skill_eval.errors import JudgeError
 from skill_eval.intake.schemas_io import validator
 from skill_eval.run.judge_process import parse_judge_response
 
-ADAPTER = """\
-import json, sys
-from pathlib import Path
-req = json.load(sys.stdin)
+# The adapter and judges are started for every run and every judging: on suitekit's FAST_JSON,
+# which spares each start importing json (and re).
+ADAPTER = FAST_JSON + """\
+import sys
+req = loads(sys.stdin.read())
 with open(sys.argv[1], "a") as f:
     f.write(req["case"]["id"] + "/" + req["mode"] + "\\n")
 out = "good answer, with the skill" if req["mode"] == "with_skill" else "plain answer"
 out += ": " + req["prompt"]
 events = [{"type": "skill_loaded", "name": "sk"}] if req["skill"] else []
-print(json.dumps({"output": out, "events": events, "usage": {"input_tokens": 10, "output_tokens": 5}}))
+print(dumps({"output": out, "events": events, "usage": {"input_tokens": 10, "output_tokens": 5}}))
 """
 
 # Passes an item when the output mentions "skill"; appends one line per call to the counter.
-JUDGE = """\
-import json, sys
-req = json.load(sys.stdin)
+JUDGE = FAST_JSON + """\
+import sys
+req = loads(sys.stdin.read())
 with open(sys.argv[1], "a") as f:
     f.write(",".join(r["id"] for r in req["rubric"]) + "\\n")
 verdicts = [{"id": r["id"], "passed": "skill" in req["output"], "evidence": "looked"} for r in req["rubric"]]
 usage = {"input_tokens": 100, "output_tokens": 20, "cost_usd": 0.001}
-print(json.dumps({"verdicts": verdicts, "usage": usage}))
+print(dumps({"verdicts": verdicts, "usage": usage}))
 """
 
 
@@ -117,13 +119,13 @@ def test_judge_verdicts_are_cached_and_invalidated_precisely(project: Path):
 
 # Passes an item when its sentence starts with "Yes" (whatever the output): a verdict that
 # belongs to the case's rubric, not to the shared run.
-TEXT_JUDGE = """\
-import json, sys
-req = json.load(sys.stdin)
+TEXT_JUDGE = FAST_JSON + """\
+import sys
+req = loads(sys.stdin.read())
 with open(sys.argv[1], "a") as f:
     f.write(",".join(r["text"] for r in req["rubric"]) + "\\n")
 verdicts = [{"id": r["id"], "passed": r["text"].startswith("Yes"), "evidence": "read"} for r in req["rubric"]]
-print(json.dumps({"verdicts": verdicts, "usage": {"input_tokens": 1, "output_tokens": 1}}))
+print(dumps({"verdicts": verdicts, "usage": {"input_tokens": 1, "output_tokens": 1}}))
 """
 
 
@@ -164,7 +166,7 @@ def test_two_cases_with_one_prompt_get_their_own_verdicts(project: Path):
 def test_bad_judge_is_an_error_not_cached(project: Path, capsys, body: str, message: str):
     root = project
     judge = root / "judge.py"
-    judge.write_text("import json, sys\nreq = json.load(sys.stdin)\n"
+    judge.write_text(JSON_SHIM + "import sys\nreq = json.load(sys.stdin)\n"
                      "open(sys.argv[1], 'a').write('call\\n')\n" + body + "\n")
     code, adapter_calls, judge_calls = _run(root)
     assert code == 2 and adapter_calls == 4 and judge_calls == 4
@@ -190,7 +192,7 @@ def test_fatal_judge_stops_the_remaining_judge_calls(project: Path, capsys):
     # call would fail the same way: one call, one clear line, the runs kept, nothing cached.
     root = project
     judge = root / "judge.py"
-    judge.write_text("import json, sys\nreq = json.load(sys.stdin)\n"
+    judge.write_text(JSON_SHIM + "import sys\nreq = json.load(sys.stdin)\n"
                      "open(sys.argv[1], 'a').write('call\\n')\n"
                      "sys.stderr.write('claude: authentication failed (HTTP 401): '\n"
                      "                 'check ANTHROPIC_API_KEY\\n')\n"

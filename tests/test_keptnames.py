@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from budgets import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +35,7 @@ def _as_a_tree(paths: list[str]) -> list[str]:
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(PATHS)
 def test_any_names_get_distinct_printable_redacted_storable_names(tmp_path_factory, paths):
     files = _as_a_tree(paths)

@@ -97,7 +97,7 @@ def test_orphans_of_a_killed_owner_are_killed_and_others_kept(tmp_path):
     ours = subprocess.Popen(["sleep", "100"], env={**ENV, reaper.TOKEN_VAR: f"{os.getpid()}.999"},
                             start_new_session=True)
     try:
-        time.sleep(0.05)
+        # No wait needed: Popen returns once each child has exec'd, its environment in place.
         owner.claim()
         reaper.orphans_of_dead_owners(owner.alive)  # (a concurrent run may have been first)
         assert orphan.wait(5) == -9

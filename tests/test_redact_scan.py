@@ -7,6 +7,7 @@ from __future__ import annotations
 import re._parser
 
 import pytest
+from budgets import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +31,7 @@ def _plain(pattern: re.Pattern[str], text: str) -> str:
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_text, st.integers(0, 3000))
 def test_the_scan_is_exactly_one_pass_of_the_pattern(text: str, pad: int) -> None:
     long = "x" * pad + text + " filler" * 300
@@ -39,7 +40,7 @@ def test_the_scan_is_exactly_one_pass_of_the_pattern(text: str, pad: int) -> Non
     assert r._scan(r._pattern(True), latin) == _plain(r._pattern(True), latin)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_text)
 def test_a_short_text_is_redacted_as_one_pass_of_the_pattern(text: str) -> None:
     assert r._scan(r._pattern(), text) == _plain(r._pattern(), text)

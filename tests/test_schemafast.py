@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from budgets import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -27,7 +28,7 @@ _checks = st.fixed_dictionaries({"type": st.sampled_from(sorted(load_schema("eva
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_checks, _values), max_size=3))
 def test_never_accepts_what_jsonschema_refuses(checks: list[Any]) -> None:
     doc = {"evals": [{"id": "c", "prompt": "p", "checks": checks}]}
@@ -73,7 +74,7 @@ def test_the_suite_schema_compiles_so_a_valid_suite_needs_no_jsonschema() -> Non
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(_scalars | st.lists(_scalars, max_size=2), max_size=4),
        st.dictionaries(st.sampled_from(["a", "b", "c"]), _scalars, max_size=3))
 def test_unique_items_and_property_counts_are_never_laxer(items: list[Any], obj: dict[str, Any]) -> None:

@@ -212,28 +212,26 @@ def small_disk(tmp_path):
 
 @pytest.mark.slow
 def test_a_real_full_disk_and_a_real_read_only_store(tmp_path, small_disk):
+    # The disk is real; the CLI runs in-process (a child process would add nothing but start-up).
     import subprocess
 
     kit = Kit.create(tmp_path)
     disk = small_disk(kit.root / ".skill-eval", "160k")
-    proc = kit.subprocess("run", "suite.yaml")
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2, out + err
+    rc, out, err = kit.run()
+    assert rc == 2, out + err
     line = one_line(err)
     assert f"cannot write {disk}" in line and "No space left on device (ENOSPC)" in line
     done = stored(kit)
     assert done < ALL
     subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
     for args in (("run", "suite.yaml"), ("report", "suite.yaml")):
-        proc = kit.subprocess(*args)
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 2, out + err
+        rc, out, err = kit.cli(*args)
+        assert rc == 2, out + err
         assert "Read-only file system (EROFS)" in one_line(err)
     subprocess.run(["mount", "-o", "remount,rw,size=8m", str(disk)], check=True)
     kit.reset()
-    proc = kit.subprocess("run", "suite.yaml")
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
+    rc, out, err = kit.run()
+    assert rc == 0, err
     assert kit.calls() == ALL - done
     assert stored(kit) == ALL
 

@@ -5,13 +5,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from suitekit import JSON_SHIM
 
 from skill_eval.cli.main import main
 from skill_eval.intake.schemas_io import validator
 
 # Loads the skill when the query says "LOAD"; "HALF" loads on odd iterations only (2 of 3 runs).
-ADAPTER = """\
-import json, sys
+ADAPTER = JSON_SHIM + """\
+import sys
 req = json.load(sys.stdin)
 with open(sys.argv[1], "a") as f:
     f.write(req["case"]["id"] + "\\n")

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from suitekit import Kit
+from suitekit import JSON_SHIM, Kit
 
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult, unscorable_reason
 from skill_eval.run import unscorable
 
 # Answers "with_skill ..." (passes the kit's check); how it misbehaves is chosen by the case id.
-ADAPTER = r'''#!/usr/bin/env python3
-import json, sys
+ADAPTER = "#!/usr/bin/env python3\n" + JSON_SHIM + r'''import sys
 req = json.load(sys.stdin)
 prompt = req["prompt"]
 events = [{"type": "skill_loaded", "name": req["skill"]["name"]}] if req["skill"] else []

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from suitekit import JSON_SHIM
 
 from skill_eval.cli.main import main
 from skill_eval.grade import focus
@@ -19,8 +20,8 @@ from skill_eval.intake.schemas_io import validator
 from skill_eval.model.cases import RubricItem
 from skill_eval.run.adapters.shared.judge_prompt import build_vote_prompt, parse_vote
 
-ADAPTER = """\
-import json, sys
+ADAPTER = JSON_SHIM + """\
+import sys
 req = json.load(sys.stdin)
 with open(sys.argv[1], "a") as f:
     f.write(req["mode"] + "\\n")
