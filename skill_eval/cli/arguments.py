@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skill_eval.registry import Registry
 
 DEFAULT_SUITE = "configs/demo.yaml"
 INIT_SUITE = "skill-eval.yaml"  # what `skill-eval init` writes; the default where it exists
@@ -56,6 +60,16 @@ def _unit_fraction(text: str) -> float:
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"'{text}' must be from 0 to 1")
     return value
+
+
+def registered(registry: Registry[Any]) -> Callable[[str], str]:
+    """An argparse type: the name of a part ``registry`` holds; any other is refused with the
+    closest name and every one."""
+    def parse(text: str) -> str:
+        if text not in registry:
+            raise argparse.ArgumentTypeError(registry.unknown(text))
+        return text
+    return parse
 
 
 def _args_init(x: argparse.ArgumentParser) -> None:
@@ -126,9 +140,11 @@ def _args_status(x: argparse.ArgumentParser) -> None:
 
 def _args_report(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
-    x.add_argument("--format", default="md",
-                   choices=["md", "github", "junit", "json", "html", "plugin-eval-json"],
-                   help="plugin-eval-json: claude plugin eval's aggregate-result.json (plugin eval suites)")
+    from skill_eval.review.render import FORMATS
+    from skill_eval.review.render.format import formats_help
+
+    x.add_argument("--format", default="md", type=registered(FORMATS), choices=FORMATS.names(),
+                   help=formats_help())
     x.add_argument("--out", metavar="PATH", help="write there instead of the results folder / stdout")
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
     x.add_argument("--threshold", type=_unit_fraction, metavar="T",
@@ -183,7 +199,9 @@ def _args_compare(x: argparse.ArgumentParser) -> None:
                         "case regressed")
     x.add_argument("--alpha", type=positive_number, default=0.05, metavar="P",
                    help="significance level of the gate (default 0.05)")
-    x.add_argument("--format", default="md", choices=["md", "json", "github"])
+    from skill_eval.review.render.compare_md import COMPARE_FORMATS
+
+    x.add_argument("--format", default="md", choices=COMPARE_FORMATS)
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
 
 

@@ -199,16 +199,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     import dataclasses
 
     from skill_eval.cli.reportflow import report
+    from skill_eval.review.render import FORMATS
 
     project = _load(args)
-    if args.format == "plugin-eval-json" and not any(
-            es.format == "plugin_eval" for se in project.skills for es in se.evalsets):
-        raise SkillEvalError("report --format plugin-eval-json: no skill of this suite is tested by a "
-                             "claude plugin eval suite (a plugin's evals/ folder); use --format json")
+    fmt = FORMATS.require(args.format, "--format")
+    unsuited = fmt.unsuited(project) if fmt.unsuited is not None else None
+    if unsuited:
+        raise SkillEvalError(f"report --format {fmt.name}: {unsuited}")
     if args.threshold is not None:
         suite = dataclasses.replace(project.suite, threshold=args.threshold)
         project = dataclasses.replace(project, suite=suite)
-    return report(project, args.format, Path(args.out) if args.out else None)
+    return report(project, fmt, Path(args.out) if args.out else None)
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -102,14 +102,11 @@ def skill_is_stale(engine: ResultSource, skill: str) -> bool:
                or not (bench_dir(engine, skill, m) / "benchmark.md").is_file() for m in models(engine))
 
 
-SUMMARY_FORMATS = ("md", "json", "junit")  # written by every run, with the review page
-
-
 def summary_files(engine: ResultSource) -> list[Path]:
-    """The suite-level files every run writes under results/ (the review page included)."""
+    """The suite-level files every run writes under results/ (the summaries, the review page)."""
     from skill_eval.review.render import FORMATS
 
-    return [engine.suite.results / FORMATS[f].filename for f in (*SUMMARY_FORMATS, "html")]
+    return [engine.suite.results / f.filename for f in FORMATS if f.every_run]
 
 
 def skill_files(engine: ResultSource, skill: str) -> list[Path]:

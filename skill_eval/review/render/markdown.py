@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.comparison.verdict import evidence, label, rule_text, sequential, verdict_cell
+from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.mdcells import (
     _clip,
     _num,
@@ -336,3 +337,8 @@ def _counted(bench: Mapping[str, Any]) -> bool:
     return bool(bench.get("include_unscorable"))
 
 
+def _summary(report: ReportInput) -> str:
+    return summary_md(report.benches, report.moved)
+
+
+MD = ReportFormat("md", "summary.md", _summary, every_run=True)
