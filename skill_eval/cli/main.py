@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from skill_eval.cli.arguments import (
+from skill_eval.cli.commandline.arguments import (
     DEFAULT_HELP,  # noqa: F401 (the one wording of the default suite, read by tests)
     DEFAULT_SUITE,
     INIT_SUITE,
