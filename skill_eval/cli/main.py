@@ -5,43 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from skill_eval.cli.commandline.arguments import (
-    DEFAULT_HELP,  # noqa: F401 (the one wording of the default suite, read by tests)
-    DEFAULT_SUITE,
-    INIT_SUITE,
-    _args_bless,
-    _args_compare,
-    _args_doit,
-    _args_export,
-    _args_gc,
-    _args_init,
-    _args_inspect,
-    _args_plan,
-    _args_report,
-    _args_run,
-    _args_status,
-    _args_sync,
-    _args_validate,
-)
-
-COMMANDS = {
-    "init": "start here: a suite, a skill with drafted evals, an offline adapter (overwrites nothing)",
-    "validate": "check suite configs, skills, eval sets and fixtures (0 ok, 2 invalid)",
-    "run": "run what is out of date, grade it, rebuild the tables (0 pass, 1 fail, 2 error)",
-    "status": "what would run, re-grade or rebuild, and why; runs nothing",
-    "report": "rebuild tables and reports from the store, without running anything",
-    "inspect": "one eval-set file or skill folder: detected format, counts, problems",
-    "gc": "drop store entries that no listed suite references (--remote: the remote's, with --yes)",
-    "push": "push the suite's stored runs, grades and judge verdicts to its remote (docs/remote.md)",
-    "pull": "fetch the suite's runs and grades from its remote into the local store",
-    "export": "results (skill-creator, agentskills) or eval cases (plugin-eval) in another tool's layout",
-    "plan": "cases, runs and cost needed to detect a lift, from the stored spread of per-case deltas",
-    "compare": "what an edit of a skill did: per case before/after, the paired change and its p",
-    "bless": "write <suite>.baseline.json from the stored results, for compare --against baseline",
-    "doit": "doit's own command line over the suite's tasks (run, list, info, forget, -n, ...)",
-}
+# DEFAULT_HELP: the one wording of the default suite, which tests read from here.
+from skill_eval.cli.commandline.arguments import DEFAULT_HELP, DEFAULT_SUITE, INIT_SUITE  # noqa: F401
+from skill_eval.cli.commandline.command import COMMANDS
 
 
 def _default_suite(args: argparse.Namespace) -> str | None:
@@ -59,17 +27,6 @@ def _default_suite(args: argparse.Namespace) -> str | None:
             f"exists in {os.getcwd()}; name one: skill-eval {args.command} path/to/suite.yaml")
 
 
-# Each command's arguments, by name (the order of COMMANDS is the order --help lists them in).
-ARGUMENTS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
-    "init": _args_init, "validate": _args_validate, "run": _args_run, "status": _args_status,
-    "report": _args_report, "inspect": _args_inspect, "gc": _args_gc, "push": _args_sync,
-    "pull": _args_sync, "export": _args_export,
-    "plan": _args_plan, "compare": _args_compare, "bless": _args_bless, "doit": _args_doit,
-}
-_DESCRIPTIONS = {"doit": COMMANDS["doit"] + "; paths are resolved from this folder. Exit codes are "
-                         "doit's (1: a task failed, e.g. the verdict is not a pass)."}
-
-
 def command_in(argv: Sequence[str]) -> str | None:
     """The command ``argv`` names (its first word that is not an option; the options before a
     command take no value), or None: when it names none that exists, or asks for the top-level
@@ -78,14 +35,15 @@ def command_in(argv: Sequence[str]) -> str | None:
         if word in ("-h", "--help"):
             return None
         if not word.startswith("-"):
-            return word if word in ARGUMENTS else None
+            return word if word in COMMANDS else None
     return None
 
 
-def _parser(only: str | None = None) -> argparse.ArgumentParser:
+def _parser(only: str | None = None, bare: bool = False) -> argparse.ArgumentParser:
     """The whole command line; with ``only``, that command alone (a command line names one, and
-    building all twelve parsers is a few ms of every start-up; the top-level help, which lists
-    them all, is never printed then: see command_in)."""
+    building every parser is a few ms of every start-up; the top-level help, which lists them
+    all, is never printed then: see command_in). ``bare``: the commands without their options,
+    all the top-level help shows (their arguments are imported only when a parser needs them)."""
     p = argparse.ArgumentParser(
         prog="skill-eval",
         description="Measure what an Agent Skill changes: run eval cases with and without it, "
@@ -94,17 +52,19 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for name, add_arguments in ARGUMENTS.items():
-        if only is None or only == name:
-            add_arguments(sub.add_parser(name, help=COMMANDS[name],
-                                         description=_DESCRIPTIONS.get(name, COMMANDS[name])))
+    for command in COMMANDS:
+        if only is None or only == command.name:
+            parser = sub.add_parser(command.name, help=command.help,
+                                    description=command.description or command.help)
+            if not bare:
+                command.arguments(parser)
     return p
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    parser = _parser(command_in(words))  # the whole one when no command is named
+    named = command_in(words)
+    parser = _parser(named, bare=named is None)  # every command, none's options, when none is named
     args = parser.parse_args(words)
     if args.version:
         from skill_eval import __version__
@@ -137,9 +97,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     from skill_eval.errors import InvalidInput, SkillEvalError
 
     try:
-        from skill_eval.cli import commands
-
-        return int(getattr(commands, f"cmd_{args.command}")(args))
+        return int(COMMANDS.require(args.command, "skill-eval").run(args))
     except InvalidInput as exc:
         for problem in exc.problems:
             print(problem.format(), file=sys.stderr)

@@ -72,7 +72,7 @@ def registered(registry: Registry[Any]) -> Callable[[str], str]:
     return parse
 
 
-def _args_init(x: argparse.ArgumentParser) -> None:
+def args_init(x: argparse.ArgumentParser) -> None:
     x.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
     x.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
                                                    "else DIR's name)")
@@ -81,7 +81,7 @@ def _args_init(x: argparse.ArgumentParser) -> None:
                    help="command (default): an offline echo adapter to edit; or a builtin agent")
 
 
-def _args_validate(x: argparse.ArgumentParser) -> None:
+def args_validate(x: argparse.ArgumentParser) -> None:
     x.add_argument("suites", nargs="*", metavar="SUITE", help=DEFAULT_HELP)
 
 
@@ -111,7 +111,7 @@ def _remote_opts(x: argparse.ArgumentParser) -> None:
     x.add_argument("--no-remote", action="store_true", help="use the local store only")
 
 
-def _args_run(x: argparse.ArgumentParser) -> None:
+def args_run(x: argparse.ArgumentParser) -> None:
     _run_opts(x)
     x.add_argument("-j", "--jobs", type=suite_capped("jobs"), metavar="N",
                    help="adapters run at once (default: suite jobs)")
@@ -132,13 +132,13 @@ def _args_run(x: argparse.ArgumentParser) -> None:
                         "RAY_ADDRESS / the suite's executor.ray.address)")
 
 
-def _args_status(x: argparse.ArgumentParser) -> None:
+def args_status(x: argparse.ArgumentParser) -> None:
     _run_opts(x)
     x.add_argument("--json", action="store_true", help="machine-readable output")
     x.add_argument("--explain", metavar="TASK", help="print the key material of one agent:/grade: task")
 
 
-def _args_report(x: argparse.ArgumentParser) -> None:
+def args_report(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     from skill_eval.review.render import FORMATS
     from skill_eval.review.render.format import formats_help
@@ -152,13 +152,13 @@ def _args_report(x: argparse.ArgumentParser) -> None:
                         "(default: the suite's threshold, else 1.0)")
 
 
-def _args_inspect(x: argparse.ArgumentParser) -> None:
+def args_inspect(x: argparse.ArgumentParser) -> None:
     x.add_argument("path", metavar="PATH")
     x.add_argument("--json", action="store_true")
     x.add_argument("--format", help="force a dialect instead of detecting it")
 
 
-def _args_gc(x: argparse.ArgumentParser) -> None:
+def args_gc(x: argparse.ArgumentParser) -> None:
     x.add_argument("suites", nargs="+", metavar="SUITE")
     x.add_argument("--dry-run", action="store_true")
     x.add_argument("--remote", nargs="?", const="", metavar="URL",
@@ -167,12 +167,12 @@ def _args_gc(x: argparse.ArgumentParser) -> None:
     x.add_argument("--yes", action="store_true", help="gc --remote: delete what it lists")
 
 
-def _args_sync(x: argparse.ArgumentParser) -> None:
+def args_sync(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--remote", metavar="URL", help="this remote instead of the suite's remote:")
 
 
-def _args_export(x: argparse.ArgumentParser) -> None:
+def args_export(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE")
     x.add_argument("--format", required=True, choices=["skill-creator", "agentskills", "plugin-eval"],
                    help="skill-creator, agentskills: the stored results; plugin-eval: the eval cases "
@@ -180,7 +180,7 @@ def _args_export(x: argparse.ArgumentParser) -> None:
     x.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
 
 
-def _args_plan(x: argparse.ArgumentParser) -> None:
+def args_plan(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--lift", type=_lift, required=True, metavar="L",
                    help="the smallest lift to detect, as a fraction (0.1 = +10 pp)")
@@ -189,7 +189,7 @@ def _args_plan(x: argparse.ArgumentParser) -> None:
     x.add_argument("--json", action="store_true")
 
 
-def _args_compare(x: argparse.ArgumentParser) -> None:
+def args_compare(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--against", default="previous", metavar="previous|baseline|REV",
                    help="previous (the last recorded version that differs; default), baseline "
@@ -205,12 +205,12 @@ def _args_compare(x: argparse.ArgumentParser) -> None:
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
 
 
-def _args_bless(x: argparse.ArgumentParser) -> None:
+def args_bless(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"])
 
 
-def _args_doit(x: argparse.ArgumentParser) -> None:
+def args_doit(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE")
     x.add_argument("doit_args", nargs=argparse.REMAINDER, metavar="DOIT_ARGS",
                    help="e.g. list --all, info agent:<task>, -n 4, forget, --always")
