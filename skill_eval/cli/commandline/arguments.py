@@ -174,9 +174,11 @@ def args_sync(x: argparse.ArgumentParser) -> None:
 
 def args_export(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE")
-    x.add_argument("--format", required=True, choices=["skill-creator", "agentskills", "plugin-eval"],
-                   help="skill-creator, agentskills: the stored results; plugin-eval: the eval cases "
-                        "as a claude plugin eval folder")
+    from skill_eval.review.exports import EXPORTS
+    from skill_eval.review.exports.format import exports_help
+
+    x.add_argument("--format", required=True, type=registered(EXPORTS), choices=EXPORTS.names(),
+                   help=exports_help())
     x.add_argument("--out", metavar="DIR", help="default: <results>/export-<format>")
 
 
