@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skill_eval.registry import Registry
 
 if TYPE_CHECKING:
     import argparse
 
+# NamedTuples rather than the frozen dataclasses descriptors elsewhere are: `skill-eval --help`
+# reads this table, and importing dataclasses (inspect, ast, dis, tokenize) would be a fifth of
+# its start-up. They are as immutable, and typed the same.
 
-@dataclass(frozen=True)
-class Lazy:
+
+class Lazy(NamedTuple):
     """``module:function``, imported at its first call."""
 
     ref: str
@@ -31,8 +33,7 @@ class Lazy:
         return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     name: str
     help: str  # its line in `skill-eval --help`
     arguments: Callable[[argparse.ArgumentParser], None]  # adds its options to its own parser
