@@ -1,4 +1,4 @@
-"""Incremental engine benchmark (DESIGN §10), as ratios measured in one run.
+"""Incremental engine benchmark (docs/incremental.md#performance-targets), as ratios measured in one run.
 
 Generates a synthetic suite (10 skills × 100 cases × 2 variants × 3 iterations = 6,000 runs, a
 trivial shell adapter) and times `skill-eval run` as a child process:

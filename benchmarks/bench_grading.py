@@ -1,4 +1,5 @@
-"""Grading throughput for text checks on one core (DESIGN §10 target: ≥ 20,000 outputs/s).
+"""Grading throughput for text checks on one core (docs/incremental.md#performance-targets:
+≥ 20,000 outputs/s).
 
 Each output is ~2 KB and gets 5 text checks. Two figures: the check loop alone (context +
 run_check) and full ``grade_run`` (which also builds the grading.json dict).

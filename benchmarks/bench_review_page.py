@@ -52,18 +52,18 @@ def build_suite(root: Path, n_cases: int, iterations: int = 3) -> tuple[dict, Pa
         for it in range(1, iterations + 1):
             folder = out / f"iteration-{it}" / f"eval-{case.id}"
             _write(folder / "case.json", {"id": case.id, "prompt": case.prompt, "expected_output": ""})
-            for variant in ("with_skill", "without_skill"):
-                passed = rng.random() < (0.8 if variant == "with_skill" else 0.5)
+            for arm in ("with_skill", "without_skill"):
+                passed = rng.random() < (0.8 if arm == "with_skill" else 0.5)
                 text = " ".join(rng.choices(words, k=100)) + (" total" if passed else "")
                 usage = {"input_tokens": 400, "output_tokens": 120, "cost_usd": 0.002}
-                result = RunResult(f"{case.id}-{variant}-{it}", AdapterResponse(text, (), usage), 1.5)
+                result = RunResult(f"{case.id}-{arm}-{it}", AdapterResponse(text, (), usage), 1.5)
                 grade = grade_run(case, result, "sk", False)
-                run_dir = folder / variant
+                run_dir = folder / arm
                 _write(run_dir / "output.txt", text)
                 _write(run_dir / "grading.json", grade)
                 _write(run_dir / "response.json", {"output": text, "events": [], "usage": usage})
                 _write(run_dir / "timing.json", {"duration_s": 1.5})
-                records.append(RunRecord.of(case.id, variant, it, result, grade))
+                records.append(RunRecord.of(case.id, arm, it, result, grade))
     bench = build_benchmark("bench", "sk", "default", cases, records, 0.1)
     return bench, out
 

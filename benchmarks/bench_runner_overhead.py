@@ -1,4 +1,5 @@
-"""Harness overhead per run (DESIGN §10: ≤ 10 ms beyond the adapter process itself).
+"""Harness overhead per run (docs/incremental.md#performance-targets: ≤ 10 ms beyond the adapter
+process itself).
 
 An instant adapter (a shell script that prints a fixed valid response) is timed two ways over N
 runs: raw ``subprocess.run`` of the script, and ``runner.execute`` (workspace with a fixture and

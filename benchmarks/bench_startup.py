@@ -1,4 +1,4 @@
-"""Start-up time of ``skill-eval --help`` (DESIGN §10: ≤ 0.15 s).
+"""Start-up time of ``skill-eval --help`` (docs/incremental.md#performance-targets: ≤ 0.15 s).
 
 Times, as separate processes, the median wall time of N runs (default 15, at least 7) of:
 

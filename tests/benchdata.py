@@ -16,16 +16,16 @@ def case(cid: str) -> Case:
     return Case(id=cid, prompt="p", checks=CHECKS)
 
 
-def record(c: Case, variant: str, it: int, passed: bool, loaded: bool) -> RunRecord:
+def record(c: Case, arm: str, it: int, passed: bool, loaded: bool) -> RunRecord:
     events = (Event("skill_loaded", SKILL),) if loaded else ()
     usage = {"input_tokens": 10, "output_tokens": 5, "cost_usd": 0.01}
-    result = RunResult(key=f"{c.id}-{variant}-{it}", duration_s=float(it),
+    result = RunResult(key=f"{c.id}-{arm}-{it}", duration_s=float(it),
                        response=AdapterResponse("the ok" if passed else "the", events, usage))
-    return RunRecord.of(c.id, variant, it, result, grade_run(c, result, SKILL, False))
+    return RunRecord.of(c.id, arm, it, result, grade_run(c, result, SKILL, False))
 
 
-def error(c: Case, variant: str, it: int) -> RunRecord:
-    return RunRecord.of(c.id, variant, it, RunError(key="e", kind="timeout", message="took too long",
+def error(c: Case, arm: str, it: int) -> RunRecord:
+    return RunRecord.of(c.id, arm, it, RunError(key="e", kind="timeout", message="took too long",
                                                      duration_s=5.0))
 
 

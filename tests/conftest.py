@@ -74,7 +74,7 @@ def write_adapter(tmp_path):
 @pytest.fixture
 def run_setup(tmp_path):
     """run_setup(argv, **suite_overrides) -> (suite, spec_factory); a skill 'demo-skill' with one
-    fixture; spec_factory(variant="with_skill", iteration=1, prompt=..., key=...) -> RunSpec."""
+    fixture; spec_factory(arm="with_skill", iteration=1, prompt=..., key=...) -> RunSpec."""
     from skill_eval.model.cases import Case, Fixture
     from skill_eval.model.config import AdapterConfig, Suite
     from skill_eval.plan.adapter import ResolvedAdapter
@@ -98,28 +98,44 @@ def run_setup(tmp_path):
         adapter = ResolvedAdapter(name="fake", argv=tuple(str(a) for a in argv),
                                   identity={"command": [str(a) for a in argv]})
 
-        def spec(variant="with_skill", iteration=1, prompt="Do the task.", key=None, kind="task"):
+        def spec(arm="with_skill", iteration=1, prompt="Do the task.", key=None, kind="task"):
             case = Case(id="c1", prompt=prompt, kind=kind,
                         fixtures=(Fixture("data.txt", skill / "evals" / "files" / "data.txt"),))
-            key = key or _hashlib.sha256(f"{variant}/{iteration}/{prompt}".encode()).hexdigest()
+            key = key or _hashlib.sha256(f"{arm}/{iteration}/{prompt}".encode()).hexdigest()
             return RunSpec(key=key, skill_name="demo-skill", skill_path=skill, case=case,
-                           variant=variant, model="m", iteration=iteration, adapter=adapter)
+                           arm=arm, model="m", iteration=iteration, adapter=adapter)
         return suite, spec
     return make
 
 
-# --- the inner loop: `pytest -m "not slow"` leaves out the end-to-end tiers ----------------------
-# Whole modules that drive real processes end to end (real CLIs, a browser, Ray, signals, the
-# fuzzer, property runs over whole suites); single slow tests elsewhere carry @pytest.mark.slow.
-# CI runs everything.
+# --- the tiers: `-m "not e2e"` (the README's command), `-m e2e` (CI too), `-m "not slow"` ---------
+# e2e: a test that drives a real outside program or service: the agent CLIs, Chromium through
+# Playwright, bubblewrap, Ray, moto's S3 server, the MCP SDK's servers. Whole modules here; a
+# test elsewhere that uses the Chromium or Ray fixtures (E2E_FIXTURES) is one too, and a single
+# test in a mixed module carries @pytest.mark.e2e. Every e2e test is also slow.
+E2E_MODULES = frozenset({
+    "test_real_agents", "test_real_agents_axis", "test_real_jsregex", "test_real_judges",
+    "test_real_more_agents", "test_real_plugin_eval_agentmocks", "test_real_plugin_eval_graders",
+    "test_real_plugin_eval_judges", "test_real_plugin_eval_mocks", "test_real_plugin_eval_plugin",
+    "test_real_plugin_eval_scores", "test_real_plugin_eval_settings",
+    "test_mockrun", "test_mockrun_agent",  # the MCP SDK's servers
+    "test_remote_tier",  # moto's S3 server
+    "test_sandbox",  # bubblewrap
+})
+E2E_FIXTURES = frozenset({"browser", "ray_env"})  # test_review_page's Chromium, test_executors' Ray
+# slow: seconds each, left out of the inner loop `-m "not slow"`; whole modules that run long
+# property runs or many real processes (signals, kill -9); single slow tests carry
+# @pytest.mark.slow. CI runs everything.
 SLOW_MODULES = frozenset({
     "test_agents_e2e", "test_e2e_benchmark", "test_e2e_realworld", "test_equivalence",
-    "test_executors", "test_fuzz", "test_real_agents", "test_real_judges", "test_reliability",
-    "test_review_page", "test_signals", "test_tasks", "test_sandbox",
+    "test_fuzz", "test_reliability", "test_review_page", "test_signals",
 })
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
+        module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
+        if module in E2E_MODULES or E2E_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
+        if item.get_closest_marker("e2e") is not None or module in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)

@@ -176,7 +176,7 @@ def _aborted(record: dict[str, Any] | None) -> str | None:
 
 
 def write_suite(work: Path, claude: Path, plugin: Path, url: str,
-                variants: tuple[str, ...] = ("with_skill",), suite_extra: str = "") -> Path:
+                arms: tuple[str, ...] = ("with_skill",), suite_extra: str = "") -> Path:
     """``<work>/suite.yaml``: the suite over ``plugin`` that ``claude plugin eval <plugin>`` runs,
     by the claude-code adapter against the model server at ``url`` (each case's own ``runs``)."""
     work.mkdir(parents=True, exist_ok=True)
@@ -186,13 +186,13 @@ def write_suite(work: Path, claude: Path, plugin: Path, url: str,
         "skills: ['*']\n"
         f"adapter:\n  builtin: claude-code\n  options: {{claude_bin: {json.dumps(str(claude))}, "
         f"base_url: {json.dumps(url)}}}\n  env: [ANTHROPIC_API_KEY]\n"
-        f"variants: {json.dumps(list(variants))}\niterations: 1\njobs: 1\ntimeout_seconds: 120\n"
+        f"variants: {json.dumps(list(arms))}\niterations: 1\njobs: 1\ntimeout_seconds: 120\n"
         f"store: .store\nresults: results\n{suite_extra}")
     return suite
 
 
 def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args: str,
-               variants: tuple[str, ...] = ("with_skill",), suite_extra: str = "",
+               arms: tuple[str, ...] = ("with_skill",), suite_extra: str = "",
                judge: bool = False) -> Capture:
     """``skill-eval run`` of a suite over ``plugin`` (claude-code adapter) against a fresh fake server;
     ``judge``: with the claude-code judge, same CLI and server (for llm and baseline graders)."""
@@ -201,7 +201,7 @@ def skill_eval(claude: Path, plugin: Path, script: Script, work: Path, *run_args
             suite_extra += ("judge:\n  builtin: claude-code\n"
                             f"  options: {{claude_bin: {json.dumps(str(claude))}, "
                             f"base_url: {json.dumps(fm.url)}}}\n  env: [ANTHROPIC_API_KEY]\n")
-        suite = write_suite(work, claude, plugin, fm.url, variants, suite_extra)
+        suite = write_suite(work, claude, plugin, fm.url, arms, suite_extra)
         old = os.environ.get("ANTHROPIC_API_KEY")
         os.environ["ANTHROPIC_API_KEY"] = "sk-fake"
         try:

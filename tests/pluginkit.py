@@ -53,10 +53,10 @@ class PluginKit:
             (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
             (self.root / rel).write_text(text)
 
-    def write_suite(self, extra: str = "", adapter: str = "", variants: str = "[with_skill]") -> None:
+    def write_suite(self, extra: str = "", adapter: str = "", arms: str = "[with_skill]") -> None:
         adapter = adapter or f"{{command: [{json.dumps(sys.executable)}, adapter.py]}}"
         (self.root / "suite.yaml").write_text(
-            f"suite: p\nskills_dir: skills\nskills: ['*']\nadapter: {adapter}\nvariants: {variants}\n"
+            f"suite: p\nskills_dir: skills\nskills: ['*']\nadapter: {adapter}\nvariants: {arms}\n"
             f"iterations: 1\njobs: 1\nstore: .store\nresults: results\n{extra}")
 
     @property

@@ -331,7 +331,7 @@ def test_an_ablation_can_be_limited_to_some_cases(tmp_path: Path):
     assert [c["id"] for c in abl["per_case"]] == ["c0", "c2"] and abl["cases"] == 2
 
 
-@pytest.mark.slow
+@pytest.mark.e2e  # Chromium
 def test_the_review_page_shows_the_ablations_and_their_runs(tmp_path: Path):
     from test_review_page import ARGS, CHROMIUM, Watch
 

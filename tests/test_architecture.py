@@ -133,6 +133,32 @@ def test_no_module_over_400_lines():
     assert long == [], "split these along a seam that has a name"
 
 
+def _functions_over(limit: int, root: Path) -> list[str]:
+    """Functions (methods, nested ones) under ``root`` longer than ``limit`` lines, decorators aside."""
+    long = []
+    for p in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = node.end_lineno - node.lineno + 1
+                if n > limit:
+                    long.append(f"{p.relative_to(root.parent)}:{node.lineno} {node.name}: {n} lines")
+    return long
+
+
+def test_no_function_over_80_lines_and_no_cli_function_over_60():
+    assert _functions_over(80, PACKAGE) + _functions_over(60, PACKAGE / "cli") == [], \
+        "split these into named steps (the CLI only parses, prints and maps outcomes to exit codes)"
+
+
+def test_the_function_length_check_finds_a_long_function(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    body = "".join(f"        x{i} = {i}\n" for i in range(60))
+    (pkg / "m.py").write_text(f"def short():\n    return 1\n\n\nclass C:\n    def long(self):\n{body}")
+    assert _functions_over(60, pkg) == ["pkg/m.py:6 long: 61 lines"]
+    assert _functions_over(61, pkg) == []
+
+
 def _folders_over(limit: int, package: Path) -> list[str]:
     """Folders of ``package`` holding more than ``limit`` modules side by side (__init__.py counts)."""
     counts = {d: len(list(d.glob("*.py"))) for d in {p.parent for p in package.rglob("*.py")}
@@ -172,3 +198,34 @@ def test_review_folders_are_layers_in_its_contract():
     present = [p.parent.name for p in review_dir.glob("*/__init__.py")]
     present += [p.stem for p in review_dir.glob("*.py") if p.stem != "__init__"]
     assert named == sorted(present), "every folder and module of review/ is a layer in its contract"
+
+
+_RENAMES = {("os", "replace"), ("os", "rename"), ("os", "renames"), ("shutil", "move")}
+
+
+def _renames(source: str) -> list[int]:
+    """Lines that put a file in place by a rename: os.replace/rename/renames, shutil.move, and
+    a Path's ``.rename(target)`` or ``.replace(target)`` (one argument: str.replace takes two)."""
+    out = []
+    for n in ast.walk(ast.parse(source)):
+        if not isinstance(n, ast.Call) or not isinstance(n.func, ast.Attribute):
+            continue
+        owner = n.func.value.id if isinstance(n.func.value, ast.Name) else None
+        if (owner, n.func.attr) in _RENAMES or (
+                n.func.attr in ("rename", "replace") and len(n.args) == 1 and not n.keywords):
+            out.append(n.lineno)
+    return out
+
+
+def test_every_rename_into_place_goes_through_fs():
+    # fs/atomic.py is the one writer that renames into place (write_atomic, rename_into_place).
+    offenders = [f"{p.relative_to(ROOT)}:{line}" for p in sorted(PACKAGE.rglob("*.py"))
+                 if not p.is_relative_to(PACKAGE / "fs")
+                 for line in _renames(p.read_text(encoding="utf-8"))]
+    assert offenders == [], "write through skill_eval.fs.atomic (write_atomic, rename_into_place)"
+
+
+def test_the_rename_finder_finds_renames_and_not_string_replaces():
+    source = ("import os, shutil\nos.replace(a, b)\np.rename(q)\np.replace(q)\nshutil.move(a, b)\n"
+              "s.replace('a', 'b')\ndataclasses.replace(x, y=1)\n")
+    assert _renames(source) == [2, 3, 4, 5]

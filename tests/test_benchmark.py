@@ -22,7 +22,7 @@ def bench() -> dict:
     return valid(build_benchmark("demo", SKILL, "m1", cases, records, minimum_lift=0.1))
 
 
-def test_variants(bench):
+def test_arms(bench):
     w, wo = bench["variants"]["with_skill"], bench["variants"]["without_skill"]
     assert (w["runs"], w["graded"], w["passed"], w["errors"]) == (12, 12, 7, 0)
     assert (wo["runs"], wo["graded"], wo["passed"], wo["errors"]) == (12, 12, 5, 0)
@@ -126,7 +126,7 @@ def test_run_record_from_result():
 
 def test_diff_benchmarks(bench):
     cases, records = main_fixture()
-    records = [r if not (r.case_id == "c4" and r.variant == "with_skill")
+    records = [r if not (r.case_id == "c4" and r.arm == "with_skill")
                else record(case("c4"), "with_skill", r.iteration, True, True) for r in records]
     new = build_benchmark("demo", SKILL, "m1", cases + [case("c5")], records, 0.1)
     moved = diff_benchmarks(bench, new)
@@ -140,13 +140,13 @@ def test_diff_benchmarks(bench):
     assert diff_benchmarks(new, new) == []
 
 
-def _loading(c, variant: str, it: int, *skills: str) -> RunRecord:
+def _loading(c, arm: str, it: int, *skills: str) -> RunRecord:
     from skill_eval.model.results import AdapterResponse, Event, RunResult
 
     events = tuple(Event("skill_loaded", s) for s in skills)
-    result = RunResult(key=f"{c.id}-{variant}-{it}", duration_s=1.0,
+    result = RunResult(key=f"{c.id}-{arm}-{it}", duration_s=1.0,
                        response=AdapterResponse("ok", events, {}))
-    return RunRecord.of(c.id, variant, it, result, None)
+    return RunRecord.of(c.id, arm, it, result, None)
 
 
 def test_other_skills_are_flagged_and_named_per_arm():

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from skill_eval.errors import InvalidInput
-from skill_eval.grade.checks import CHECKS, CheckContext, check_problem, run_check
+from skill_eval.grade.checks import CHECK_TYPES, CheckContext, check_problem, run_check
+from skill_eval.grade.checks.shared.checktype import evals_schema, schema_text
 from skill_eval.model.cases import Check
 from skill_eval.model.results import Event
 
@@ -23,7 +24,29 @@ def ctx(output: str = "", **kw) -> CheckContext:
 
 def test_registry_covers_every_schema_type():
     schema = json.loads((Path(__file__).parents[1] / "schemas" / "evals.schema.json").read_text())
-    assert set(CHECKS) == set(schema["$defs"]["check"]["properties"]["type"]["enum"])
+    assert set(CHECK_TYPES.names()) == set(schema["$defs"]["check"]["properties"]["type"]["enum"])
+
+
+def test_every_check_module_is_in_the_independence_contract():
+    # import-linter cannot read the registry: a check module left out of the contract could
+    # import another without anything failing, so this holds the two lists together.
+    import tomllib
+
+    config = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = next(c["modules"] for c in config["tool"]["importlinter"]["contracts"]
+                  if c["name"].startswith("Check types are independent"))
+    for kind in CHECK_TYPES:
+        module = kind.function.__module__
+        assert module in listed, f"check type {kind.name!r} ({module}) is not in pyproject.toml's contract"
+
+
+def test_the_checked_in_eval_set_schema_is_what_the_check_types_generate():
+    # schemas/ stays the complete truth for the builtins: a descriptor's params and the file
+    # cannot drift apart (python docs/gen_reference.py rewrites the file from the descriptors).
+    path = Path(__file__).parents[1] / "schemas" / "evals.schema.json"
+    text = path.read_text(encoding="utf-8")
+    assert text == schema_text(evals_schema(json.loads(text), CHECK_TYPES)), \
+        "schemas/evals.schema.json differs from the check types: run python docs/gen_reference.py"
 
 
 @pytest.mark.parametrize(("type_", "params", "output", "passed"), [
@@ -475,7 +498,7 @@ def test_invalid_schema_is_invalid_input():
 
 
 def test_a_shell_tool_call_and_its_command_are_one_step():
-    from skill_eval.grade.checks.context import CheckContext
+    from skill_eval.grade.checks.shared.context import CheckContext
     from skill_eval.grade.checks.trace import tool_call, tool_count_le
     from skill_eval.model.results import Event
 

@@ -1,4 +1,5 @@
-"""Bad input of `skill-eval run` (DESIGN §4, §7, §11), each fault through the real CLI.
+"""Bad input of `skill-eval run` (docs/commands.md#exit-codes, docs/protocol.md, docs/reliability.md),
+each fault through the real CLI.
 
 Every fault lives in a small fake adapter written into tmp_path that misbehaves only for the case
 ``bad`` (unless a ``healed`` file sits next to it); the case ``good`` always answers. For each:
@@ -419,7 +420,7 @@ def test_only_matching_nothing_says_so_and_shows_the_pattern_shape(tmp_path):
     for cmd in (kit.run, kit.status):
         code, out, err = cmd("--only", "nope/*")
         assert code == 2 and "Traceback" not in err
-        assert "--only 'nope/*' matches no run" in err and "skill/case/variant/model/iteration" in err
+        assert "--only 'nope/*' matches no run" in err and "skill/case/arm/model/iteration" in err
     assert kit.calls() == 0
 
 

@@ -47,7 +47,7 @@ def test_minimal_suite_gets_the_documented_defaults():
     assert suite.adapter.builtin == "demo" and suite.adapter.command is None
     assert suite.models == ("default",)
     assert suite.iterations == 3
-    assert suite.variants == ("with_skill", "without_skill")
+    assert suite.arms == ("with_skill", "without_skill")
     assert suite.timeout_seconds == 120.0
     assert suite.max_output_bytes == 1_048_576
     assert suite.jobs == 4
@@ -77,7 +77,7 @@ def test_every_key_is_read_and_relative_paths_resolve_from_the_config_folder(tmp
     assert suite.adapter.name == "command"
     assert suite.models == ("m1", "m2")
     assert suite.iterations == 5
-    assert suite.variants == ("with_skill",)
+    assert suite.arms == ("with_skill",)
     assert suite.timeout_seconds == 30.0
     assert suite.max_output_bytes == 2048
     assert suite.jobs == 8

@@ -16,14 +16,14 @@ from skill_eval.review.render.markdown import benchmark_md, summary_md
 CASE = Case(id="c1", prompt="p", checks=(Check("ok", "contains", params={"value": "ok"}),))
 
 
-def rec(variant: str, it: int, usage: dict, passed: bool = True,
+def rec(arm: str, it: int, usage: dict, passed: bool = True,
         judge_usage: dict | None = None) -> RunRecord:
-    result = RunResult(key=f"{variant}-{it}", duration_s=1.0,
+    result = RunResult(key=f"{arm}-{it}", duration_s=1.0,
                        response=AdapterResponse("ok" if passed else "no", (), usage))
     grade = grade_run(CASE, result, "sk", False)
     if judge_usage is not None:
         grade["judge_usage"] = judge_usage
-    return RunRecord.of(CASE.id, variant, it, result, grade)
+    return RunRecord.of(CASE.id, arm, it, result, grade)
 
 
 def bench(records: list[RunRecord]) -> dict:
@@ -41,7 +41,7 @@ def test_usage_tokens_counts_anthropic_cache_but_not_openai_cached_subset():
     assert usage_tokens({"cost_usd": 0.1, "num_turns": 2}) is None
 
 
-def test_variant_cost_and_lift_per_token_and_dollar():
+def test_arm_cost_and_lift_per_token_and_dollar():
     records = [rec("with_skill", i, {"input_tokens": 900, "output_tokens": 100, "cost_usd": 0.03},
                    judge_usage={"input_tokens": 50, "output_tokens": 10, "cost_usd": 0.001}) for i in (1, 2)]
     records += [rec("without_skill", i, {"input_tokens": 400, "output_tokens": 100, "cost_usd": 0.01},

@@ -1,5 +1,6 @@
 """End to end: a suite run through a scripted adapter whose pass pattern the test chooses, and every
-figure and flag of benchmark.json (DESIGN §9), the exit code (DESIGN §4) and the reports, checked
+figure and flag of benchmark.json (docs/statistics.md), the exit code (docs/commands.md#exit-codes)
+and the reports, checked
 against numbers worked out by hand.
 
 The adapter answers ``answer: PASS`` or ``answer: FAIL`` (or exits 7, for ``E``) per (case, mode,

@@ -1,4 +1,5 @@
-"""The invalidation matrix of DESIGN §8, row by row, counted with a counting adapter; and `status`."""
+"""The invalidation matrix (docs/incremental.md#the-invalidation-matrix), row by row, counted with
+a counting adapter; and `status`."""
 
 from __future__ import annotations
 
@@ -30,7 +31,6 @@ def reasons(kit: Kit) -> dict[str, str]:
 
 # ---- rows of the matrix ---------------------------------------------------------------------
 
-@pytest.mark.slow
 def test_skill_file_edit_reruns_that_skills_with_skill_runs_only(kit):
     before = kit.mtimes()
     (kit.skill_dir("alpha") / "references" / "guide.md").write_text("alpha guide, revised\n")
@@ -47,7 +47,6 @@ def test_skill_file_edit_reruns_that_skills_with_skill_runs_only(kit):
     assert after["results/summary.json"] != before["results/summary.json"]
 
 
-@pytest.mark.slow
 def test_skill_file_added_and_removed_are_named(kit):
     (kit.skill_dir("beta") / "scripts").mkdir()
     (kit.skill_dir("beta") / "scripts" / "x.sh").write_text("echo\n")
@@ -67,14 +66,12 @@ def test_skill_file_added_and_removed_are_named(kit):
     assert kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_evals_folder_is_not_part_of_the_skill(kit):
     (kit.skill_dir("alpha") / "evals" / "notes.md").write_text("for humans\n")
     run_ok(kit)
     assert kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_fixture_edit_reruns_that_case_in_both_arms(kit):
     (kit.skill_dir("alpha") / "evals" / "files" / "a2.txt").write_text("changed fixture\n")
     status = reasons(kit)
@@ -85,7 +82,6 @@ def test_fixture_edit_reruns_that_case_in_both_arms(kit):
     assert kit.calls_by() == {"with_skill a2": 3, "without_skill a2": 3}
 
 
-@pytest.mark.slow
 def test_prompt_edit_reruns_that_case(kit):
     kit.edit_case("beta", "b1", prompt="Task b1: write it again.")
     status = reasons(kit)
@@ -95,7 +91,6 @@ def test_prompt_edit_reruns_that_case(kit):
     assert kit.calls_by() == {"with_skill b1": 3, "without_skill b1": 3}
 
 
-@pytest.mark.slow
 def test_check_edit_regrades_without_calls(kit):
     before = json.loads(kit.bench("alpha").read_text())
     mt = kit.mtimes()
@@ -113,7 +108,6 @@ def test_check_edit_regrades_without_calls(kit):
     assert kit.mtimes()["results/beta/benchmark.json"] == mt["results/beta/benchmark.json"]
 
 
-@pytest.mark.slow
 def test_expected_output_edit_regrades_nothing_without_judge_rubric(kit):
     kit.edit_case("alpha", "a1", expected_output="something else")
     status = reasons(kit)
@@ -122,7 +116,6 @@ def test_expected_output_edit_regrades_nothing_without_judge_rubric(kit):
     assert kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_iterations_raised_runs_only_new_iterations(kit):
     kit.write_suite(iterations=5)
     status = reasons(kit)
@@ -139,13 +132,11 @@ def test_iterations_raised_runs_only_new_iterations(kit):
     assert json.loads(kit.bench("alpha").read_text())["variants"]["with_skill"]["runs"] == 6
 
 
-@pytest.mark.slow
 def test_iterations_option_overrides(kit):
     run_ok(kit, "--iterations", "4")
     assert kit.calls() == 6
 
 
-@pytest.mark.slow
 def test_case_added_runs_only_it(kit):
     data = kit.evals("alpha")
     (kit.skill_dir("alpha") / "evals" / "files" / "a3.txt").write_text("new\n")
@@ -159,7 +150,6 @@ def test_case_added_runs_only_it(kit):
     assert kit.calls_by() == {"with_skill a3": 3, "without_skill a3": 3}
 
 
-@pytest.mark.slow
 def test_case_removed_runs_nothing_and_rebuilds_tables(kit):
     mt = kit.mtimes()
     data = kit.evals("alpha")
@@ -174,7 +164,6 @@ def test_case_removed_runs_nothing_and_rebuilds_tables(kit):
     assert kit.mtimes()["results/beta/benchmark.json"] == mt["results/beta/benchmark.json"]
 
 
-@pytest.mark.slow
 def test_report_option_rebuilds_tables_only(kit):
     mt = kit.mtimes()
     kit.write_suite(extra="minimum_lift: 0.5\n")
@@ -187,7 +176,6 @@ def test_report_option_rebuilds_tables_only(kit):
     assert kit.mtimes()["results/alpha/benchmark.json"] != mt["results/alpha/benchmark.json"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["md", "github", "junit", "json", "html"])
 def test_report_formats_call_nothing(kit, fmt):
     code, out, err = kit.cli("report", "suite.yaml", "--format", fmt, "--out", f"report.{fmt}")
@@ -196,7 +184,6 @@ def test_report_formats_call_nothing(kit, fmt):
     assert kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_touch_is_a_noop(kit):
     mt = kit.mtimes()
     for p in kit.root.rglob("*"):
@@ -217,7 +204,6 @@ def test_touch_is_a_noop(kit):
     assert run_ok(kit).startswith("Up to date")
 
 
-@pytest.mark.slow
 def test_fresh_clone_and_moved_folder_are_noops(kit, tmp_path):
     mt = kit.mtimes()
     clone = kit.copy_to(tmp_path / "clone")  # copytree: new inodes, new mtimes, new absolute paths
@@ -233,7 +219,6 @@ def test_fresh_clone_and_moved_folder_are_noops(kit, tmp_path):
     assert {k: v for k, v in kit.mtimes().items()} == mt
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("what", ["doit", "hashcache.json", "state", "all"])
 def test_deleted_databases_are_noops(kit, what):
     mt = kit.mtimes()
@@ -246,7 +231,6 @@ def test_deleted_databases_are_noops(kit, what):
     assert kit.mtimes() == mt
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("what", ["hashcache.json", "state/kit.json", "state/kit.fast.json"])
 def test_corrupt_databases_are_rebuilt_silently(kit, what):
     (kit.store / what).write_text("{not json")
@@ -257,7 +241,6 @@ def test_corrupt_databases_are_rebuilt_silently(kit, what):
     json.loads((kit.store / what).read_text())  # rewritten
 
 
-@pytest.mark.slow
 def test_corrupt_doit_db_is_rebuilt(kit):
     kit.edit_case("beta", "b1", prompt="Task b1: changed.")  # so doit opens its DB
     for db in (kit.store / "doit").iterdir():
@@ -267,7 +250,6 @@ def test_corrupt_doit_db_is_rebuilt(kit):
     assert kit.calls() == 6
 
 
-@pytest.mark.slow
 def test_adapter_script_edit_reruns_everything(kit):
     adapter = kit.root / "adapter.py"
     adapter.write_text(adapter.read_text() + "\n# a comment changes the script's hash\n")
@@ -279,7 +261,6 @@ def test_adapter_script_edit_reruns_everything(kit):
     assert kit.calls() == ALL
 
 
-@pytest.mark.slow
 def test_adapter_version_and_model_change_rerun_everything(kit):
     kit.write_suite(extra="models: [other]\n")
     assert kit.status_json()["planned"] == ALL
@@ -287,7 +268,6 @@ def test_adapter_version_and_model_change_rerun_everything(kit):
     assert kit.calls() == ALL
 
 
-@pytest.mark.slow
 def test_noop_does_not_rewrite_tables_or_grades(kit):
     mt = kit.mtimes()
     grades = {p: p.stat().st_mtime_ns for p in kit.store.glob("grades/*/*.json")}
@@ -300,7 +280,6 @@ def test_noop_does_not_rewrite_tables_or_grades(kit):
 
 # ---- errors ---------------------------------------------------------------------------------
 
-@pytest.mark.slow
 def test_failing_case_others_finish_then_only_failed_retry(tmp_path):
     kit = Kit.create(tmp_path)
     kit.control(fail="Task a2")
@@ -329,7 +308,6 @@ def test_failing_case_others_finish_then_only_failed_retry(tmp_path):
 
 # ---- selection ------------------------------------------------------------------------------
 
-@pytest.mark.slow
 def test_force_reruns_selected(kit):
     run_ok(kit, "--force", "--only", "beta/*")
     assert kit.calls_by() == {"with_skill b1": 3, "without_skill b1": 3}
@@ -339,7 +317,6 @@ def test_force_reruns_selected(kit):
     assert kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_only_selects(tmp_path):
     kit = Kit.create(tmp_path)
     code, out, err = kit.run("--only", "alpha/a1/*")
@@ -350,7 +327,6 @@ def test_only_selects(tmp_path):
     assert kit.calls() == ALL - 6
 
 
-@pytest.mark.slow
 def test_shards_partition_and_merge(tmp_path):
     base = Kit.create(tmp_path, name="base")
     one, two = base.copy_to(tmp_path / "one"), base.copy_to(tmp_path / "two")
@@ -380,7 +356,6 @@ def _strip_durations(obj):
     return obj
 
 
-@pytest.mark.slow
 def test_jobs_do_not_change_results(tmp_path):
     a, b = Kit.create(tmp_path, name="a"), Kit.create(tmp_path, name="b")
     assert a.run("-j", "1")[0] == 0
@@ -398,7 +373,6 @@ def test_jobs_do_not_change_results(tmp_path):
 
 # ---- budget ---------------------------------------------------------------------------------
 
-@pytest.mark.slow
 def test_max_cost_stops_scheduling(tmp_path):
     kit = Kit.create(tmp_path)
     kit.control(cost=0.1)
@@ -429,7 +403,6 @@ def test_status_json_shape(tmp_path):
     assert not kit.store.exists() or not (kit.store / "runs").exists()
 
 
-@pytest.mark.slow
 def test_status_text_and_explain(kit):
     code, out, err = kit.status("--explain", "agent:alpha/a1/with_skill/default/1")
     assert code == 0, err
@@ -448,7 +421,6 @@ def test_status_text_and_explain(kit):
     assert ", 6 to run," in out
 
 
-@pytest.mark.slow
 def test_status_does_not_take_the_lock_or_call_anything(kit):
     from skill_eval.store.store import Store
 

@@ -122,7 +122,7 @@ def test_forced_format_and_unknown_format():
     with pytest.raises(InvalidInput) as exc:
         load_evalset(root / "evals" / "evals.json", root, format="natve")
     assert "did you mean 'native'" in str(exc.value)
-    assert set(READERS) >= {"native", "skill_creator", "skill_forge", "harness", "triggers"}
+    assert set(READERS.names()) >= {"native", "skill_creator", "skill_forge", "harness", "triggers"}
 
 
 def test_find_evalsets_skips_fixtures():
@@ -284,3 +284,22 @@ def test_reading_checks_does_not_revalidate_earlier_cases(tmp_path, monkeypatch)
     evalset = read_evalset(path, tmp_path)
     assert len(evalset.cases) == 50 and not evalset.problems
     assert sizes == [1] * 50
+
+
+def _contract(name_starts: str) -> list[str]:
+    import tomllib
+
+    config = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    return next(c["modules"] for c in config["tool"]["importlinter"]["contracts"]
+                if c["name"].startswith(name_starts))
+
+
+def test_every_registered_reader_is_in_the_independence_contract():
+    # import-linter cannot read the registry: a dialect left out of the contract could import
+    # another without anything failing, so this holds the two lists together.
+    listed = _contract("Eval-set dialect readers")
+    for part in READERS:
+        parents = [part.module.rsplit(".", n)[0] for n in range(part.module.count(".") - 2)]
+        assert any(m in listed for m in parents), \
+            f"reader {part.name!r} ({part.module}) is not in pyproject.toml's independence contract"
+

@@ -79,14 +79,14 @@ def test_skill_creator_export(tmp_path: Path, capsys):
         "eval_id": 0, "eval_name": "sum-sales", "prompt": EVALS["evals"][0]["prompt"],
         "assertions": ["used-skill: loaded_skill", 'total: contains value="42"',
                        "The answer states the total of the amount column"]}
-    for variant in ("with_skill", "without_skill"):
+    for arm in ("with_skill", "without_skill"):
         for n in (1, 2):
-            run_dir = eval_dir / variant / f"run-{n}"
+            run_dir = eval_dir / arm / f"run-{n}"
             grading = valid("skill-creator-grading", run_dir / "grading.json")
             # loaded_skill is not applied in the arm with no skill (issue 55): one check there.
-            assert grading["summary"]["total"] == (2 if variant == "with_skill" else 1)
+            assert grading["summary"]["total"] == (2 if arm == "with_skill" else 1)
             timing = valid("agentskills-timing", run_dir / "timing.json")
-            assert timing["total_tokens"] == (15230 if variant == "with_skill" else 1212)
+            assert timing["total_tokens"] == (15230 if arm == "with_skill" else 1212)
             assert (run_dir / "outputs").is_dir()
             assert json.loads((run_dir / "eval_metadata.json").read_text())["prompt"]
             assert "## Eval Prompt" in (run_dir / "transcript.md").read_text()
@@ -113,8 +113,8 @@ def test_agentskills_export_single_run_is_flat(tmp_path: Path, capsys):
     assert bench["run_summary"]["delta"] == {"pass_rate": 1.0, "time_seconds": pytest.approx(
         bench["run_summary"]["delta"]["time_seconds"]), "tokens": 14018.0}
     assert bench["run_summary"]["with_skill"]["tokens"]["mean"] == 15230
-    for variant, rate in (("with_skill", 1.0), ("without_skill", 0.0)):
-        run_dir = it / "eval-sum-sales" / variant
+    for arm, rate in (("with_skill", 1.0), ("without_skill", 0.0)):
+        run_dir = it / "eval-sum-sales" / arm
         grading = valid("agentskills-grading", run_dir / "grading.json")
         assert set(grading) == {"assertion_results", "summary"}
         assert grading["summary"]["pass_rate"] == rate

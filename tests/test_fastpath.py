@@ -17,7 +17,6 @@ def kit(tmp_path):
     return Kit.warm(tmp_path)
 
 
-@pytest.mark.slow
 def test_noop_loads_nothing(kit, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the fast path must not load the project")
@@ -27,7 +26,6 @@ def test_noop_loads_nothing(kit, monkeypatch):
     assert code == 0 and out.startswith("Up to date: 18 runs")
 
 
-@pytest.mark.slow
 def test_noop_replays_the_exit_code(tmp_path):
     kit = Kit.create(tmp_path)
     kit.edit_case("alpha", "a1", checks=[{"id": "never", "type": "contains", "value": "zzz"}])
@@ -37,7 +35,6 @@ def test_noop_replays_the_exit_code(tmp_path):
     assert kit.run() [0] == 1 and kit.run()[1].startswith("Up to date")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("what", ["touch-skill", "touch-suite", "touch-adapter", "options"])
 def test_stat_changes_look_closer_but_run_nothing(kit, what):
     args = []
@@ -54,7 +51,6 @@ def test_stat_changes_look_closer_but_run_nothing(kit, what):
     assert kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_deleted_run_entry_defeats_it(kit):
     key = kit.stored_runs()[5]
     shutil.rmtree(kit.store / "runs" / key[:2] / key)
@@ -62,7 +58,6 @@ def test_deleted_run_entry_defeats_it(kit):
     assert code == 0 and kit.calls() == 1
 
 
-@pytest.mark.slow
 def test_deleted_table_is_rebuilt(kit):
     kit.bench("beta").unlink()
     code, out, err = kit.run()
@@ -70,7 +65,6 @@ def test_deleted_table_is_rebuilt(kit):
     assert kit.bench("beta").is_file()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", ["index.html", "summary.md", "summary.json", "junit.xml",
                                   "alpha/benchmark.md", "beta/benchmark.json"])
 def test_any_deleted_results_file_is_written_again(kit, name):
@@ -83,7 +77,6 @@ def test_any_deleted_results_file_is_written_again(kit, name):
     assert kit.run()[1].startswith("Up to date")  # and the fast path vouches for it again
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", ["index.html", "summary.md", "junit.xml", "alpha/benchmark.md"])
 def test_a_results_file_edited_by_hand_is_written_again(kit, name):
     path = kit.results / name
@@ -93,7 +86,6 @@ def test_a_results_file_edited_by_hand_is_written_again(kit, name):
     assert path.read_text() == good
 
 
-@pytest.mark.slow
 def test_edited_table_is_rebuilt(kit):
     good = kit.bench("alpha").read_text()
     kit.bench("alpha").write_text("{}")
@@ -101,7 +93,6 @@ def test_edited_table_is_rebuilt(kit):
     assert json.loads(kit.bench("alpha").read_text()) == json.loads(good)
 
 
-@pytest.mark.slow
 def test_damaged_fast_state_is_ignored(kit):
     path = kit.store / "state" / "kit.fast.json"
     for bad in ("", "[]", '{"version": 1, "fingerprint": 3, "runs": []}', "{\"runs\": {"):
@@ -110,7 +101,6 @@ def test_damaged_fast_state_is_ignored(kit):
         assert code == 0 and err == "" and kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_partial_runs_do_not_vouch(tmp_path):
     kit = Kit.create(tmp_path)
     assert kit.run("--only", "beta/*")[0] == 0
@@ -134,7 +124,6 @@ def loaded(monkeypatch) -> list[set[str] | None]:
     return seen
 
 
-@pytest.mark.slow
 def test_one_skill_edited_plans_only_that_skill(kit, loaded):
     """Only alpha's folder changed: only alpha is loaded and planned, beta's tables stay, and the
     summary still covers both skills."""
@@ -153,7 +142,6 @@ def test_one_skill_edited_plans_only_that_skill(kit, loaded):
     assert kit.status_json()["run"] == []
 
 
-@pytest.mark.slow
 def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, loaded):
     """Eval sets may live in a non-skill folder under skills_dir: a change there plans everything."""
     kit.suite.write_text(kit.suite.read_text().replace('skills: ["*"]', "skills: [alpha, beta]"))
@@ -165,7 +153,6 @@ def test_a_folder_beside_the_skills_defeats_the_partial_plan(kit, loaded):
     assert loaded == [None, None] and kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_a_grader_version_bump_regrades_without_calls(kit, monkeypatch):
     import skill_eval.engine.engine
     import skill_eval.engine.fastpath
@@ -191,7 +178,6 @@ def _same_size_same_mtime(path, text: str) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-@pytest.mark.slow
 def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path):
     kit = Kit.create(tmp_path, iterations=1)
     kit.use_content_adapter()
@@ -209,7 +195,6 @@ def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path):
     assert sha256_bytes(old.upper().encode())[:8] in shown
 
 
-@pytest.mark.slow
 def test_a_fingerprint_recorded_in_the_tick_of_a_change_is_not_trusted(kit):
     """Racy: the suite's stat fingerprint was written in the same clock tick as an input last
     changed, so a second change in that tick would be invisible to it: the plan looks closer."""
@@ -235,6 +220,7 @@ MANIFEST = ".claude-plugin/plugin.json"
     ({MANIFEST: json.dumps({"name": "p", "mcpServers": "servers.json"}), "servers.json": "{}"},
      {"servers.json": json.dumps({"notes": {"command": "never-started"}})}),
 ], ids=["mcp.json", "manifest", "root-manifest", "named-config"])
+@pytest.mark.e2e  # the runs start the MCP SDK's mock servers
 def test_a_plugin_file_the_eval_reader_reads_is_watched(tmp_path, before, edit):
     """A plugin eval suite's reader reads the plugin's manifest and MCP configuration (they name
     the mocked servers, so they are in the run key): an edit to one defeats the fast path."""

@@ -5,7 +5,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.shared.context import CheckContext
 from skill_eval.grade.focus import focus_text, window
 
 _LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), min_size=1).filter(

@@ -48,7 +48,7 @@ def test_a_plugin_folder_or_its_eval_folder_is_a_suite_with_plugin_evals_default
     assert suite.plugin is not None and suite.plugin.root == plugin.resolve()
     assert suite.skills_dir == plugin.resolve() / "skills"
     assert suite.adapter.builtin == "claude-code" and suite.adapter.env_preset == "plugin-eval"
-    assert suite.variants == ("with_skill", "without_skill") and suite.iterations == 3
+    assert suite.arms == ("with_skill", "without_skill") and suite.iterations == 3
     assert suite.judge is not None and suite.judge.model == "haiku"
     assert suite.store == plugin.resolve() / ".skill-eval" / "store"
     assert suite.results == plugin.resolve() / "evals" / "results" / "skill-eval"
@@ -89,7 +89,7 @@ def test_init_in_a_plugin_writes_its_suite_and_no_placeholder_skill(plugin):
     written = load_suite(plugin / "skill-eval.yaml")
     (plugin / "skill-eval.yaml").rename(plugin / "kept.yaml")
     default = load_suite(plugin)  # no suite file: the same suite
-    fields = ("name", "skills_dir", "skills", "adapter", "judge", "variants", "iterations",
+    fields = ("name", "skills_dir", "skills", "adapter", "judge", "arms", "iterations",
               "timeout_seconds", "store", "results")
     assert all(getattr(written, f) == getattr(default, f) for f in fields)
     assert written.plugin is not None and "skill-eval.yaml" in written.plugin.excluded_files

@@ -49,9 +49,9 @@ def test_counts_of_one_are_singular(proj, capsys):
 
 
 def test_token_measurements_carry_no_float_noise():
-    variants = {"with_skill": {"tokens_per_run": 100.1 - 0.1, "cost_usd_per_run": 0.1 + 0.2},
+    arms = {"with_skill": {"tokens_per_run": 100.1 - 0.1, "cost_usd_per_run": 0.1 + 0.2},
                 "without_skill": {"tokens_per_run": 123.0, "cost_usd_per_run": 0.3}}
-    lift = _cost_lift(0.5, variants)
+    lift = _cost_lift(0.5, arms)
     assert lift["extra_tokens_per_run"] == -23.0  # not -23.000000000000007
     assert lift["extra_cost_usd_per_run"] == 0.0
     assert json.dumps(lift) == '{"extra_tokens_per_run": -23.0, "extra_cost_usd_per_run": 0.0}'

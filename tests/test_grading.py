@@ -4,7 +4,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from skill_eval.errors import InvalidInput
-from skill_eval.grade.grading import apply_verdicts, grade_run, has_gradable_checks
+from skill_eval.grade.grading import apply_verdicts, grade_run
 from skill_eval.intake.schemas_io import load_schema
 from skill_eval.model.cases import Case, Check, RubricItem
 from skill_eval.model.results import AdapterResponse, Event, RunResult
@@ -65,9 +65,6 @@ def test_rubric_only_without_judge_is_ungradable():
     assert g["passed"] is False and "ungradable" in g["note"] and g["deterministic_passed"] is None
     g = valid(apply_verdicts(g, {"r1": {"passed": True}}))
     assert g["passed"] is True and "note" not in g
-    assert not has_gradable_checks(case, judge=False) and has_gradable_checks(case, judge=True)
-    assert has_gradable_checks(CASE, judge=False)
-    assert not has_gradable_checks(Case(id="c3", prompt="p"), judge=True)
 
 
 def test_loaded_skill_uses_skill_name():

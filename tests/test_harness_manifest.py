@@ -159,8 +159,8 @@ def _read(root: Path):  # noqa: ANN202 - EvalSet
     return read_evalset(root / "repo" / "evals" / "shared-benchmark.json", root / "repo" / "skills" / "demo")
 
 
-def _grade(root: Path, case: str, variant: str) -> dict:
-    return json.loads((root / "results" / "demo" / "iteration-1" / f"eval-{case}" / variant
+def _grade(root: Path, case: str, arm: str) -> dict:
+    return json.loads((root / "results" / "demo" / "iteration-1" / f"eval-{case}" / arm
                        / "grading.json").read_text())
 
 

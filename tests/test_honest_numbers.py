@@ -22,7 +22,7 @@ def test_cost_table_has_one_cost_column_integer_tokens_and_no_ratios(tmp_path: P
     code, out, err = kit.run()
     md = _md(kit)
     cost = md.split("## Cost and time")[1].splitlines()
-    header = next(line for line in cost if line.startswith("| variant"))
+    header = next(line for line in cost if line.startswith("| arm"))
     cols = [c.strip() for c in header.strip("|").split("|")]
     assert cols.count("cost") == 1 and "cost_usd" not in cols and "total_tokens" not in cols
     row = next(line for line in cost if line.startswith("| with skill "))

@@ -46,8 +46,8 @@ def test_the_threads_executor_leaves_no_workspace_once_closed(run_setup, write_a
     store = Store(tmp_path / "store")
     executor = ThreadsExecutor()
     executor.open()
-    results = [executor.run(spec(variant, key=str(i) * 64), suite, store)
-               for i, variant in enumerate(("with_skill", "without_skill"), start=1)]
+    results = [executor.run(spec(arm, key=str(i) * 64), suite, store)
+               for i, arm in enumerate(("with_skill", "without_skill"), start=1)]
     executor.close()
     for result in results:
         assert isinstance(result, RunResult), result

@@ -270,13 +270,11 @@ def test_no_judge_builtin_lets_the_output_forge_the_prompt(builtin, monkeypatch)
     import importlib
     import io
 
-    from skill_eval.model.builtins import JUDGE_BUILTINS
+    from skill_eval.model.builtins import ADAPTERS, judge_names
     from skill_eval.run.adapters.shared import judge_prompt
 
-    assert builtin in JUDGE_BUILTINS
-    module = importlib.import_module({"claude-code": "skill_eval.run.adapters.claude_code",
-                                      "codex": "skill_eval.run.adapters.codex",
-                                      "openai": "skill_eval.run.adapters.openai_compat"}[builtin])
+    assert builtin in judge_names()
+    module = importlib.import_module(ADAPTERS.require(builtin, "test").module)
     assert module.judge_main is judge_prompt.judge_main  # every builtin judges through this prompt
     seen: list[str] = []
 

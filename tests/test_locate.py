@@ -106,6 +106,7 @@ print(json.dumps({{"type": "result", "subtype": "success", "is_error": False, "n
 """
 
 
+@pytest.mark.e2e  # bubblewrap
 def test_a_native_install_runs_in_the_sandbox_and_home_stays_hidden(tmp_path, monkeypatch, capsys):
     try:
         sandbox.require()

@@ -10,25 +10,48 @@ import shutil
 from pathlib import Path
 
 import pytest
-from suitekit import Kit
+from scratch import kept
+from suitekit import Kit, main_in
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _copy_demo(folder: Path) -> Path:
+    shutil.copytree(ROOT / "examples", folder / "examples")
+    (folder / "configs").mkdir()
+    (folder / "configs" / "demo.yaml").write_text((ROOT / "configs" / "demo.yaml").read_text())
+    return folder
 
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Kit:
     """The shipped demo suite, copied so the test writes nothing into the repository."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    (tmp_path / "configs").mkdir()
-    (tmp_path / "configs" / "demo.yaml").write_text((ROOT / "configs" / "demo.yaml").read_text())
-    return Kit(tmp_path)
+    return Kit(_copy_demo(tmp_path))
+
+
+def _first_demo_run(folder: Path) -> Path:
+    root = _copy_demo(folder / "demo")
+    code, out, err = main_in(root, "run", "configs/demo.yaml")
+    assert code == 0, err
+    (folder / "first-run.txt").write_text(out)
+    return root
+
+
+@pytest.fixture
+def demo_ran(tmp_path: Path) -> tuple[Kit, str]:
+    """The demo after its first run (78 runs, made once per test process and copied) and what
+    that run printed; a test's own first run then calls nothing."""
+    template = kept("newcomer-demo", _first_demo_run)
+    kit = Kit(template).copy_to(tmp_path / "demo")
+    return kit, (template.parent / "first-run.txt").read_text()
 
 
 def _first_line(out: str) -> str:
     return out.splitlines()[0]
 
 
-def test_status_run_and_json_count_the_same_work_after_an_edit_and_a_revert(demo: Kit):
+def test_status_run_and_json_count_the_same_work_after_an_edit_and_a_revert(demo_ran):
+    demo, _ = demo_ran
     code, out, err = demo.cli("run", "configs/demo.yaml")
     assert code == 0, err
     skill = demo.root / "examples" / "skills" / "release-notes" / "SKILL.md"
@@ -181,7 +204,8 @@ def test_a_case_that_hands_over_its_answer_is_warned(tmp_path: Path, where: str)
     assert f"case 'c' already holds {what} in the prompt or the files" in out
 
 
-def test_a_loaded_skill_check_is_not_applied_in_the_arm_without_the_skill(demo: Kit):
+def test_a_loaded_skill_check_is_not_applied_in_the_arm_without_the_skill(demo_ran):
+    demo, _ = demo_ran
     code, out, err = demo.cli("run", "configs/demo.yaml")
     assert code == 0, err
     run = demo.root / "results" / "demo" / "commit-message" / "iteration-1"
@@ -195,7 +219,7 @@ def test_a_loaded_skill_check_is_not_applied_in_the_arm_without_the_skill(demo: 
 def test_a_run_waiting_for_the_store_says_at_once_who_holds_it_and_how_not_to_wait(tmp_path: Path):
     import os
     import select
-    import time
+    import subprocess
 
     from skill_eval.store.store import Store
 
@@ -208,8 +232,8 @@ def test_a_run_waiting_for_the_store_says_at_once_who_holds_it_and_how_not_to_wa
         line = proc.stderr.readline()
         assert line.startswith("skill-eval: the store ")
         assert f"in use by pid {os.getpid()} since 20" in line and "--no-wait" in line
-        time.sleep(0.2)
-        assert proc.poll() is None  # still waiting
+        with pytest.raises(subprocess.TimeoutExpired):  # still waiting, not gone
+            proc.wait(timeout=0.2)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     code, out, err = kit.run("--no-wait")
@@ -277,12 +301,12 @@ def test_validate_and_inspect_say_a_plugin_eval_folder_once_and_count_it_once(tm
     assert sorted(line.strip() for line in seen.splitlines() if "/graders/" in line) == sorted(graders)
 
 
-def test_the_demo_passes_on_the_estimate_and_gate_decided_makes_it_undecided(demo: Kit):
+def test_the_demo_passes_on_the_estimate_and_gate_decided_makes_it_undecided(demo_ran):
     estimate = ("commit-message [default]: pass on the estimate; not significant yet (p=0.062, 6 cases); "
                 "`--until-decided` settles it (minimum lift: lift +66.7 pp over 6 cases is at least "
                 "+10.0 pp)")
-    code, out, err = demo.cli("run", "configs/demo.yaml")
-    assert code == 0 and estimate in out  # the gate and its exit code as before
+    demo, out = demo_ran  # what the first run printed
+    assert estimate in out  # the gate and its exit code (0, in the fixture) as before
     results = demo.root / "results" / "demo"
     said = estimate.split(": ", 1)[1]
     assert said in (results / "summary.md").read_text().replace("**", "")

@@ -35,7 +35,6 @@ def page_runs(kit: Kit) -> dict[tuple[str, str, str, int], dict]:
             for s in data["skills"] for c in s["cases"] + s["triggers"] for r in c["runs"]}
 
 
-@pytest.mark.slow
 def test_a_rerun_under_the_same_key_reads_only_that_run_and_shows_it(tmp_path, reads):
     kit = Kit.create(tmp_path)
     assert kit.run()[0] == 0
@@ -51,7 +50,6 @@ def test_a_rerun_under_the_same_key_reads_only_that_run_and_shows_it(tmp_path, r
     assert runs[("alpha", "a1", "with_skill", 2)]["cost"] == 0 and len(runs) == 18
 
 
-@pytest.mark.slow
 def test_a_regraded_case_is_read_again_and_the_rest_is_not(tmp_path, reads):
     kit = Kit.warm(tmp_path)
     reads.clear()
@@ -61,7 +59,6 @@ def test_a_regraded_case_is_read_again_and_the_rest_is_not(tmp_path, reads):
     assert {c[0] for r in page_runs(kit).values() if r["checks"] for c in r["checks"]} >= {"renamed"}
 
 
-@pytest.mark.slow
 def test_a_crash_after_the_views_were_rewritten_cannot_leave_old_page_data(tmp_path):
     kit = Kit.warm(tmp_path)
     out = kit.results / "alpha"
@@ -111,14 +108,13 @@ def test_one_changed_run_rewrites_one_shard(tmp_path):
     assert len(PageCache(folder).runs) == 200
 
 
-@pytest.mark.slow
 def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeypatch):
     from skill_eval.review.folder import tables
 
     kit = Kit.warm(tmp_path)
     full = page_runs(kit)
     assembled: list[str] = []
-    assert "bench_entry" not in tables.__dict__  # imported inside review_html: count at the source
+    assert "bench_entry" not in tables.__dict__  # imported inside page_part: count at the source
     real = review_data_mod.bench_entry
     monkeypatch.setattr(review_data_mod, "bench_entry",
                         lambda results, out, bench, *a: assembled.append(bench["skill"])
@@ -139,7 +135,6 @@ def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeyp
     assert data == json.loads(json.dumps(fresh))
 
 
-@pytest.mark.slow
 def test_a_rerun_of_a_skills_run_drops_its_kept_share(tmp_path):
     kit = Kit.warm(tmp_path)
     kit.control(cost=0.5)  # same run key, a different answer

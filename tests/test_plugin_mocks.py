@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from skill_eval.grade.checks import CheckContext
-from skill_eval.grade.checks.plugin_mocks import mock_calls_text
+from skill_eval.grade.checks.shared.plugin_mocks import mock_calls_text
 
 RECORDS = ({"tool": "mcp__clock__now", "input": {"tz": "UTC"}, "output": "12:00 UTC", "error": False},)
 

@@ -171,7 +171,7 @@ def _block(kit: PluginKit) -> dict[str, Any]:
 
 def test_a_threshold_only_retabulates_and_a_weight_only_regrades_and_incremental_equals_clean(tmp_path):
     kit = PluginKit.create(tmp_path / "a", {"c": CASE})
-    kit.write_suite(variants="[with_skill, without_skill]")
+    kit.write_suite(arms="[with_skill, without_skill]")
     assert kit.run()[0] in (0, 1)
     made = len(kit.requests())
     [bench] = [json.loads(p.read_text()) for p in (kit.root / "results").glob("*/benchmark.json")]
@@ -188,7 +188,7 @@ def test_a_threshold_only_retabulates_and_a_weight_only_regrades_and_incremental
     assert _block(kit)["cases"][0]["score"] == 0.5
     clean = PluginKit.create(tmp_path / "b", {"c": {**CASE, "graders/miss.md":
                                                     "---\ntype: regex\npattern: nope\nweight: 3\n---\n"}})
-    clean.write_suite(variants="[with_skill, without_skill]")
+    clean.write_suite(arms="[with_skill, without_skill]")
     clean.run()
     assert _block(clean) == _block(kit)
 

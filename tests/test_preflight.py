@@ -14,7 +14,7 @@ from plugineval_oracle import write_plugin
 from realcli import Project
 
 from skill_eval.cli.main import main
-from skill_eval.run.adapters import claude_code, codex
+from skill_eval.model.builtins.catalog import CLAUDE_CLI, CODEX_CLI
 
 FAKE = """#!{python}
 import sys
@@ -104,7 +104,7 @@ def test_a_cli_older_than_the_oldest_supported_is_refused_with_both_versions(env
     (vcode, vout), (code, out) = both(capsys, project.suite)
     assert vcode == 2 and code == 2
     line = refused(out, "older than the oldest supported")[0]
-    assert "2.1.100" in line and claude_code.AGENT_CLI.oldest in line and "claude update" in line
+    assert "2.1.100" in line and CLAUDE_CLI.oldest in line and "claude update" in line
     assert refused(vout, "older than the oldest supported") == [line]  # validate says the same
     assert "run" not in calls(exe)  # only --version was asked
     no_run_started(project)
@@ -160,7 +160,7 @@ def test_codex_older_than_its_floor(env, capsys):
     project = Project(env / "p", "  builtin: codex\n")
     assert main(["validate", str(project.suite)]) == 2
     line = refused(capsys.readouterr().err, "older than the oldest supported")[0]
-    assert codex.AGENT_CLI.oldest in line and "npm install -g @openai/codex@latest" in line
+    assert CODEX_CLI.oldest in line and "npm install -g @openai/codex@latest" in line
 
 
 def test_a_judge_that_cannot_start_is_refused_too(env, capsys):

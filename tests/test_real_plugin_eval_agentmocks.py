@@ -7,6 +7,7 @@ request by both."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 
@@ -15,7 +16,10 @@ from fakemodel import FakeModel, Script
 from plugineval_oracle import plugin_eval, skill_eval, write_plugin
 from realcli import PLUGIN_EVAL_SETS, cli
 
-pytest.importorskip("mcp")
+# Only whether the MCP SDK is there: importing it costs each test worker ~1.5 CPU-s at
+# collection, and the servers run in their own processes anyway.
+if importlib.util.find_spec("mcp") is None:
+    pytest.skip("the MCP SDK is not installed (pip install -e '.[mcp]')", allow_module_level=True)
 pytestmark = pytest.mark.slow
 
 HEAD = "---\nruns: 1\nallowed_tools: [Read, Glob, Grep, Skill, Agent]\n---\n"
@@ -52,7 +56,7 @@ def both(request, tmp_path_factory):  # noqa: ANN001, ANN201
     root = tmp_path_factory.mktemp(f"pe-agentmocks-{request.param}")
     plugin = _plugin(root)
     theirs = plugin_eval(claude, plugin, SCRIPT)
-    ours = skill_eval(claude, plugin, SCRIPT, root / "se", variants=("with_skill", "without_skill"),
+    ours = skill_eval(claude, plugin, SCRIPT, root / "se", arms=("with_skill", "without_skill"),
                       judge=True)
     return claude, plugin, root, theirs, ours
 
@@ -81,7 +85,7 @@ def test_an_adopted_recording_answers_with_no_model_request_under_both(both):
     shutil.copy(saved, replay / saved.name)
     (replay / saved.name).write_text(saved.read_text().replace("AGENT-ANSWER", "REPLAYED"))
     theirs = plugin_eval(claude, plugin, SCRIPT)
-    again = skill_eval(claude, plugin, SCRIPT, root / "se", variants=("with_skill", "without_skill"),
+    again = skill_eval(claude, plugin, SCRIPT, root / "se", arms=("with_skill", "without_skill"),
                        judge=True)
     assert "REPLAYED lookup" in theirs.mock_answers() and "REPLAYED lookup" in again.mock_answers()
     # Only the aborting case asks the model (its own mock has no recording).

@@ -145,7 +145,7 @@ def both(request, tmp_path_factory):  # noqa: ANN001, ANN201
     plugin = write_plugin(root / "plug", CASES)
     theirs = plugin_eval(claude, plugin, SCRIPT, "--scaffold", *GRANTS)
     ours = skill_eval(claude, plugin, SCRIPT, root / "se", "--scaffold", *GRANTS,
-                      variants=("with_skill", "without_skill"))
+                      arms=("with_skill", "without_skill"))
     return theirs, ours, request.param
 
 

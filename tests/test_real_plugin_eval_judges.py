@@ -65,7 +65,7 @@ def both(request, tmp_path_factory):  # noqa: ANN001, ANN201
     script = Script(votes=REPLIES, write_first=("sub/made.txt", "hello file 42\n"))
     theirs = plugin_eval(claude, plugin, script, "--allow-tools", "Write")
     ours = skill_eval(claude, plugin, script, root / "se", "--allow-tools", "Write",
-                      variants=("with_skill", "without_skill"), judge=True)
+                      arms=("with_skill", "without_skill"), judge=True)
     return theirs, grader_verdicts(root / "se" / "results"), ours
 
 

@@ -8,6 +8,7 @@ from the model server's request log); an edit to the command re-runs the with-ar
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -22,7 +23,10 @@ from realcli import PLUGIN_EVAL_SETS, cli
 
 from skill_eval.cli.main import main
 
-pytest.importorskip("mcp")
+# Only whether the MCP SDK is there: importing it costs each test worker ~1.5 CPU-s at
+# collection, and the servers run in their own processes anyway.
+if importlib.util.find_spec("mcp") is None:
+    pytest.skip("the MCP SDK is not installed (pip install -e '.[mcp]')", allow_module_level=True)
 pytestmark = pytest.mark.slow
 
 PLUGIN = Path(__file__).parent / "data" / "test_real_plugin_eval_plugin" / "conf"
@@ -81,7 +85,7 @@ def three(request, tmp_path_factory):  # noqa: ANN001, ANN201
     root = tmp_path_factory.mktemp(f"pe-plugin-{request.param}")
     copies = [shutil.copytree(PLUGIN, root / name / "conf") for name in ("pe", "se", "folder")]
     theirs = plugin_eval(claude, copies[0], SCRIPT)
-    ours = skill_eval(claude, copies[1], SCRIPT, root / "se-work", variants=("with_skill", "without_skill"))
+    ours = skill_eval(claude, copies[1], SCRIPT, root / "se-work", arms=("with_skill", "without_skill"))
     folder, _ = run_folder(claude, copies[2], "run")
     return claude, theirs, ours, folder, copies[2]
 

@@ -56,7 +56,7 @@ def both(request, tmp_path_factory):  # noqa: ANN001, ANN201
     script = Script(loop_tool="Glob", loop_if="LOOPME")
     theirs = plugin_eval(claude, plugin, script, "-j", "2", "--threshold", THRESHOLD)
     skill_eval(claude, plugin, script, root / "se", "--threshold", THRESHOLD,
-               variants=("with_skill", "without_skill"))
+               arms=("with_skill", "without_skill"))
     [bench] = [json.loads(p.read_text()) for p in (root / "se" / "results").glob("*/benchmark.json")]
     return theirs.document, bench, root
 

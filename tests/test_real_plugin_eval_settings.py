@@ -99,7 +99,7 @@ def test_a_history_case_resumes_the_transcript_in_the_with_arm_only_as_plugin_ev
         "case.yaml": 'schema_version: "1.1"\nname: resumed\nruns: 1\ncontext:\n  history_file: t.jsonl\n',
         "prompt.md": "Which word did I ask you to remember?\n", "t.jsonl": history, "graders/g.md": GRADER}})
     theirs = plugin_eval(claude, plugin, script)  # a path target: plugin eval decides the arms
-    ours = skill_eval(claude, plugin, script, tmp_path / "se", variants=("with_skill", "without_skill"))
+    ours = skill_eval(claude, plugin, script, tmp_path / "se", arms=("with_skill", "without_skill"))
     assert ours.causes() == theirs.causes() == [("resumed", "with", None)]
     for capture in (ours, theirs):
         asked = [r for r in capture.model_requests() if "Which word" in json.dumps(r["body"]["messages"])]
@@ -113,7 +113,7 @@ def test_both_arms_end_and_are_offered_tools_as_under_plugin_eval(which, tmp_pat
     script = Script(loop_tool="Glob", answer_with_skill="done", answer_without_skill="done")
     plugin = write_plugin(tmp_path / "plug", {"turns": CASES["turns"], "bad-env": CASES["bad-env"]})
     theirs = plugin_eval(claude, plugin, script)  # a plugin resolves: with-without by default
-    ours = skill_eval(claude, plugin, script, tmp_path / "se", variants=("with_skill", "without_skill"))
+    ours = skill_eval(claude, plugin, script, tmp_path / "se", arms=("with_skill", "without_skill"))
     assert ours.causes() == theirs.causes()
     assert {arm for _, arm, _ in ours.causes()} == {"with", "without"}
     assert sorted(ours.tool_lists()) == sorted(theirs.tool_lists())
@@ -134,7 +134,7 @@ def test_a_case_listing_no_tools_is_offered_plugin_evals_tools_in_both_arms(whic
     plugin = write_plugin(tmp_path / "plug", UNLISTED)
     theirs = plugin_eval(claude, plugin, script, "--runs", "1")  # with-without, as by default
     ours = skill_eval(claude, plugin, script, tmp_path / "se", "--iterations", "1",
-                      variants=("with_skill", "without_skill"))
+                      arms=("with_skill", "without_skill"))
     assert ours.causes() == theirs.causes()
     assert sorted(ours.tool_lists()) == sorted(theirs.tool_lists())
     offered = {t for tools in ours.tool_lists() for t in tools}

@@ -1,7 +1,8 @@
-"""DESIGN §11: kill -9, Ctrl-C, two runs on one store, damaged store entries."""
+"""docs/reliability.md: kill -9, Ctrl-C, two runs on one store, damaged store entries."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -133,14 +134,17 @@ def test_kill_9_resumes_only_unfinished_runs(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
-    for pid in (tmp_path / "pids").read_text().split():
-        try:
-            os.killpg(int(pid), signal.SIGKILL)  # the orphaned adapter, if still sleeping
-        except ProcessLookupError:
-            pass
-    # An adapter spawned just before the kill may not have written its pid yet: let any such
-    # orphan finish (it sleeps 0.25 s) so its call is not counted against the next run.
-    time.sleep(0.6)
+    # The orphaned adapters, if still sleeping, die; one spawned just before the kill may not
+    # have written its pid yet (it logs its call, then its pid): wait until every logged call has
+    # its pid and all of them are gone, so that no call is counted against the next run.
+    def orphans_gone() -> bool:
+        pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        return len(pids) == kit.calls() and not any(alive(p) for p in pids)
+
+    wait_for(orphans_gone)
     done = all_verify(kit)
     assert 3 <= done < ALL
     kit.control()
@@ -168,9 +172,7 @@ def test_ctrl_c_keeps_finished_runs_and_kills_adapters(tmp_path, jobs):
             proc.kill()
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
-    time.sleep(0.1)
-    survivors = [int(p) for p in pids.read_text().split() if alive(int(p))]
-    assert survivors == []
+    wait_for(lambda: not [int(p) for p in pids.read_text().split() if alive(int(p))], timeout=5)
     done = all_verify(kit)
     assert 2 <= done < ALL
     assert not list(kit.store.glob("errors/*.json"))  # a killed adapter is not a failed run

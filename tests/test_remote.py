@@ -51,14 +51,14 @@ def _remote(spec, suite, store):
 def test_remote_run_stores_what_a_local_run_stores(run_setup, write_adapter, tmp_path):
     suite, spec = run_setup([write_adapter(ECHO, "echo.py")])
     local, remote = Store(tmp_path / "local"), Store(tmp_path / "remote")
-    for variant in ("with_skill", "without_skill"):
-        s = spec(variant)
+    for arm in ("with_skill", "without_skill"):
+        s = spec(arm)
         a, b = execute(s, suite, local), _remote(s, suite, remote)
         assert isinstance(a, RunResult) and isinstance(b, RunResult), (a, b)
         assert a.response == b.response  # grading sees the same, unredacted response
         seen = json.loads(b.output)
         assert seen["home_in_ws"] and seen["data"] == b"fixture \x00 bytes\r\n".hex()
-        assert ("skills/demo-skill/SKILL.md" in seen["seen"]) == (variant == "with_skill")
+        assert ("skills/demo-skill/SKILL.md" in seen["seen"]) == (arm == "with_skill")
         assert not any("evals" in p for p in seen["seen"])
         ea, eb = _entry(local, s.key), _entry(remote, s.key)
         ea["meta.json"] = eb["meta.json"] = b""  # compared apart: same replay key

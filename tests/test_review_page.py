@@ -338,11 +338,11 @@ def _lift_table(skill: str, n_moved: int) -> dict:
     runs = []
     for it in (1, 2, 3):
         for i, c in enumerate(cases):
-            for variant in ("with_skill", "without_skill"):
-                ok = variant == "with_skill" or i >= n_moved
+            for arm in ("with_skill", "without_skill"):
+                ok = arm == "with_skill" or i >= n_moved
                 result = RunResult("k", AdapterResponse("ok" if ok else "no", (), {}), 1.0)
                 checks = [{"id": "ok", "type": "contains", "required": True, "passed": ok, "evidence": "e"}]
-                runs.append(RunRecord.of(c.id, variant, it, result, {"passed": ok, "checks": checks}))
+                runs.append(RunRecord.of(c.id, arm, it, result, {"passed": ok, "checks": checks}))
     return build_benchmark("s", skill, "m", cases, runs, 0.1)
 
 

@@ -30,23 +30,23 @@ print(json.dumps({"output": json.dumps({"req": req, "seen": seen, "cwd": os.getc
 def test_end_to_end_both_modes(run_setup, write_adapter, tmp_path):
     suite, spec = run_setup([write_adapter(ECHO, "echo.py")])
     store = Store(tmp_path / "store")
-    for variant in ("with_skill", "without_skill"):
-        s = spec(variant)
+    for arm in ("with_skill", "without_skill"):
+        s = spec(arm)
         result = execute(s, suite, store)
         assert isinstance(result, RunResult), result
         seen = json.loads(result.output)
         req = seen["req"]
-        assert req["mode"] == variant and req["files"][0]["path"] == "inputs/data.txt"
+        assert req["mode"] == arm and req["files"][0]["path"] == "inputs/data.txt"
         assert os.path.realpath(seen["cwd"]) == os.path.realpath(req["workspace"])
         assert seen["home"].startswith(req["workspace"])
-        assert ("skills/demo-skill/SKILL.md" in seen["seen"]) == (variant == "with_skill")
+        assert ("skills/demo-skill/SKILL.md" in seen["seen"]) == (arm == "with_skill")
         assert not any("evals" in p for p in seen["seen"])
         assert not Path(req["workspace"]).exists()  # the workspace is gone
         stored = store.get_run(s.key)
         assert stored.response == result.response and store.has_run(s.key)
-        assert (stored.outputs_dir / "answer.md").read_text() == f"kept {variant}"
+        assert (stored.outputs_dir / "answer.md").read_text() == f"kept {arm}"
         meta = store.get_meta(s.key)
-        assert meta["variant"] == variant and meta["case"] == "c1" and meta["adapter"] == "fake"
+        assert meta["variant"] == arm and meta["case"] == "c1" and meta["adapter"] == "fake"
         assert store.get_json("replay", meta["replay_key"]) == {"run": s.key}
         # Known from the plan too (engine.grade_one indexes a slot that shared another's run).
         files = [[f["path"], f["sha256"]] for f in req["files"]]

@@ -110,13 +110,13 @@ H = {"case.yaml": 'schema_version: "1.1"\nname: h\ncontext:\n  history_file: t.j
 
 def test_a_history_case_resumes_its_transcript_in_the_with_skill_arm_only(tmp_path):
     kit = PluginKit.create(tmp_path, {"h": H})
-    kit.write_suite(variants="[with_skill, without_skill]")
+    kit.write_suite(arms="[with_skill, without_skill]")
     code, _, err = kit.run()
     assert code == 0 and "1 case run single-arm (no lift)" in err and ": h (both_arms" in err
     [req] = kit.requests()
     assert req["mode"] == "with_skill" and req["history"] == "tmp/skill-eval-history.jsonl"
     kit.reset()
-    kit.write_suite(variants="[with_skill, without_skill]", extra="both_arms: true\n")
+    kit.write_suite(arms="[with_skill, without_skill]", extra="both_arms: true\n")
     kit.run()
     assert [r["mode"] for r in kit.requests()] == ["without_skill"]  # the with-skill run is stored
     kit.reset()
@@ -137,10 +137,10 @@ def test_grants_follow_plugin_eval():
     assert s.granted() == ("Read", "Grep")
     assert s.not_granted() == ("Write", "Bash(npm test *)")
     assert s.granted(("Bash(npm test *)",)) == ("Read", "Grep", "Bash(npm test *)")
-    assert s.needs_sandbox(("Bash(npm test *)",)) and not s.needs_sandbox()
     assert "Bash" not in s.removed(("Bash(npm test *)",)) and "Write" in s.removed()
 
 
+@pytest.mark.e2e  # bubblewrap
 def test_a_bash_grant_runs_the_agent_sandboxed_and_is_refused_without_a_sandbox(kit, monkeypatch):
     from skill_eval.run import sandbox
 
@@ -182,7 +182,7 @@ def test_inspect_counts_the_settings_cases_carry(kit):
 def test_a_case_setting_nothing_runs_under_plugin_evals_grants_in_both_arms(tmp_path):
     kit = PluginKit.create(tmp_path, {"bare": {"prompt.md": "Go.\n"},
                                       "turns": {"prompt.md": "---\nmax_turns: 2\n---\nGo.\n"}})
-    kit.write_suite(variants="[with_skill, without_skill]")
+    kit.write_suite(arms="[with_skill, without_skill]")
     code, _, err = kit.run()
     assert code == 0, err
     grants = {"allowed_tools": [], "disallowed_tools": list(GATED_TOOLS)}

@@ -188,8 +188,7 @@ def test_without_cgroups_an_orphan_that_cleared_its_environment_dies_at_exit(tmp
     daemons = [int(p) for p in pids.read_text().split()] if pids.exists() else []
     try:
         assert proc.returncode == 0 and daemons, out + err
-        time.sleep(0.2)
-        assert [p for p in daemons if alive(p)] == []
+        wait_for(lambda: not [p for p in daemons if alive(p)], timeout=5)
     finally:
         for p in daemons:
             with contextlib.suppress(ProcessLookupError):

@@ -1,13 +1,21 @@
-"""dodo.py through doit's own CLI (`doit list/info/run`, `-n 2`), in the repo, on a tmp suite."""
+"""dodo.py through doit's own CLI (`doit list/info/run`, `-n 2`), in the repo, on a tmp suite.
+
+doit runs in-process (its ``DoitMain``, what ``python -m doit`` calls): a child process would cost
+a second of start-up each and test nothing more; tests/test_doit.py drives doit as a process."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from doit import cmd_run
+from doit.doit_cmd import DoitMain
 from suitekit import Kit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,9 +26,22 @@ def doit(kit: Kit, cmd: str = "run", *args: str) -> subprocess.CompletedProcess[
     """``doit CMD -f dodo.py [options] suite=<kit> [tasks]`` from the repo folder."""
     opts = [a for a in args if a.startswith("-") or a.isdigit()]
     names = [a for a in args if a not in opts]
-    return subprocess.run([sys.executable, "-m", "doit", cmd, "-f", str(REPO / "dodo.py"), *opts,
-                           f"suite={kit.suite}", *names], cwd=REPO, capture_output=True, text=True,
-                          timeout=120)
+    argv = [cmd, "-f", str(REPO / "dodo.py"), *opts, f"suite={kit.suite}", *names]
+    out, err = io.StringIO(), io.StringIO()
+    cwd, path = os.getcwd(), list(sys.path)
+    sys.modules.pop("dodo", None)  # doit imports dodo.py as a module: read it again for this suite
+    default_out = cmd_run.opt_outfile["default"]  # `doit run` reports to sys.stdout as imported
+    cmd_run.opt_outfile["default"] = out
+    try:
+        os.chdir(REPO)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = DoitMain().run(argv)
+    finally:
+        cmd_run.opt_outfile["default"] = default_out
+        os.chdir(cwd)
+        sys.path[:] = path
+        sys.modules.pop("dodo", None)
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture
@@ -75,9 +96,8 @@ def test_doit_runs_then_is_up_to_date(kit):
     assert res.returncode == 0 and "up-to-date" in res.stdout
 
 
-def test_doit_reruns_one_case_after_a_fixture_edit(kit):
-    assert kit.run()[0] == 0
-    kit.reset()
+def test_doit_reruns_one_case_after_a_fixture_edit(tmp_path):
+    kit = Kit.warm(tmp_path)  # after a first run
     (kit.skill_dir("beta") / "evals" / "files" / "b1.txt").write_text("edited\n")
     res = doit(kit, "run", "-n", "2")
     assert res.returncode == 0, res.stderr
@@ -93,9 +113,8 @@ def test_doit_single_task(kit):
     assert kit.calls_by() == {"without_skill a2": 1}
 
 
-def test_doit_db_deleted_costs_no_call(kit):
-    assert kit.run()[0] == 0
-    kit.reset()
+def test_doit_db_deleted_costs_no_call(tmp_path):
+    kit = Kit.warm(tmp_path)  # after a first run
     for db in (kit.store / "doit").iterdir():
         db.unlink()
     res = doit(kit)
@@ -103,7 +122,6 @@ def test_doit_db_deleted_costs_no_call(kit):
     assert kit.calls() == 0
 
 
-@pytest.mark.slow
 def test_a_damaged_page_deep_in_doits_db_is_found_and_the_db_replaced(tmp_path):
     # issue 20: one bad page (not the first, which opening reads) made every run "internal error
     # in doit", exit 2, forever.

@@ -1,17 +1,17 @@
 """One verdict per skill x model, with the rule that decided it (skill_eval/review/comparison/verdict.py):
 the line a user reads (console, benchmark.md, summary.md, JUnit, the page, GitHub annotations)
-for every combination of design (fixed sample, or the sequential decision of `run
+for every combination of design (fixed sample, or the decision of `run
 --until-decided`), outcome (pass / fail / undecided) and failed required checks."""
 
 from __future__ import annotations
 
 import pytest
 
-from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.cases import Case, Check
 from skill_eval.model.results import AdapterResponse, RunError, RunResult
+from skill_eval.model.until_decided import UntilDecidedSettings
 from skill_eval.review.comparison.benchmark import NOT_RUN, RunRecord, build_benchmark
-from skill_eval.review.comparison.sequential import adaptive_block
+from skill_eval.review.comparison.until_decided import until_decided_block
 from skill_eval.review.comparison.verdict import exit_code, settle, stop_text, verdict_text
 from skill_eval.review.render.console import skill_lines
 from skill_eval.review.render.github import annotations
@@ -22,12 +22,12 @@ from skill_eval.review.render.review import figures
 CHECK = (Check("ok", "contains", params={"value": "ok"}),)
 
 
-def _rec(cid: str, variant: str, it: int, passed: bool, not_run: bool = False) -> RunRecord:
+def _rec(cid: str, arm: str, it: int, passed: bool, not_run: bool = False) -> RunRecord:
     if not_run:
-        return RunRecord.of(cid, variant, it, RunError("k", NOT_RUN, "not run yet"))
+        return RunRecord.of(cid, arm, it, RunError("k", NOT_RUN, "not run yet"))
     result = RunResult("k", AdapterResponse("ok" if passed else "no", (), {}), 1.0)
     checks = [{"id": "ok", "type": "contains", "required": True, "passed": passed, "evidence": "e"}]
-    return RunRecord.of(cid, variant, it, result, {"passed": passed, "checks": checks})
+    return RunRecord.of(cid, arm, it, result, {"passed": passed, "checks": checks})
 
 
 def bench(outcome: str, *, sequential: bool, failed_check: bool) -> dict:
@@ -49,7 +49,7 @@ def bench(outcome: str, *, sequential: bool, failed_check: bool) -> dict:
             runs.append(_rec(c.id, "without_skill", it, outcome == "fail"))
     b = build_benchmark("s", "alpha", "m", cases, runs, 0.1)
     if sequential:
-        b["adaptive"] = adaptive_block(cases, runs, 0.1, AdaptiveConfig(10, 0.05), 3, decides=True)
+        b["adaptive"] = until_decided_block(cases, runs, 0.1, UntilDecidedSettings(10, 0.05), 3, decides=True)
         settle(b)
     return b
 
@@ -67,18 +67,18 @@ FIXED = {
                          "check; the lift alone: pass by the minimum lift)",
 }
 SEQUENTIAL = {
-    ("pass", False): "pass (sequential decision: lift above +10.0 pp, confidence sequence "
+    ("pass", False): "pass (until decided: lift above +10.0 pp, confidence sequence "
                      "[+41.3, +100.0] pp at alpha 0.05 after 3 iterations per case)",
-    ("fail", False): "fail (sequential decision: lift below +10.0 pp, confidence sequence "
+    ("fail", False): "fail (until decided: lift below +10.0 pp, confidence sequence "
                      "[-8.0, +8.0] pp at alpha 0.05 after 5 iterations per case)",
-    ("undecided", False): "undecided (sequential decision: confidence sequence [-100.0, +100.0] pp at "
+    ("undecided", False): "undecided (until decided: confidence sequence [-100.0, +100.0] pp at "
                           "alpha 0.05 after 3 iterations per case still straddles +10.0 pp)",
     ("pass", True): "check failed (required checks: 1 of 32 with-skill runs failed a required check; "
-                    "the lift alone: pass by the sequential decision)",
+                    "the lift alone: pass by --until-decided)",
     ("fail", True): "check failed (required checks: 1 of 300 with-skill runs failed a required check; "
-                    "the lift alone: fail by the sequential decision)",
+                    "the lift alone: fail by --until-decided)",
     ("undecided", True): "check failed (required checks: 1 of 6 with-skill runs failed a required "
-                         "check; the lift alone: undecided by the sequential decision)",
+                         "check; the lift alone: undecided by --until-decided)",
 }
 
 
@@ -110,8 +110,8 @@ def test_the_verdict_line_names_its_rule(outcome, sequential, failed_check):
 def test_under_the_sequential_decision_the_fixed_sample_p_is_a_detail():
     lines = skill_lines(bench("pass", sequential=True, failed_check=False))
     assert ", fixed-sample p=" in lines[1] and lines[1].endswith(
-        "; the sequential decision is the verdict, this p a detail")
-    assert lines[2] == ("    Sequential decision: 1 look, 64 runs; 96 runs saved against 10 iterations "
+        "; --until-decided decides the verdict, this p a detail")
+    assert lines[2] == ("    Until decided: 1 look, 64 runs; 96 runs saved against 10 iterations "
                         "everywhere.")
 
 
@@ -123,14 +123,14 @@ def test_a_plain_run_of_an_adaptive_suite_keeps_the_minimum_lift_and_says_the_de
                                       "`--until-decided` settles it (minimum lift: lift +100.0 pp")
     lines = skill_lines(b)
     assert ", p=" in lines[1]
-    assert lines[2].startswith("    Sequential decision [not the verdict: minimum lift decided it]: "
+    assert lines[2].startswith("    Until decided [not the verdict: minimum lift decided it]: "
                                "undecided against +10.0 pp")
 
 
 def test_a_failed_check_beside_a_sequential_pass_is_said_as_such():
     b = bench("pass", sequential=True, failed_check=True)
     md = benchmark_md(b)
-    assert "Sequential decision [not the verdict: required checks decided it]: pass: " in md
+    assert "Until decided [not the verdict: required checks decided it]: pass: " in md
 
 
 def test_an_error_outranks_everything_and_exits_2():

@@ -175,7 +175,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from skill_eval.cli.runflow import run_suite
 
     if args.until_decided or args.max_iterations:
-        from skill_eval.cli.adaptive import run_until_decided
+        from skill_eval.cli.until_decided import run_until_decided
 
         return run_until_decided(args.suite, _options(args), args.split, not args.no_wait,
                                  args.max_iterations)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from skill_eval.engine.executors import Executor
 from skill_eval.engine.executors.threads import ThreadsExecutor
 from skill_eval.engine.options import RunOptions
+from skill_eval.engine.outcome import Incidents, Named, RunOutcome
 from skill_eval.engine.reasons import grade_reason, remember_files, remember_grading, run_reason
 from skill_eval.engine.state import SuiteState, entry_stamp, slot_material
 from skill_eval.errors import JudgeError, JudgeFatal
@@ -55,6 +55,7 @@ class Progress:
     total: int = 0
     done: int = 0
     errors: int = 0
+    shared: int = 0  # of the done, runs whose request another case made (one adapter call)
     running: int = 0
     tokens: float = 0.0
     cost_usd: float = 0.0
@@ -80,20 +81,19 @@ class Engine:
         # --only and --shard narrow what runs, in selected_runs().
         self.plan: Plan = make_plan(project, self.adapter, self.cache, iterations=self.options.iterations,
                                     rounds={(s, m): n for s, m, n in self.options.rounds}, agents=self.agents)
-        # The sequential rule's settings when tables report a decision (`--until-decided` or the
+        # The until-decided settings when tables report a decision (`--until-decided` or the
         # suite's `adaptive:` key), else None.
-        self.adaptive = self.options.until_decided or self.suite.adaptive
-        # Under `run --until-decided` the sequential decision is the verdict; otherwise beside it.
-        self.sequential_verdict = self.options.until_decided is not None
+        self.until_decided = self.options.until_decided or self.suite.until_decided
+        # Under `run --until-decided` its decision is the verdict; otherwise beside it.
+        self.until_decided_verdict = self.options.until_decided is not None
         self.state = SuiteState(store.root / "state" / f"{self.suite.name}.json")
         self.progress = Progress()
-        self.on_event: Callable[[str, RunSpec, Any], None] = lambda kind, spec, data: None
+        self.incidents = Incidents()  # what went wrong: frozen into the run's outcome at the end
         # Every selected skill of the suite, for summaries; more than project.skills when only
         # the changed skills were planned (see runflow: the fast path's partial plan).
         self.skill_names: list[str] = [se.skill.name for se in project.skills]
         self.touched_slots: set[str] = set()  # runs and grades (re)made now: their views are rewritten
-        # The tables review.folder.tables.build_summary wrote; build_skill clears it when
-        # a table changes.
+        # The tables review.folder.tables.build_summary wrote; build_skill clears it on a change.
         self.summary_benches: list[dict[str, Any]] | None = None
         self._judge: JudgeProcess | None = None
         self.keys = GradeKeys(self.suite, self.judge_identity)
@@ -101,16 +101,8 @@ class Engine:
         self._selected: list[RunSpec] | None = None
         self.interrupted = threading.Event()  # set on Ctrl-C: start nothing more, record no errors
         self.budget = self.options.max_cost if self.options.max_cost is not None else self.suite.max_cost_usd
-        self.budget_stopped = 0  # runs not started because the budget was spent
-        self.fatal: str | None = None  # an adapter said every run would fail the same way (bad key)
-        self.fatal_stopped = 0  # runs not started because of it
         # Every run so far never reached the model, for one cause (run/unscorable.py): it stops too.
         self.same_cause = SameCause()
-        self._cases = {(se.skill.name, c.id): c for se in project.skills for c in se.cases}
-        # (task slot, message) of grades a judge could not finish: not stored, retried next run.
-        self.judge_errors: list[tuple[str, str]] = []
-        self.judge_fatal: str | None = None  # the judge said every call would fail (bad key)
-        self.judge_stopped = 0  # grades not judged because of it
         # The first full disk / read-only / permission fault: nothing more starts, `run` reports
         # it in one line and exits 2 (finished runs stay stored).
         self.storage_error: StorageError | None = None
@@ -118,9 +110,6 @@ class Engine:
         # `run` runs them again at once; `report`, which runs nothing, sets rerun_damaged=False
         # and names them.
         self.damaged: list[str] = []
-        self.doit_db_replaced = False  # doit's DB was damaged and made anew (tasks.doit_config)
-        # (slot, {path: why}) of stored runs some of whose workspace files could not be kept.
-        self.not_kept: list[tuple[str, dict[str, str]]] = []
         self.rerun_damaged = True
         # Slots whose run key another slot ran in this invocation (the same request: prompt,
         # inputs, arm, skill, adapter): one adapter call serves them all, each graded with its
@@ -128,7 +117,6 @@ class Engine:
         # another. Guarded by the per-key locks below.
         self._key_locks: dict[str, threading.Lock] = {}
         self._outcomes: dict[str, RunResult | RunError] = {}
-        self.shared_runs = 0
         # Where runs execute (threads here, or Ray tasks); the store is written here either way.
         self.executor: Executor = executor or ThreadsExecutor()
         self.remote = open_tier(self.suite, store, self.options.remote, self.options.no_remote)  # or None
@@ -256,7 +244,7 @@ class Engine:
     def _share(self, spec: RunSpec, outcome: RunResult | RunError) -> RunResult | RunError:
         with self.progress.lock:
             self.progress.done += 1
-            self.shared_runs += 1
+            self.progress.shared += 1
             if isinstance(outcome, RunError):
                 self.progress.errors += 1
             self.touched_slots.add(self.slot(spec))
@@ -265,7 +253,8 @@ class Engine:
         self.state.record_run(self.slot(spec), {"key": spec.key, **material}, spec.key, stamp)
         if isinstance(outcome, RunResult):
             self.grade_one(spec, outcome)
-        self.on_event("done", spec, outcome)
+        else:  # said once per distinct error at the end (the outcome's adapter_errors)
+            self.incidents.adapter_errors.append((spec.task_name, outcome.message))
         return outcome
 
     def _run_one(self, spec: RunSpec) -> RunResult | RunError:
@@ -274,14 +263,13 @@ class Engine:
                 return RunError(spec.key, "interrupted", "interrupted before it started")
             if self.budget is not None and self.progress.cost_usd >= self.budget:
                 # Not an error of the run: nothing is stored, the next `run` does it.
-                self.budget_stopped += 1
+                self.incidents.budget_stopped += 1
                 return RunError(spec.key, "budget", f"not started: the budget of ${self.budget:g} is spent")
-            if self.fatal is not None:
+            if self.incidents.fatal is not None:
                 # Nothing is stored: the next `run`, with the cause fixed, does it.
-                self.fatal_stopped += 1
-                return RunError(spec.key, "fatal_stopped", f"not started: {self.fatal}")
+                self.incidents.fatal_stopped += 1
+                return RunError(spec.key, "fatal_stopped", f"not started: {self.incidents.fatal}")
             self.progress.running += 1
-        self.on_event("start", spec, None)
         try:
             served = self.remote.fetch_run(spec.key) if self.remote and not self.options.force else None
             outcome = served if served is not None else self.executor.run(spec, self.suite, self.store)
@@ -296,11 +284,11 @@ class Engine:
             self.progress.done += 1
             if isinstance(outcome, RunError):
                 self.progress.errors += 1
-                if outcome.kind == "fatal" and self.fatal is None:
-                    self.fatal = outcome.message
+                if outcome.kind == "fatal" and self.incidents.fatal is None:
+                    self.incidents.fatal = outcome.message
                 stop = self.same_cause.see(spec.case.id, outcome)
-                if stop is not None and self.fatal is None:
-                    self.fatal = stop
+                if stop is not None and self.incidents.fatal is None:
+                    self.incidents.fatal = stop
             else:
                 self.same_cause.see(spec.case.id, outcome)
                 usage = outcome.response.usage
@@ -313,7 +301,7 @@ class Engine:
                     with self.state.lock:
                         self.state.extra.setdefault("slot_cost", {})[self.slot(spec)] = float(cost)
                 if outcome.not_kept:
-                    self.not_kept.append((self.slot(spec), dict(outcome.not_kept)))
+                    self.incidents.not_kept.append((self.slot(spec), dict(outcome.not_kept)))
             self.touched_slots.add(self.slot(spec))
         stamp = entry_stamp(self.store.root, spec.key) if isinstance(outcome, RunResult) else None
         material = slot_material(self.plan.materials[spec.key])
@@ -321,7 +309,8 @@ class Engine:
                               spec.key, stamp)
         if isinstance(outcome, RunResult):
             self.grade_one(spec, outcome)
-        self.on_event("done", spec, outcome)
+        else:  # said once per distinct error at the end (the outcome's adapter_errors)
+            self.incidents.adapter_errors.append((spec.task_name, outcome.message))
         return outcome
 
     def grade_one(self, spec: RunSpec, result: RunResult | None = None) -> dict[str, Any] | None:
@@ -340,11 +329,11 @@ class Engine:
                                                                       "message": message})
             with self.progress.lock:
                 if isinstance(exc, JudgeFatal) and not exc.started:
-                    self.judge_stopped += 1
+                    self.incidents.judge_stopped += 1
                 else:
-                    self.judge_errors.append((self.slot(spec), message))
-                    if isinstance(exc, JudgeFatal) and self.judge_fatal is None:
-                        self.judge_fatal = message
+                    self.incidents.judge_errors.append((self.slot(spec), message))
+                    if isinstance(exc, JudgeFatal) and self.incidents.judge_fatal is None:
+                        self.incidents.judge_fatal = message
             self.touched_slots.add(self.slot(spec))
             return None
         if fetched is None:
@@ -390,6 +379,16 @@ class Engine:
             if self.storage_error is None:
                 self.storage_error = fault
         self.interrupted.set()
+
+    def outcome(self, internal_failures: list[Named], partial: bool) -> RunOutcome:
+        """This invocation, decided once it ended (engine/outcome.py): the CLI only prints it."""
+        from skill_eval.review.folder.tables import written_benches
+
+        p = self.progress
+        return self.incidents.freeze(written_benches(self), partial=partial,
+                                     internal_failures=internal_failures,
+                                     executed=p.done, shared=p.shared, errored=p.errors, cost_usd=p.cost_usd,
+                                     budget=self.budget, damaged=self.damaged)
 
     def save_state(self) -> None:
         with self.state.lock:

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skill_eval import __version__
-from skill_eval.fs import sharedfiles
+from skill_eval.fs.atomic import write_atomic
 from skill_eval.fs.hashing import changed_ns, is_racy, recorded_at
 from skill_eval.fs.storage import writes, writing
-from skill_eval.model.builtins import CLI_BINARIES
+from skill_eval.model.builtins import find
 from skill_eval.model.config import Suite, depends_files
 from skill_eval.plan.keys import GRADER_VERSION
 
@@ -180,9 +180,9 @@ def _adapter_files(suite: Suite) -> list[str]:
         out += [str(p) for p in depends_files(replace(suite, adapter=adapter))]
     # The agent CLI a builtin drives (its version is in the run key): an upgrade must be seen.
     for cfg in (*adapters, suite.judge):
-        name = str(getattr(cfg, "builtin", None) or "").replace("-", "_") if cfg else ""
-        if name in CLI_BINARIES:
-            default, option = CLI_BINARIES[name]
+        builtin = find(str(getattr(cfg, "builtin", None) or "")) if cfg else None
+        if builtin is not None and builtin.cli is not None:
+            option, default = builtin.cli.bin_option, builtin.cli.binary
             binary = str((getattr(cfg, "options", None) or {}).get(option) or default)
             found = shutil.which(binary)
             out.append(found or f"<no {binary}>")
@@ -295,18 +295,12 @@ class FastState:
         last_stamps, last_sums = last.get("tables") or {}, last.get("table_sums") or {}
         sums = {t: last_sums[t] if last_stamps.get(t) == stamps[t] and t in last_sums else _content(t)
                 for t in tables}
-        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".fast.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                # dumps, then one write: json.dump to a file takes the slow pure-Python encoder.
-                f.write(json.dumps({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
-                                    "by_skill": by_skill, "tables": stamps, "table_sums": sums,
-                                    "outcome": outcome, "watch": watch}, separators=(",", ":")))
-            os.replace(tmp, self.path)
-            self._loaded = None
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # dumps, then one write: json.dump to a file takes the slow pure-Python encoder.
+        text = json.dumps({"version": FAST_VERSION, "common": fp.common, "skill_fps": fp.skills,
+                           "by_skill": by_skill, "tables": stamps, "table_sums": sums,
+                           "outcome": outcome, "watch": watch}, separators=(",", ":"))
+        write_atomic(self.path, text, prefix=".fast.")
+        self._loaded = None
 
     def clear(self) -> None:
         with writing(self.path):

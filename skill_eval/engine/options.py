@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skill_eval.model.adaptive import AdaptiveConfig
+from skill_eval.model.until_decided import UntilDecidedSettings
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class RunOptions:
     max_cost: float | None = None
     executor: str | None = None  # --executor: overrides the suite's executor
     # --until-decided: the rule's settings, and the iterations each (skill, model) has reached
-    until_decided: AdaptiveConfig | None = None
+    until_decided: UntilDecidedSettings | None = None
     rounds: tuple[tuple[str, str, int], ...] = ()
     sandbox: str | None = None  # --sandbox bwrap: overrides the suite's adapter.sandbox
     scaffold: bool = False  # --scaffold: run cases' scaffold scripts (as the suite's scaffold: true)
@@ -28,7 +28,7 @@ class RunOptions:
     no_remote: bool = False  # --no-remote: the local store only
 
 
-ONLY_SHAPE = "skill/case/variant/model/iteration"
+ONLY_SHAPE = "skill/case/arm/model/iteration"
 
 
 def only_matched_nothing(pattern: str) -> str:

@@ -1,7 +1,7 @@
 """What the last run of a suite saw, per slot: so `status` can say *why* something is out of date.
 
 The store says whether a result exists; this file remembers the key material behind the result
-of each slot (skill/case/variant/model/iteration), in short hashes, plus each skill's file list.
+of each slot (skill/case/arm/model/iteration), in short hashes, plus each skill's file list.
 It is advisory: losing it only makes reasons vaguer ("never run"), never causes a re-run.
 It also remembers, per run key, the stat stamp of the store entry when it was last verified, so a
 damaged entry (truncated file) is noticed without re-reading every entry on every plan.
@@ -18,9 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from skill_eval.fs import sharedfiles
+from skill_eval.fs.atomic import write_atomic
 from skill_eval.fs.hashing import key_of
-from skill_eval.fs.storage import writes
 
 STATE_VERSION = 1
 
@@ -134,18 +133,9 @@ class SuiteState:
         with self.lock:
             self.verified[key] = stamp
 
-    @writes(lambda self: self.path)
     def save(self) -> None:
         with self.lock:
             text = json.dumps({"version": STATE_VERSION, "slots": self.slots, "skills": self.skills,
                                "grading": self.grading, "verified": self.verified, "extra": self.extra},
                               sort_keys=True, separators=(",", ":"))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".state.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(self.path, text, prefix=".state.")

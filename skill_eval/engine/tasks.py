@@ -30,9 +30,6 @@ from skill_eval.fs.storage import StorageError, fault_of, writing
 from skill_eval.plan.types import RunSpec
 from skill_eval.run.judge_process import JudgeProcess
 
-DOIT_COMMANDS = {"run", "list", "info", "clean", "forget", "ignore", "help", "strace",
-                 "dumpdb", "reset-dep", "auto", "tabcompletion"}
-
 
 def _agent_action(engine: Engine, spec: RunSpec) -> Callable[[], bool]:
     def action() -> bool:
@@ -124,7 +121,7 @@ def task_dicts(engine: Engine, runs: list[Pending], grades: list[Pending], skill
     for spec in specs:
         name = doit_name(engine.slot(spec))
         task: dict[str, Any] = {"name": name, "actions": [_agent_action(engine, spec)],
-                                "doc": reasons.get(spec.key, f"{spec.variant} run of {spec.case.id}"),
+                                "doc": reasons.get(spec.key, f"{spec.arm} run of {spec.case.id}"),
                                 "verbosity": 0}
         if all_tasks and not engine.options.force:
             task["uptodate"] = [Stored(lambda key=spec.key: store.has_run(key),
@@ -193,7 +190,7 @@ def doit_config(engine: Engine, reporter: type | None = None) -> dict[str, Any]:
     with writing(db):
         db.parent.mkdir(parents=True, exist_ok=True)
         if not _usable_db(db):
-            engine.doit_db_replaced = True
+            engine.incidents.doit_db_replaced = True
     config: dict[str, Any] = {"dep_file": str(db), "backend": "sqlite3", "verbosity": 0,
                               "default_tasks": ["summary"]}
     if reporter is not None:

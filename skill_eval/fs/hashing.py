@@ -20,8 +20,7 @@ import stat as statmod
 from pathlib import Path
 from typing import Any
 
-from skill_eval.fs import sharedfiles
-from skill_eval.fs.storage import writes
+from skill_eval.fs.atomic import write_atomic
 
 CACHE_VERSION = 2  # 2: stamps are (size, mtime_ns, ctime_ns, inode)
 
@@ -111,21 +110,12 @@ class HashCache:
         self._dirty = True
         return digest
 
-    @writes(lambda self: self.path)
     def save(self) -> None:
         if self.path is None or not self._dirty:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".hashcache.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                # dumps, then one write: json.dump to a file takes the slow pure-Python encoder.
-                f.write(json.dumps({"version": CACHE_VERSION, "entries": self._entries},
-                                   separators=(",", ":")))
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # dumps, then one write: json.dump to a file takes the slow pure-Python encoder.
+        write_atomic(self.path, json.dumps({"version": CACHE_VERSION, "entries": self._entries},
+                                           separators=(",", ":")), prefix=".hashcache.")
         self._dirty = False
 
 

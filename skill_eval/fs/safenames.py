@@ -48,10 +48,10 @@ def describe(name: str) -> str:
     return repr(shown if len(shown) <= 60 else shown[:57] + "...")
 
 
-def variant_folder(variant: str) -> str:
+def arm_folder(arm: str) -> str:
     """A run's arm as its folder under a case: ``with_skill``, ``without_skill``, or
     ``ablation-<name>`` for the arm ``ablation:<name>`` (':' is not a portable file name
     character, and the prefix keeps an ablation from ever sharing a folder with the two arms)."""
-    if variant.startswith("ablation:"):
-        return "ablation-" + path_component(variant.removeprefix("ablation:"))
-    return path_component(variant)
+    if arm.startswith("ablation:"):
+        return "ablation-" + path_component(arm.removeprefix("ablation:"))
+    return path_component(arm)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skill_eval.grade.checks.context import CheckContext
-from skill_eval.grade.checks.kept import resolve_output_file
-from skill_eval.grade.checks.plugin_mocks import mock_calls_text
 from skill_eval.grade.checks.plugin_text import last_assistant_text
+from skill_eval.grade.checks.shared.context import CheckContext
+from skill_eval.grade.checks.shared.kept import resolve_output_file
+from skill_eval.grade.checks.shared.plugin_mocks import mock_calls_text
 from skill_eval.store.redact import redact
 
 WINDOW = 12  # lines kept at each end of a long trace or reference transcript

@@ -20,11 +20,6 @@ from skill_eval.store.redact import redact
 UNGRADABLE_NOTE = "ungradable: the case has no checks and no judge-graded rubric"
 
 
-def has_gradable_checks(case: Case, judge: bool) -> bool:
-    """True when a run of ``case`` can pass or fail on something: a check, or rubric a judge grades."""
-    return bool(case.checks) or (judge and bool(case.rubric))
-
-
 def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
                 skill_root: Path | None = None) -> CheckContext:
     """``skill_name``: the skill's name, or all its names (folder first, then its SKILL.md name)."""
@@ -38,14 +33,14 @@ def context_for(run: RunResult, skill_name: str | tuple[str, ...], allow_scripts
 
 def grade_run(case: Case, run: RunResult, skill_name: str | tuple[str, ...], allow_scripts: bool,
               verdicts: Mapping[str, Mapping[str, Any]] | None = None,
-              skill_root: Path | None = None, variant: str | None = None,
+              skill_root: Path | None = None, arm: str | None = None,
               ctx: CheckContext | None = None) -> dict[str, Any]:
     """grading.json for one run. ``verdicts`` (``{rubric_id: {passed, evidence}}``) come from a judge;
-    ``skill_root`` is where a script check's ``cwd`` is relative to; ``variant`` (the run's arm)
+    ``skill_root`` is where a script check's ``cwd`` is relative to; ``arm`` (the run's: with_skill, ...)
     leaves out checks scoped to other arms; ``ctx``: the run's context when the judge already built
     it (its session is then read and parsed once for both)."""
     ctx = ctx or context_for(run, skill_name, allow_scripts, skill_root)
-    checks = [c for c in case.checks if c.applies_to(variant)]
+    checks = [c for c in case.checks if c.applies_to(arm)]
     results = [run_check(c, ctx, case.source, case.line) for c in checks]
     critical = {c.id for c in checks if c.critical}
     required = [r for r in results if r.required]

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from skill_eval.errors import JudgeFatal
-from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.shared.context import CheckContext
 from skill_eval.grade.grading import context_for, grade_run
 from skill_eval.grade.judge import Ask, JudgeOutcome, JudgePort, add_usage, ask_judge, verdict_ask, voted
 from skill_eval.grade.votes import Ballot, count_votes, plan_votes
@@ -102,7 +102,7 @@ def grade_with_judge(suite: Suite, store: Store, judge: JudgePort | None, spec: 
         outcome = judge_all(judge, store, suite, spec, result, ctx)
     grade = grade_run(spec.case, result, names, suite.allow_scripts,
                       verdicts=outcome.verdicts if outcome else None, skill_root=spec.skill_path,
-                      variant=spec.variant, ctx=ctx)
+                      arm=spec.arm, ctx=ctx)
     if outcome is not None:
         # What judging this run was billed: its own verdicts and votes, asked now or on an
         # earlier grade (`judge_cached`: nothing asked this time).

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skill_eval.fs.hashing import key_of, sha256_bytes
-from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.shared.context import CheckContext
 from skill_eval.grade.focus import focus_text, window
 from skill_eval.grade.judge import Ask, JudgeOutcome, JudgePort, add_usage, stored_answer
 from skill_eval.model.cases import RubricItem

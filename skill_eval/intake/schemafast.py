@@ -16,7 +16,8 @@ from typing import Any
 
 Test = Callable[[Any], bool]
 
-# Keywords that never change validity.
+# Keywords that never change validity; nor does any "x-" one (our own annotations, such as
+# "x-regex": jsonschema ignores them, as it ignores every keyword it does not know).
 _ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "default", "examples", "$defs",
                 "deprecated", "readOnly", "writeOnly"}
 
@@ -71,7 +72,7 @@ class _Compiler:
             slot.append(self.compile(node))
         return self.refs[ref]
 
-    def compile(self, schema: Any) -> Test:  # noqa: C901 - one branch per keyword is the clearest form
+    def compile(self, schema: Any) -> Test:
         if schema is True or schema == {}:
             return lambda v: True
         if schema is False:
@@ -80,84 +81,50 @@ class _Compiler:
             raise _Unsupported(repr(schema))
         tests: list[Test] = []
         for key, arg in schema.items():
-            if key in _ANNOTATIONS or key in ("then", "else"):
+            if key in _ANNOTATIONS or key.startswith("x-") or key in ("then", "else"):
                 continue
-            if key == "type":
-                names = arg if isinstance(arg, list) else [arg]
-                if not set(names) <= _TYPES:
-                    raise _Unsupported(str(names))
-                if len(names) == 1:
-                    tests.append(_SINGLE_TYPE[names[0]])
-                else:
-                    tests.append(lambda v, ns=tuple(names): any(_is_type(v, n) for n in ns))
-            elif key == "enum" and all(isinstance(e, str) for e in arg):
-                tests.append(lambda v, es=frozenset(arg): isinstance(v, str) and v in es)
-            elif key == "enum":
-                tests.append(lambda v, es=tuple(arg): any(_same(v, e) for e in es))
-            elif key == "const":
-                tests.append(lambda v, c=arg: _same(v, c))
-            elif key == "required":
-                tests.append(lambda v, ks=tuple(arg): not isinstance(v, dict) or all(k in v for k in ks))
-            elif key == "properties":
-                if "patternProperties" in schema:
-                    raise _Unsupported(key)
-                props = {k: self.compile(s) for k, s in arg.items()}
-                rest = schema.get("additionalProperties", True)
-                tests.append(_object(props, None if rest is True else self.compile(rest)))
-            elif key == "additionalProperties":
-                if "patternProperties" in schema:
-                    raise _Unsupported(key)
-                if "properties" not in schema:
-                    tests.append(_object({}, self.compile(arg)))
-            elif key == "items":
-                item = self.compile(arg)
-                if "prefixItems" in schema:
-                    raise _Unsupported(key)
-                tests.append(lambda v, it=item: not isinstance(v, list) or all(it(x) for x in v))
-            elif key in ("minLength", "maxLength", "minItems", "maxItems"):
-                kind = str if key.endswith("Length") else list
-                low = key.startswith("min")
-                tests.append(lambda v, n=arg, k=kind, lo=low: not isinstance(v, k)
-                             or (len(v) >= n if lo else len(v) <= n))
-            elif key in ("minProperties", "maxProperties"):
-                low = key.startswith("min")
-                tests.append(lambda v, n=arg, lo=low: not isinstance(v, dict)
-                             or (len(v) >= n if lo else len(v) <= n))
-            elif key == "uniqueItems":
-                if arg is True:
-                    tests.append(_unique)
-            elif key == "pattern":
-                rx = re.compile(arg)
-                tests.append(lambda v, r=rx: not isinstance(v, str) or r.search(v) is not None)
-            elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-                tests.append(_bound(key, arg))
-            elif key == "$ref":
-                tests.append(self.ref(arg))
-            elif key == "allOf" and (table := self.dispatch(arg)) is not None:
-                tests.append(_dispatcher(*table))
-            elif key == "allOf":
-                subs = [self.compile(s) for s in arg]
-                tests.append(lambda v, ss=subs: all(s(v) for s in ss))
-            elif key == "anyOf":
-                subs = [self.compile(s) for s in arg]
-                tests.append(lambda v, ss=subs: any(s(v) for s in ss))
-            elif key == "oneOf":
-                subs = [self.compile(s) for s in arg]
-                tests.append(lambda v, ss=subs: sum(1 for s in ss if s(v)) == 1)
-            elif key == "not":
-                sub = self.compile(arg)
-                tests.append(lambda v, s=sub: not s(v))
-            elif key == "if":
-                cond = self.compile(arg)
-                then = self.compile(schema.get("then", True))
-                other = self.compile(schema.get("else", True))
-                tests.append(lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v))
-            else:
-                raise _Unsupported(key)
+            test = self.structure(key, arg, schema) if key in _STRUCTURE else _value_test(key, arg)
+            if test is not None:
+                tests.append(test)
         if len(tests) == 1:
             return tests[0]
         return _every(tuple(tests))
 
+    def structure(self, key: str, arg: Any, schema: dict[str, Any]) -> Test | None:
+        """A keyword holding schemas (compiled in turn); None when it adds no test of its own."""
+        if key == "properties":
+            if "patternProperties" in schema:
+                raise _Unsupported(key)
+            props = {k: self.compile(s) for k, s in arg.items()}
+            rest = schema.get("additionalProperties", True)
+            return _object(props, None if rest is True else self.compile(rest))
+        if key == "additionalProperties":
+            if "patternProperties" in schema:
+                raise _Unsupported(key)
+            return _object({}, self.compile(arg)) if "properties" not in schema else None
+        if key == "items":
+            item = self.compile(arg)
+            if "prefixItems" in schema:
+                raise _Unsupported(key)
+            return lambda v, it=item: not isinstance(v, list) or all(it(x) for x in v)
+        if key == "$ref":
+            return self.ref(arg)
+        if key == "allOf" and (table := self.dispatch(arg)) is not None:
+            return _dispatcher(*table)
+        if key in ("allOf", "anyOf", "oneOf"):
+            subs = [self.compile(s) for s in arg]
+            if key == "allOf":
+                return lambda v, ss=subs: all(s(v) for s in ss)
+            if key == "anyOf":
+                return lambda v, ss=subs: any(s(v) for s in ss)
+            return lambda v, ss=subs: sum(1 for s in ss if s(v)) == 1
+        if key == "not":
+            sub = self.compile(arg)
+            return lambda v, s=sub: not s(v)
+        cond = self.compile(arg)  # "if"
+        then = self.compile(schema.get("then", True))
+        other = self.compile(schema.get("else", True))
+        return lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v)
 
     def dispatch(self, items: list[Any]) -> tuple[str, dict[str, Test]] | None:
         """``allOf: [{if: {properties: {type: {const: X}}, required: [type]}, then: S}, ...]``, the
@@ -180,6 +147,44 @@ class _Compiler:
                 return None
             branches[sub["const"]] = self.compile(item["then"])
         return (field, branches) if field is not None else None
+
+
+# Keywords whose argument holds schemas: _Compiler.structure compiles them.
+_STRUCTURE = {"properties", "additionalProperties", "items", "$ref", "allOf", "anyOf", "oneOf", "not", "if"}
+
+
+def _value_test(key: str, arg: Any) -> Test | None:
+    """A keyword on the value itself (its type, length, bounds, ...); None when it adds no test."""
+    if key == "type":
+        names = arg if isinstance(arg, list) else [arg]
+        if not set(names) <= _TYPES:
+            raise _Unsupported(str(names))
+        if len(names) == 1:
+            return _SINGLE_TYPE[names[0]]
+        return lambda v, ns=tuple(names): any(_is_type(v, n) for n in ns)
+    if key == "enum" and all(isinstance(e, str) for e in arg):
+        return lambda v, es=frozenset(arg): isinstance(v, str) and v in es
+    if key == "enum":
+        return lambda v, es=tuple(arg): any(_same(v, e) for e in es)
+    if key == "const":
+        return lambda v, c=arg: _same(v, c)
+    if key == "required":
+        return lambda v, ks=tuple(arg): not isinstance(v, dict) or all(k in v for k in ks)
+    if key in ("minLength", "maxLength", "minItems", "maxItems"):
+        kind = str if key.endswith("Length") else list
+        low = key.startswith("min")
+        return lambda v, n=arg, k=kind, lo=low: not isinstance(v, k) or (len(v) >= n if lo else len(v) <= n)
+    if key in ("minProperties", "maxProperties"):
+        low = key.startswith("min")
+        return lambda v, n=arg, lo=low: not isinstance(v, dict) or (len(v) >= n if lo else len(v) <= n)
+    if key == "uniqueItems":
+        return _unique if arg is True else None
+    if key == "pattern":
+        rx = re.compile(arg)
+        return lambda v, r=rx: not isinstance(v, str) or r.search(v) is not None
+    if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return _bound(key, arg)
+    raise _Unsupported(key)
 
 
 _SINGLE_TYPE: dict[str, Test] = {

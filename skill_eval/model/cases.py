@@ -26,7 +26,7 @@ class Check:
     case_sensitive: bool = False
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     critical: bool = False  # a failure vetoes the run and is reported on its own
-    arms: tuple[str, ...] | None = None  # the variants it applies to (None: every arm)
+    arms: tuple[str, ...] | None = None  # the arms it applies to (None: every arm)
     # claude plugin eval's scoring (its §8/§9): the grader's weight in the run's score, and
     # whether it is a plugin-fired indicator, graded in the with-arm only and left out of the
     # score of a two-arm case (review/comparison/plugin_scores.py).
@@ -47,14 +47,14 @@ class Check:
             out["indicator"] = True
         return out
 
-    def applies_to(self, variant: str | None) -> bool:
-        if self.arms is None or variant is None:
+    def applies_to(self, arm: str | None) -> bool:
+        if self.arms is None or arm is None:
             return True
-        if variant.startswith("ablation:") and not any(a.lstrip("!") == variant for a in self.arms):
-            variant = "with_skill"  # graded as the full-skill arm it is compared with
+        if arm.startswith("ablation:") and not any(a.lstrip("!") == arm for a in self.arms):
+            arm = "with_skill"  # graded as the full-skill arm it is compared with
         if all(a.startswith("!") for a in self.arms):  # every arm but these
-            return f"!{variant}" not in self.arms
-        return variant in self.arms
+            return f"!{arm}" not in self.arms
+        return arm in self.arms
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from skill_eval.errors import InvalidInput, Problem
 from skill_eval.intake.schemas_io import describe_value, schema_problems
 from skill_eval.intake.textcheck import hostile_parts, path_text
 from skill_eval.model.ablation.parts import Ablation, default_name
-from skill_eval.model.adaptive import AdaptiveConfig, adaptive_problems
 from skill_eval.model.agents.configs import (
     AdapterConfig,
     AgentConfig,
@@ -27,6 +26,7 @@ from skill_eval.model.infra.where import ExecutorConfig, RemoteConfig, executor_
 from skill_eval.model.plugins.folder_suite import suite_source
 from skill_eval.model.plugins.layout import Plugin, load_plugin, suite_plugin
 from skill_eval.model.runsettings import CaseRunOptions
+from skill_eval.model.until_decided import UntilDecidedSettings, until_decided_problems
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Suite:
     adapter: AdapterConfig
     models: tuple[str, ...] = ("default",)
     iterations: int = 3
-    variants: tuple[str, ...] = ("with_skill", "without_skill")
+    arms: tuple[str, ...] = ("with_skill", "without_skill")
     timeout_seconds: float = 120.0
     max_output_bytes: int = 1_048_576
     max_kept_files: int = 2000  # workspace files kept per run; the rest are listed as not kept
@@ -79,7 +79,7 @@ class Suite:
     ablations: tuple[Ablation, ...] = ()
     executor: ExecutorConfig = ExecutorConfig()
     remote: RemoteConfig | None = None
-    adaptive: AdaptiveConfig | None = None
+    until_decided: UntilDecidedSettings | None = None
     gate: str = "mean"  # "holm": needs a Holm p <= 0.05 too; "decided": an unsignificant lift is undecided
     case_runs: CaseRunOptions = CaseRunOptions()  # allow_tools, scaffold: for plugin eval cases
     threshold: float = 1.0  # plugin eval's pass mark on a case's with-arm score (comparison/plugin_scores)
@@ -209,7 +209,7 @@ def _semantic_problems(raw: dict[str, Any], file: str, where: Any) -> list[Probl
     elif isinstance(judge, dict):
         line, col = where(("judge",))
         problems += [Problem(p.file, p.message, line, col) for p in judge_problems(file, judge)]
-    problems += adaptive_problems(raw, file, where)
+    problems += until_decided_problems(raw, file, where)
     for key in ("store", "results", "skills_dir"):
         value = raw.get(key)
         long = [part for part in re.split(r"[/\\]", value) if len(part.encode("utf-8", "replace")) > 255] \
@@ -305,7 +305,7 @@ def load_suite(path: str | Path) -> Suite:
         agents=agents,
         models=tuple(raw.get("models", ["default"])),
         iterations=int(raw.get("iterations", 3)),
-        variants=tuple(raw.get("variants", ["with_skill", "without_skill"])),
+        arms=tuple(raw.get("variants", ["with_skill", "without_skill"])),
         timeout_seconds=float(raw.get("timeout_seconds", 120)),
         max_output_bytes=int(raw.get("max_output_bytes", 1_048_576)),
         max_kept_files=int(raw.get("max_kept_files", 2000)),
@@ -322,7 +322,7 @@ def load_suite(path: str | Path) -> Suite:
         split=raw.get("split", "all"), remote=remote_config(raw.get("remote")),
         ablations=_ablations(raw.get("ablations") or [], file, located.where),
         executor=executor_config(raw.get("executor")), threshold=float(raw.get("threshold", 1.0)),
-        adaptive=None if raw.get("adaptive") is None else AdaptiveConfig(**raw["adaptive"]),
+        until_decided=None if raw.get("adaptive") is None else UntilDecidedSettings(**raw["adaptive"]),
         gate=raw.get("gate", "mean"), case_runs=CaseRunOptions.from_raw(raw),
         plugin=None if plugin_root is None else load_plugin(plugin_root, (  # and <suite>.baseline.json
             store, results, path.resolve(), path.resolve().with_name(f"{path.stem}.baseline.json"))),

@@ -20,8 +20,10 @@ from typing import Any
 
 from skill_eval import __version__
 from skill_eval.errors import Problem
+from skill_eval.fs.atomic import write_atomic
 from skill_eval.fs.hashing import HashCache, key_of
 from skill_eval.fs.specialfiles import special_kind
+from skill_eval.fs.storage import StorageError
 from skill_eval.model.ablation.parts import Ablation
 from skill_eval.model.cases import Case, Check, EvalSet, Fixture, RubricItem
 
@@ -111,13 +113,10 @@ class EvalSetCache:
         fixtures = sorted({str(f.source) for c in es.cases for f in c.fixtures})
         entry = self._entry(path, skill_root, fmt)
         try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"signature": self._signature(path, set(fixtures)),
-                                       "fixtures": fixtures, "evalset": to_json(es)},
-                                      separators=(",", ":")), "utf-8")
-            os.replace(tmp, entry)
-        except OSError:
+            write_atomic(entry, json.dumps({"signature": self._signature(path, set(fixtures)),
+                                            "fixtures": fixtures, "evalset": to_json(es)},
+                                           separators=(",", ":")))
+        except (OSError, StorageError):
             pass  # a read-only store only costs speed
 
 

@@ -125,9 +125,6 @@ class RunSettings:
         where it lists none or sets nothing), else where tools are listed or granted."""
         return self.gated or self.allowed_tools is not None or bool(suite_grants)
 
-    def needs_sandbox(self, suite_grants: tuple[str, ...] = ()) -> bool:
-        return any(tool_name(g) in SHELL_TOOLS for g in self.granted(suite_grants))
-
     def key_material(self, suite_grants: tuple[str, ...], scaffold_runs: bool) -> dict[str, Any]:
         """This case's part of its runs' key: only what is set, so a case without settings keeps
         the key it had. The scaffold's text counts only where it runs (``--scaffold``)."""

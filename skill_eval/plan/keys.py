@@ -27,7 +27,7 @@ GRADER_VERSION = "4"
 
 
 def slot(spec: RunSpec) -> str:
-    """The run's place in the suite (``skill/case/variant/model/iteration``), whatever its key."""
+    """The run's place in the suite (``skill/case/arm/model/iteration``), whatever its key."""
     return spec.task_name.split(":", 1)[1]
 
 

@@ -1,6 +1,6 @@
 """Suite → run specs with content keys. Pure: reads files (through the hash cache), calls nothing.
 
-Run key material (DESIGN §8): protocol version, mode, prompt, each fixture's path and hash, the
+Run key material (docs/incremental.md): protocol version, mode, prompt, each fixture's path and hash, the
 skill tree digest (with_skill only), the adapter identity, model and iteration index. Not in it:
 absolute paths, environment values, mtimes, the iteration count, limits.
 """
@@ -50,18 +50,18 @@ def fixture_material(case: Case, cache: HashCache) -> list[list[str]]:
     return [[f"inputs/{f.rel}", cache.file(f.source)] for f in case.fixtures]
 
 
-def run_material(case: Case, variant: str, model: str, iteration: int, adapter: ResolvedAdapter,
+def run_material(case: Case, arm: str, model: str, iteration: int, adapter: ResolvedAdapter,
                  fixtures: list[list[str]], skill_digest: str | None,
                  judge: dict[str, Any] | None = None, plugin_digest: str | None = None,
                  agent: str | None = None) -> dict[str, Any]:
-    installs = variant == "with_skill" or variant.startswith("ablation:")
+    installs = arm == "with_skill" or arm.startswith("ablation:")
     # The agent's name only in a suite with ``agents:``: one ``adapter:`` keeps its keys.
     named = {} if agent is None else {"agent": agent}
     return {
         **named,
         "scheme": KEY_SCHEME,
         "protocol_version": PROTOCOL_VERSION,
-        "mode": variant,
+        "mode": arm,
         "trigger": case.kind == "trigger",
         "prompt": case.prompt,
         "files": fixtures,
@@ -108,13 +108,13 @@ def case_iterations(case: Case, n_iter: int, overridden: bool) -> int:
     return n_iter if overridden or runs is None else runs
 
 
-def variants_for(case: Case, variants: tuple[str, ...], both_arms: bool = False) -> tuple[str, ...]:
+def arms_for(case: Case, arms: tuple[str, ...], both_arms: bool = False) -> tuple[str, ...]:
     # A trigger query asks whether an installed skill gets picked: only the with-skill arm applies.
     # A resumed transcript carries the skill into both arms (plugin eval runs it with-arm only).
     resumed = case.settings is not None and case.settings.history is not None and not both_arms
     if resumed:
-        return tuple(v for v in variants if v == "with_skill")
-    return ("with_skill",) if case.kind == "trigger" else variants
+        return tuple(v for v in arms if v == "with_skill")
+    return ("with_skill",) if case.kind == "trigger" else arms
 
 
 def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
@@ -139,16 +139,16 @@ def make_plan(project: Project, adapter: ResolvedAdapter, cache: HashCache, *,
         for case in se.cases:
             fixtures = fixture_material(case, cache)
             for agent, resolved in who:
-                for variant in variants_for(case, suite.variants, suite.case_runs.both_arms):
+                for arm in arms_for(case, suite.arms, suite.case_runs.both_arms):
                     for model in suite.models:
                         column = model if agent is None else f"{agent}/{model}"
                         own = case_iterations(case, n_iter, bool(iterations))
                         n = rounds.get((skill.name, column), own) if case.kind == "task" else n_iter
                         for it in range(1, n + 1):
-                            material = run_material(case, variant, model, it, resolved, fixtures, digest,
+                            material = run_material(case, arm, model, it, resolved, fixtures, digest,
                                                     mock_judge(suite), _plugin_digest(plan), agent)
                             key = key_of(material)
-                            spec = _spec(plan, key, skill, case, variant, model, it, None, agent, resolved)
+                            spec = _spec(plan, key, skill, case, arm, model, it, None, agent, resolved)
                             if only and not matches_only(spec, only):
                                 continue
                             plan.runs.append(spec)
@@ -168,10 +168,10 @@ def _ablation_runs(plan: Plan, ablations: tuple[AblatedSkill, ...], skill: Skill
         digest = ablated.digest(items)
         for model in plan.suite.models:
             for it in range(1, n_iter + 1):
-                material = run_material(case, ablated.variant, model, it, adapter, fixtures, digest,
+                material = run_material(case, ablated.arm, model, it, adapter, fixtures, digest,
                                         mock_judge(plan.suite), _plugin_digest(plan), agent)
                 key = key_of(material)
-                spec = _spec(plan, key, skill, case, ablated.variant, model, it, ablated, agent, adapter)
+                spec = _spec(plan, key, skill, case, ablated.arm, model, it, ablated, agent, adapter)
                 if only and not matches_only(spec, only):
                     continue
                 plan.runs.append(spec)
@@ -182,14 +182,14 @@ def _plugin_digest(plan: Plan) -> str | None:
     return plan.plugin.digest if plan.plugin is not None else None
 
 
-def _spec(plan: Plan, key: str, skill: Skill, case: Case, variant: str, model: str, iteration: int,
+def _spec(plan: Plan, key: str, skill: Skill, case: Case, arm: str, model: str, iteration: int,
           ablated: AblatedSkill | None = None, agent: str | None = None,
           adapter: ResolvedAdapter | None = None) -> RunSpec:
     """A run of ``skill``; where it belongs to a plugin, the arms that install it load the plugin
     (its skill is then reported loaded as ``<plugin>:<skill>``, which the adapters read as the skill)."""
     plugin = plan.suite.plugin
-    installs = variant == "with_skill" or ablated is not None
-    return RunSpec(key, skill.name, skill.path, case, variant, model, iteration, adapter or plan.adapter,
+    installs = arm == "with_skill" or ablated is not None
+    return RunSpec(key, skill.name, skill.path, case, arm, model, iteration, adapter or plan.adapter,
                    skill.names, ablated, plugin if installs else None, agent)
 
 

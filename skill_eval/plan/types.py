@@ -13,13 +13,13 @@ from skill_eval.plan.adapter import ResolvedAdapter
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One (skill, case, variant, model, iteration) run, with its content key."""
+    """One (skill, case, arm, model, iteration) run, with its content key."""
 
     key: str
     skill_name: str
     skill_path: Path
     case: Case
-    variant: str  # "with_skill" | "without_skill" | "ablation:<name>"
+    arm: str  # "with_skill" | "without_skill" | "ablation:<name>"
     model: str
     iteration: int  # 1-based
     adapter: ResolvedAdapter
@@ -35,7 +35,7 @@ class RunSpec:
 
     @property
     def task_name(self) -> str:
-        return f"agent:{self.skill_name}/{self.case.id}/{self.variant}/{self.column}/{self.iteration}"
+        return f"agent:{self.skill_name}/{self.case.id}/{self.arm}/{self.column}/{self.iteration}"
 
     @property
     def asked_model(self) -> str:
@@ -46,12 +46,12 @@ class RunSpec:
 
     @property
     def with_skill(self) -> bool:
-        return self.variant == "with_skill"
+        return self.arm == "with_skill"
 
     @property
     def installs_skill(self) -> bool:
         """The full skill (with_skill) or an ablated copy of it (ablation arms)."""
-        return self.variant == "with_skill" or self.ablation is not None
+        return self.arm == "with_skill" or self.ablation is not None
 
     @property
     def plugin_rel(self) -> str | None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from skill_eval.model.adaptive import AdaptiveConfig
 from skill_eval.model.config import Suite
 from skill_eval.model.project import Project
 from skill_eval.model.results import RunResult
+from skill_eval.model.until_decided import UntilDecidedSettings
 from skill_eval.plan.planner import Plan
 from skill_eval.plan.types import RunSpec
 from skill_eval.store.store import Store
@@ -25,8 +25,8 @@ class ResultSource(Protocol):
     skill_names: list[str]  # every selected skill of the suite (tables are per skill)
     touched_slots: set[str]  # slots whose run or grade was (re)made now: their views are rewritten
     damaged: list[str]  # slots whose stored run was found damaged (and removed): `run` makes them again
-    adaptive: AdaptiveConfig | None  # the sequential rule's settings, when tables report a decision
-    sequential_verdict: bool  # `run --until-decided`: the sequential decision is the verdict
+    until_decided: UntilDecidedSettings | None  # its settings, when tables report an until-decided decision
+    until_decided_verdict: bool  # `run --until-decided` ran: its decision is the verdict
     summary_benches: list[dict[str, Any]] | None  # the tables build_summary wrote; None once one changed
 
     def slot(self, spec: RunSpec) -> str: ...

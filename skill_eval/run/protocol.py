@@ -38,7 +38,7 @@ def build_request(spec: RunSpec, workspace: Path, files: list[dict[str, str]],
     request: dict[str, Any] = {
         "protocol_version": PROTOCOL_VERSION,
         # An ablation arm is a with-skill run whose skill folder is the ablated copy.
-        "mode": "with_skill" if spec.ablation is not None else spec.variant,
+        "mode": "with_skill" if spec.ablation is not None else spec.arm,
         "skill": {"name": spec.skill_name, "path": skill_rel} if skill_rel else None,
         "prompt": spec.case.prompt,
         "files": files,

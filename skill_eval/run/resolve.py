@@ -13,13 +13,14 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from skill_eval.errors import InvalidInput, Problem, did_you_mean
-from skill_eval.model.builtins import adapter_module, adapter_names
+from skill_eval.model.agents.configs import DEFAULT_ADAPTER
+from skill_eval.model.builtins import AdapterDescriptor, adapter_names, find
+from skill_eval.model.builtins.clidesc import AgentCli
 from skill_eval.model.config import depends_files
 from skill_eval.model.plugins.environment import preset_names
 from skill_eval.model.runsettings import SHELL_TOOLS, tool_name
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.agentcli.locate import locate, mounts
 
 if TYPE_CHECKING:
@@ -34,17 +35,30 @@ def _problem(suite: Suite, message: str) -> InvalidInput:
     return InvalidInput([Problem(suite.display(suite.path), f"adapter: {message}")])
 
 
-def _load(suite: Suite, name: str) -> ModuleType:
-    module = adapter_module(name)
-    if module is None:
+def _descriptor(suite: Suite, name: str) -> AdapterDescriptor:
+    found = find(name)
+    if found is None:
         names = adapter_names()
         raise _problem(suite, f"unknown builtin '{name}'{did_you_mean(name, names)} "
                               f"(builtins: {', '.join(names)}; or use 'command: [...]')")
+    return found
+
+
+def _load(suite: Suite, name: str) -> ModuleType:
     try:
-        return importlib.import_module(module)
+        return importlib.import_module(_descriptor(suite, name).module)
     except ImportError as exc:
         raise _problem(suite, f"builtin '{name}' is not available in this installation "
                               f"({exc}); use another builtin or a 'command'") from None
+
+
+def _python_path(module: ModuleType) -> str:
+    """PYTHONPATH for the builtin's process: skill_eval's root, and the folder a builtin from
+    outside skill_eval is imported from (a user's own, or a test's toy)."""
+    if module.__name__.startswith("skill_eval.") or not module.__file__:
+        return _PACKAGE_PARENT
+    root = Path(module.__file__).resolve().parents[module.__name__.count(".")]
+    return os.pathsep.join((_PACKAGE_PARENT, str(root)))
 
 
 def option_args(options: dict[str, Any]) -> list[str]:
@@ -121,13 +135,12 @@ def _sandboxed(suite: Suite, resolved: ResolvedAdapter) -> ResolvedAdapter:
 
 
 def agent_cli(suite: Suite) -> AgentCli | None:
-    """The ``AgentCli`` of the suite's builtin (run/adapters/shared/clidesc.py), None for a
-    builtin that drives no CLI and for a command adapter."""
+    """The ``AgentCli`` of the suite's builtin (its descriptor's ``cli``), None for a builtin
+    that drives no CLI and for a command adapter."""
     cfg = suite.adapter
     if cfg.command:
         return None
-    desc = getattr(_load(suite, cfg.builtin or "demo"), "AGENT_CLI", None)
-    return desc if isinstance(desc, AgentCli) else None
+    return _descriptor(suite, cfg.builtin or DEFAULT_ADAPTER).cli
 
 
 def cli_command(suite: Suite) -> str | None:
@@ -152,7 +165,7 @@ def _resolve_adapter(suite: Suite) -> ResolvedAdapter:
         from skill_eval.run.adapters.command import resolve_command
 
         return resolve_command(suite)
-    name = cfg.builtin or "demo"
+    name = cfg.builtin or DEFAULT_ADAPTER
     module = _load(suite, name)
     build = getattr(module, "build_args", None)
     args = list(build(dict(cfg.options), suite)) if build else option_args(cfg.options)
@@ -172,5 +185,5 @@ def _resolve_adapter(suite: Suite) -> ResolvedAdapter:
         argv=(sys.executable, "-m", module.__name__, *args),
         env_names=env_names,
         identity=identity,
-        extra_env={"PYTHONPATH": _PACKAGE_PARENT},
+        extra_env={"PYTHONPATH": _python_path(module)},
     )

@@ -225,7 +225,7 @@ def conclude(spec: RunSpec, suite: Suite, store: Store, proc: ProcessResult, rep
     # A case that sets max_turns is graded on what it produced when it reaches it (plugin eval).
     response = unscorable.mark(response, spec.asked_model, graded_at_turn_limit=max_turns is not None)
     meta = {
-        "skill": spec.skill_name, "case": spec.case.id, "variant": spec.variant, "model": spec.model,
+        "skill": spec.skill_name, "case": spec.case.id, "variant": spec.arm, "model": spec.model,
         "iteration": spec.iteration, "adapter": spec.adapter.name, "replay_key": replay,
     }
     meta["limits"] = run_limits(spec, suite)

@@ -26,8 +26,6 @@ from pathlib import Path
 
 from skill_eval.errors import SkillEvalError
 
-KINDS = ("bwrap",)
-NETWORKS = ("host", "none")
 VERSION = "1"  # in the run key: bump when what the sandbox hides or allows changes
 INSTALL = "apt-get install bubblewrap"
 # Host system folders every program needs, bound read-only where they exist.

@@ -41,7 +41,7 @@ def arm_credit(records: Sequence[_Graded]) -> dict[str, Any]:
     }
 
 
-def variant_credit(records: Sequence[_Graded]) -> dict[str, Any]:
+def credit_over_cases(records: Sequence[_Graded]) -> dict[str, Any]:
     """An arm over all cases: partial credit as the mean over cases of each case's mean (like the
     pass rate), soft items as a rate over every decided soft item, critical failures counted."""
     by_case: dict[str, list[_Graded]] = defaultdict(list)

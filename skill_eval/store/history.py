@@ -23,11 +23,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from skill_eval.fs.atomic import write_atomic
 from skill_eval.fs.hashing import key_of
 from skill_eval.fs.safenames import path_component
 from skill_eval.intake.schemas_io import quick_test, validator
 from skill_eval.store.redact import redact
-from skill_eval.store.store import Store, write_atomic
+from skill_eval.store.store import Store
 
 SCHEMA_VERSION = 1
 FOLDER = "history"

@@ -41,11 +41,8 @@ from skill_eval.store.jsontext import (
 )
 
 MARKER_PREFIX = "[REDACTED"
-REDACTED = "[REDACTED]"  # the untyped marker of results stored by older versions
 ENV_MIN_LENGTH = 8  # shorter values ("1", "true", "en_US") would redact ordinary words
 
-KINDS = ("api-key", "aws-key", "bearer", "password", "private-key", "cookie", "token", "secret",
-         "credential", "auth", "env:NAME")
 
 # A marker in redacted text: what `no_secrets` counts.
 MARKER = re.compile(r"\[REDACTED:([A-Za-z0-9_:.-]+)\]")

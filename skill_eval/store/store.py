@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from skill_eval.errors import StoreError
 from skill_eval.fs import sharedfiles
+from skill_eval.fs.atomic import rename_into_place, write_atomic
 from skill_eval.fs.storage import fault_of, writing
 from skill_eval.intake.textcheck import clean
 from skill_eval.model.results import AdapterResponse, Event, RunError, RunResult
@@ -58,23 +59,6 @@ def _dump(obj: Any) -> bytes:
 def _sha256_file(path: Path) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    with writing(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = sharedfiles.mkstemp(prefix=".tmp-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-
-
-write_atomic = _write_atomic  # whole small files beside the entries (the history) are written so too
 
 
 class Tier(Protocol):
@@ -176,7 +160,7 @@ class Store:
         target.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(2):
             try:
-                os.rename(tmp, target)
+                rename_into_place(tmp, target)
                 return
             except OSError:
                 if not target.exists():
@@ -237,7 +221,7 @@ class Store:
             (self.root / "tmp").mkdir(parents=True, exist_ok=True)
             doomed = Path(tempfile.mkdtemp(prefix="discard-", dir=self.root / "tmp")) / "entry"
         try:
-            os.rename(entry, doomed)
+            rename_into_place(entry, doomed)
         except OSError:
             return
         shutil.rmtree(doomed.parent, ignore_errors=True)
@@ -251,7 +235,7 @@ class Store:
         """Store a run's error, redacted and rounded (its message quotes what the adapter printed:
         a lone surrogate there must not stop the store); the error as stored."""
         stored = RunError(key, redact(error.kind), clean(redact(error.message)), round(error.duration_s, 6))
-        _write_atomic(self._error_path(key), _dump({
+        write_atomic(self._error_path(key), _dump({
             "key": key, "kind": stored.kind, "message": stored.message, "duration_s": stored.duration_s}))
         return stored
 
@@ -282,7 +266,7 @@ class Store:
             data = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         else:
             data = _dump(redact_json(obj))
-        _write_atomic(self.json_path(kind, key), data)
+        write_atomic(self.json_path(kind, key), data)
         if self.tier is not None:
             self.tier.stored(kind, key)
 

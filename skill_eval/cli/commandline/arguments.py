@@ -76,8 +76,9 @@ def args_init(x: argparse.ArgumentParser) -> None:
     x.add_argument("dir", metavar="DIR", nargs="?", default=".", help="where to write (default: here)")
     x.add_argument("--skill", metavar="NAME", help="the skill's name (default: the skill in DIR/skills/, "
                                                    "else DIR's name)")
-    x.add_argument("--adapter", default="command",
-                   choices=["command", "claude-code", "codex", "gemini", "opencode", "vibe", "openai"],
+    from skill_eval.cli.subcommands.init import adapter_choices  # the registry's, as it is now
+
+    x.add_argument("--adapter", default="command", choices=adapter_choices(),
                    help="command (default): an offline echo adapter to edit; or a builtin agent")
 
 
@@ -87,7 +88,7 @@ def args_validate(x: argparse.ArgumentParser) -> None:
 
 def _run_opts(x: argparse.ArgumentParser) -> None:
     x.add_argument("suite", metavar="SUITE", nargs="?", help=DEFAULT_HELP)
-    x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/variant/model/iter matches")
+    x.add_argument("--only", metavar="GLOB", help="only runs whose skill/case/arm/model/iter matches")
     x.add_argument("--iterations", type=suite_capped("iterations"), metavar="N",
                    help="override the suite's iterations")
     x.add_argument("--split", choices=["tune", "holdout", "holdback", "all"], help="eval split")
@@ -155,7 +156,10 @@ def args_report(x: argparse.ArgumentParser) -> None:
 def args_inspect(x: argparse.ArgumentParser) -> None:
     x.add_argument("path", metavar="PATH")
     x.add_argument("--json", action="store_true")
-    x.add_argument("--format", help="force a dialect instead of detecting it")
+    from skill_eval.model.evalsets.registry import READERS
+
+    dialects = "; ".join(f"{r.name} ({r.summary})" for r in READERS)
+    x.add_argument("--format", metavar="DIALECT", help=f"force a dialect instead of detecting it: {dialects}")
 
 
 def args_gc(x: argparse.ArgumentParser) -> None:

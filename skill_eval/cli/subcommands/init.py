@@ -16,24 +16,26 @@ from pathlib import Path
 from string import Template
 
 from skill_eval.errors import InvalidInput, Problem
+from skill_eval.model.builtins import ADAPTERS
 from skill_eval.model.evaldraft import INPUT_FILE, draft_evals
 from skill_eval.model.plugins.folder_suite import plugin_folder, suite_text
 
 SUITE_FILE = "skill-eval.yaml"
-ADAPTERS = ("command", "claude-code", "codex", "gemini", "opencode", "vibe", "openai")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_ADAPTER_BLOCKS = {
-    "command": "  command: [python3, adapter.py]   # protocol v1 (docs/protocol.md); edit adapter.py\n"
-               "  env: []                          # variables passed through, e.g. [MY_API_KEY]",
-    "claude-code": "  builtin: claude-code              # `claude` on PATH\n  env: [ANTHROPIC_API_KEY]",
-    "codex": "  builtin: codex                    # `codex` on PATH\n  env: [CODEX_API_KEY]",
-    "gemini": "  builtin: gemini                   # `gemini` on PATH (Gemini CLI)\n  env: [GEMINI_API_KEY]",
-    "opencode": "  builtin: opencode                 # `opencode` on PATH\n  env: [OPENAI_API_KEY]\n"
-                "  options: {base_url: \"https://api.openai.com/v1\", model: gpt-4o-mini}",
-    "vibe": "  builtin: vibe                     # `vibe` on PATH (Mistral Vibe)\n  env: [MISTRAL_API_KEY]",
-    "openai": "  builtin: openai                   # any OpenAI-compatible endpoint\n"
-              "  env: [OPENAI_API_KEY, OPENAI_BASE_URL]\n  options: {model: gpt-4o-mini}",
-}
+# The offline echo adapter init writes beside the suite; each builtin's block is its descriptor's.
+_COMMAND_BLOCK = ("  command: [python3, adapter.py]   # protocol v1 (docs/protocol.md); edit adapter.py\n"
+                  "  env: []                          # variables passed through, e.g. [MY_API_KEY]")
+
+
+def adapter_choices() -> list[str]:
+    """What ``init --adapter`` offers: ``command`` (the default), then every builtin that says
+    what init writes for it, read from the registry when asked (so one added later is offered)."""
+    return ["command", *(d.name for d in ADAPTERS if d.init_block is not None)]
+
+
+def _adapter_block(adapter: str) -> str:
+    found = ADAPTERS.get(adapter)
+    return found.init_block if found is not None and found.init_block is not None else _COMMAND_BLOCK
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,8 @@ def _put(path: Path, text: str, done: list[Written]) -> None:
 
 def init_project(root: Path, skill: str | None = None, adapter: str = "command") -> list[Written]:
     """Write what is missing of a runnable suite in ``root``; return every file, written or kept."""
-    if adapter not in ADAPTERS:
-        known = ", ".join(ADAPTERS)
+    if adapter not in adapter_choices():
+        known = ", ".join(adapter_choices())
         raise InvalidInput([Problem("--adapter", f"unknown adapter '{adapter}'; one of {known}")])
     done: list[Written] = []
     plugin = plugin_folder(root) if root.is_dir() and skill is None else None
@@ -85,7 +87,7 @@ def init_project(root: Path, skill: str | None = None, adapter: str = "command")
     names = _skill_names(root, skill)
     suite = Template(_template("suite.yaml")).substitute(
         suite=_slug(root.resolve().name), skill=names[0] if len(names) == 1 else "*",
-        adapter=_ADAPTER_BLOCKS[adapter])
+        adapter=_adapter_block(adapter))
     _put(root / SUITE_FILE, suite, done)
     for name in names:
         skill_dir = root / "skills" / name

@@ -14,7 +14,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite)
     benches = read_benches(suite.results, suite.name)
-    plan = suite_plan(benches, args.lift, args.power, args.alpha, suite.iterations, len(suite.variants))
+    plan = suite_plan(benches, args.lift, args.power, args.alpha, suite.iterations, len(suite.arms))
     if args.json:
         print(json.dumps(plan, indent=2, sort_keys=True))
         return 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from skill_eval.cli.terminal import shown
 from skill_eval.engine.engine import Engine
@@ -98,8 +97,3 @@ def gc_remote(suites: list[Path], remote: str | None, yes: bool) -> int:
     verb = "removed" if yes else "would remove (a dry run: add --yes to delete)"
     print(f"gc --remote: {verb} {removed} remote entries, kept {kept}")
     return 0
-
-
-def status_line(data: dict[str, Any]) -> str | None:
-    n = len(data.get("remote_serves", []))
-    return f"{n} run{'s' * (n != 1)} in the remote: no call" if n else None

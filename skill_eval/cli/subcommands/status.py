@@ -30,7 +30,7 @@ def status(project: Project, options: RunOptions, as_json: bool = False,
         found = explain(engine, explain_task)
         if found is None:
             raise SkillEvalError(f"no task '{explain_task}' in suite {project.suite.name}; "
-                                 "names look like agent:<skill>/<case>/<variant>/<model>/<iter> or grade:...")
+                                 "names look like agent:<skill>/<case>/<arm>/<model>/<iter> or grade:...")
         print(json.dumps(found, indent=2, sort_keys=True, default=str))
         return 0
     if as_json:

@@ -1,6 +1,11 @@
-"""The check registry: one small function per check type, looked up by ``Check.type``."""
+"""The check types: one descriptor each (``CheckType``, declared beside its function in its
+module here), registered once below in ``CHECK_TYPES``, which everything that lists check types
+reads: grading (``run_check``), ``check_problem``, the eval-set schema the model validates with
+(completed from the registry through intake.schemas_io), docs/gen_reference.py."""
 
 from __future__ import annotations
+
+from functools import partial
 
 from skill_eval.errors import InvalidInput, Problem
 from skill_eval.grade.checks import (
@@ -9,12 +14,15 @@ from skill_eval.grade.checks import (
     plugin_text,
     plugin_tools,
     reference,
+    script,
+    secrets,
     skills,
     structured,
     text,
     trace,
 )
-from skill_eval.grade.checks.context import (
+from skill_eval.grade.checks.shared.checktype import CheckType, completed_schema
+from skill_eval.grade.checks.shared.context import (
     EVIDENCE_CHARS,
     CheckContext,
     CheckFn,
@@ -22,57 +30,47 @@ from skill_eval.grade.checks.context import (
     CheckResult,
     clip,
 )
-from skill_eval.grade.checks.script import script
-from skill_eval.grade.checks.secrets import no_secrets
+from skill_eval.intake import schemas_io
 from skill_eval.intake.timedmatch import PatternTimedOut, pattern_budget
 from skill_eval.model.cases import Check
+from skill_eval.registry import Registry
 
-__all__ = ["CHECKS", "CheckContext", "CheckFn", "CheckResult", "check_problem", "run_check"]
+__all__ = ["CHECK_TYPES", "CheckContext", "CheckFn", "CheckResult", "CheckType", "check_problem", "run_check"]
 
-CHECKS: dict[str, CheckFn] = {
-    "contains": text.contains,
-    "not_contains": text.not_contains,
-    "contains_all": text.contains_all,
-    "contains_any": text.contains_any,
-    "regex": text.regex,
-    "not_regex": text.not_regex,
-    "file_exists": files.file_exists,
-    "loaded_skill": skills.loaded_skill,
-    "json_path_equals": structured.json_path_equals,
-    "json_schema": structured.json_schema,
-    "max_tokens": efficiency.max_tokens,
-    "max_seconds": efficiency.max_seconds,
-    "script": script,
-    "golden_output": reference.golden_output,
-    "similarity": reference.similarity,
-    "command_ran": trace.command_ran,
-    "command_not_ran": trace.command_not_ran,
-    "command_order": trace.command_order,
-    "command_count_le": trace.command_count_le,
-    "no_repeated_command_loop": trace.no_repeated_command_loop,
-    "tool_call": trace.tool_call,
-    "tool_count_le": trace.tool_count_le,
-    "no_secrets": no_secrets,
+CHECK_TYPES: Registry[CheckType] = Registry("check type")
+for _type in (
+    text.CONTAINS, text.NOT_CONTAINS, text.CONTAINS_ALL, text.CONTAINS_ANY, text.REGEX, text.NOT_REGEX,
+    files.FILE_EXISTS, skills.LOADED_SKILL, structured.JSON_PATH_EQUALS, structured.JSON_SCHEMA,
+    efficiency.MAX_TOKENS, efficiency.MAX_SECONDS, script.SCRIPT,
+    reference.GOLDEN_OUTPUT, reference.SIMILARITY,
+    trace.COMMAND_RAN, trace.COMMAND_NOT_RAN, trace.COMMAND_ORDER, trace.COMMAND_COUNT_LE,
+    trace.NO_REPEATED_COMMAND_LOOP, trace.TOOL_CALL, trace.TOOL_COUNT_LE,
+    secrets.NO_SECRETS,
     # claude plugin eval's graders, with its semantics (docs/dialects.md)
-    "plugin_regex": plugin_text.plugin_regex,
-    "plugin_tool_used": plugin_tools.plugin_tool_used,
-    "plugin_tool_order": plugin_tools.plugin_tool_order,
-    "plugin_file_exists": plugin_tools.plugin_file_exists,
-}
+    plugin_text.PLUGIN_REGEX, plugin_tools.PLUGIN_TOOL_USED, plugin_tools.PLUGIN_TOOL_ORDER,
+    plugin_tools.PLUGIN_FILE_EXISTS,
+):
+    CHECK_TYPES.add(_type)
+
+# The eval-set schema the model loads: the file while it names every type registered here, else
+# its check part generated from this registry (again whenever it changes), so a type registered
+# at run time validates like a builtin. intake is below grade: the pieces are handed down.
+schemas_io.complete("evals", lambda: CHECK_TYPES.generation, partial(completed_schema, types=CHECK_TYPES))
 
 
 def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | None = None) -> CheckResult:
     """Grade one run with one check. A check that cannot be applied as written (unknown type,
     bad regex, invalid schema) raises InvalidInput naming ``source``: that is the eval set's
     fault, not the run's."""
-    fn = CHECKS.get(check.type)
-    if fn is None:
+    kind = CHECK_TYPES.get(check.type)
+    if kind is None:
+        known = ", ".join(sorted(CHECK_TYPES.names()))
         raise InvalidInput([Problem(source or "<eval set>", f"check {check.id!r}: unknown type "
-                                    f"{check.type!r}; known: {', '.join(sorted(CHECKS))}", line)])
+                                    f"{check.type!r}; known: {known}", line)])
     reads = ctx.session_reads[0]
     try:
         with pattern_budget():
-            passed, evidence = fn(check.params, check.case_sensitive, ctx)
+            passed, evidence = kind.function(check.params, check.case_sensitive, ctx)
     except PatternTimedOut as e:
         # The eval set's pattern could not finish on this run's text: not shown, so failed.
         passed, evidence = False, clip(e.evidence())
@@ -85,34 +83,9 @@ def run_check(check: Check, ctx: CheckContext, source: str = "", line: int | Non
     return CheckResult(check.id, check.type, check.required, passed, evidence)
 
 
-# The JavaScript patterns of each plugin-eval check type (a bad one is a load error).
-_JS_PATTERNS = {"plugin_regex": ("pattern",), "plugin_tool_used": ("input_match",),
-                "plugin_tool_order": ("before", "after")}
-
-
 def check_problem(check: Check) -> str | None:
     """Why ``check`` cannot be applied, found without a run (for validate); None when fine."""
-    if check.type not in CHECKS:
+    kind = CHECK_TYPES.get(check.type)
+    if kind is None:
         return f"unknown check type {check.type!r}"
-    if check.type == "regex" or check.type == "not_regex":
-        try:
-            text.compiled(str(check.params.get("pattern", "")), check.case_sensitive)
-        except CheckParamError as e:
-            return str(e)
-    if check.type in _JS_PATTERNS:
-        try:
-            for key in _JS_PATTERNS[check.type]:
-                side = check.params.get(key)
-                pattern = side.get("input_match") if isinstance(side, dict) else side
-                if pattern in (None, "") or (key in ("before", "after") and isinstance(side, str)):
-                    continue
-                flags = check.params.get("flags", "") if key == "pattern" else ""
-                plugin_text.compile_js(pattern, flags, key)
-        except CheckParamError as e:
-            return str(e)
-    if check.type == "json_schema" and isinstance(check.params.get("schema"), dict):
-        try:
-            structured.json_schema(check.params, False, CheckContext(output="null"))
-        except CheckParamError as e:
-            return str(e)
-    return None
+    return kind.problem(check) if kind.problem is not None else None

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError
 
 
 def _limit(params: Mapping[str, Any]) -> float:
@@ -48,3 +49,22 @@ def max_seconds(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckConte
         return False, "no duration recorded for this run"
     verdict = "≤" if ctx.duration_s <= limit else ">"
     return ctx.duration_s <= limit, f"took {ctx.duration_s:.3f} s {verdict} limit {limit:g} s"
+
+
+MAX_TOKENS = CheckType(
+    "max_tokens", max_tokens,
+    ("Passes when the run's token usage (input_tokens + output_tokens, else total_tokens, or `usage_key`) "
+     "is at most `limit`; fails when no usage was reported."),
+    {
+        "limit": {"type": "number", "minimum": 0, "description": "The most tokens allowed."},
+        "usage_key": {"type": "string", "description": "Compare this one usage field instead."},
+    },
+    required=("limit",),
+)
+
+MAX_SECONDS = CheckType(
+    "max_seconds", max_seconds,
+    "Passes when the run took at most `limit` seconds of wall time.",
+    {"limit": {"type": "number", "exclusiveMinimum": 0, "description": "The most seconds allowed."}},
+    required=("limit",),
+)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.kept import resolve_output_file
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.kept import resolve_output_file
 
 __all__ = ["file_exists", "resolve_output_file"]
 
@@ -27,3 +28,19 @@ def file_exists(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckConte
         return False, clip(f"{rel} does not exist")
     kind = "folder" if path.is_dir() else f"{path.stat().st_size} bytes"
     return True, clip(f"{rel} exists ({kind})")
+
+
+FILE_EXISTS = CheckType(
+    "file_exists", file_exists,
+    "Passes when the run left `path` in its workspace (a file or a folder among the kept files).",
+    {
+        "path": {
+            "type": "string",
+            "minLength": 1,
+            "description": ("Workspace-relative path, as in the seed harness: 'report.md', "
+                            "'outputs/x.json'. '..', absolute paths and symlinks leaving the workspace are "
+                            "refused."),
+        },
+    },
+    required=("path",),
+)

@@ -16,26 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.plugin_mocks import UNAVAILABLE, mock_calls_text
-from skill_eval.intake.javascript.regex import JsRegex, JsRegexError, JsSyntaxError, js_regex
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.patterns import compile_js
+from skill_eval.grade.checks.shared.plugin_mocks import UNAVAILABLE, mock_calls_text
 from skill_eval.intake.limits import MAX_NUMBER_DIGITS
+from skill_eval.model.cases import Check
 
 TARGETS = ("last_message", "trace", "files", "mock_calls")
-
-
-def compile_js(pattern: Any, flags: Any = "", key: str = "pattern") -> JsRegex | str:
-    """The JavaScript regex, or why JavaScript throws on it (a str: the check fails with it)."""
-    if not isinstance(pattern, str):
-        raise CheckParamError(f"'{key}' must be a string (a JavaScript regular expression)")
-    if not isinstance(flags, str):
-        raise CheckParamError("'flags' must be a string such as \"i\" or \"gm\"")
-    try:
-        return js_regex(pattern, flags)
-    except JsSyntaxError as e:
-        return f"claude plugin eval's grader throws on /{pattern}/{flags}: {e}"
-    except JsRegexError as e:
-        raise CheckParamError(f"/{pattern}/{flags} has no faithful translation from JavaScript: {e}") from e
 
 
 def last_assistant_text(ctx: CheckContext) -> str:
@@ -121,3 +109,46 @@ def _count(match: str) -> int:
         return -1  # NaN: no count equals it
     # Past the digit bound no text holds that many matches (and int() would refuse it).
     return int(digits) if len(digits) <= MAX_NUMBER_DIGITS else -1
+
+
+def _pattern_problem(check: Check) -> str | None:
+    pattern = check.params.get("pattern")
+    if pattern in (None, ""):
+        return None
+    try:
+        compile_js(pattern, check.params.get("flags", ""), "pattern")
+    except CheckParamError as e:
+        return str(e)
+    return None
+
+
+PLUGIN_REGEX = CheckType(
+    "plugin_regex", plugin_regex,
+    ("`claude plugin eval`'s `regex` grader, with its semantics: the JavaScript `pattern` (with `flags`) "
+     "is found in the target (`match: contains`, the default), is absent (`not_contains`), or matches "
+     "exactly N times (`count:N`, counted as with the `g` flag whatever `flags` says). A pattern "
+     "JavaScript rejects (inline `(?i)`) fails, as plugin eval's grader throws on it."),
+    {
+        "pattern": {"type": "string", "minLength": 1, "x-regex": "javascript",
+                    "description": "A JavaScript regular expression."},
+        "flags": {"type": "string", "description": "JavaScript flags: i, m, s, u, g, d."},
+        "match": {
+            "type": "string",
+            "pattern": "^(contains|not_contains|count:.*)$",
+            "description": "contains (default), not_contains or count:N.",
+        },
+        "target": {
+            "enum": ["last_message", "trace", "files", "mock_calls"],
+            "description": ("What is searched: the last assistant text (default), the session as JSON "
+                            "lines, the paths the run created (one per line), the mocked tool calls."),
+        },
+        "file": {
+            "type": "string",
+            "minLength": 1,
+            "description": ("Search this workspace file after the run instead (plugin eval's {source: "
+                            "file, path})."),
+        },
+    },
+    required=("pattern",),
+    problem=_pattern_problem,
+)

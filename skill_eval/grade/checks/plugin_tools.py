@@ -16,15 +16,17 @@ settled against the real CLI, docs/dialects.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.plugin_text import compile_js
-from skill_eval.grade.checks.trace import NO_TRACE, traced
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import NO_TRACE, CheckContext, CheckParamError, clip, traced
+from skill_eval.grade.checks.shared.patterns import compile_js
 from skill_eval.intake.javascript.json_text import js_stringify
 from skill_eval.intake.javascript.regex import JsRegex, js_regex
 from skill_eval.intake.limits import REGEX_TIMEOUT_MS
 from skill_eval.intake.timedmatch import PatternTimedOut
+from skill_eval.model.cases import Check
 
 _SPECIAL = set(".+^${}()|[]\\")
 
@@ -156,3 +158,84 @@ def plugin_file_exists(params: Mapping[str, Any], case_sensitive: bool,
         return True, clip(f"{path} {'exists' if exists else 'absent'} as expected")
     expected = "present" if exists else "absent"
     return False, clip(f"{path} {'exists' if found else 'missing'} (expected {expected})")
+
+
+def _js_problem(check: Check, keys: tuple[str, ...]) -> str | None:
+    """A JavaScript pattern under ``keys`` (a side's ``input_match``) with no faithful translation."""
+    try:
+        for key in keys:
+            side = check.params.get(key)
+            pattern = side.get("input_match") if isinstance(side, dict) else side
+            if pattern in (None, "") or (key in ("before", "after") and isinstance(side, str)):
+                continue
+            compile_js(pattern, "", key)
+    except CheckParamError as e:
+        return str(e)
+    return None
+
+
+PLUGIN_TOOL_USED = CheckType(
+    "plugin_tool_used", plugin_tool_used,
+    ("`claude plugin eval`'s `tool_used` grader: the calls of the tool named exactly `tool` (subagents' "
+     "calls included) whose input, as JSON.stringify writes it, matches the JavaScript regex `input_match` "
+     "number between `min` and `max`."),
+    {
+        "tool": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The tool's exact name (Skill, Read, mcp__server__tool, ...).",
+        },
+        "input_match": {
+            "type": "string",
+            "x-regex": "javascript",
+            "description": "A JavaScript regex over the call's JSON-encoded input.",
+        },
+        "min": {"type": "integer", "minimum": 0, "description": "The fewest matching calls (default 1)."},
+        "max": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The most matching calls (default unlimited).",
+        },
+    },
+    required=("tool",),
+    problem=partial(_js_problem, keys=("input_match",)),
+)
+
+# A side of tool_order: a tool name, or a tool and a JavaScript regex its input must match.
+_SIDE = {
+    "oneOf": [
+        {"type": "string", "minLength": 1},
+        {"type": "object", "additionalProperties": False, "required": ["tool"],
+         "properties": {"tool": {"type": "string", "minLength": 1},
+                        "input_match": {"type": "string", "x-regex": "javascript"}}},
+    ],
+    "description": "A tool name or {tool, input_match}.",
+}
+
+PLUGIN_TOOL_ORDER = CheckType(
+    "plugin_tool_order", plugin_tool_order,
+    ("`claude plugin eval`'s `tool_order` grader: both sides were called, and the first call matching "
+     "`before` comes before the first call matching `after`."),
+    {
+        "before": _SIDE,
+        "after": _SIDE,
+    },
+    required=("before", "after"),
+    problem=partial(_js_problem, keys=("before", "after")),
+)
+
+PLUGIN_FILE_EXISTS = CheckType(
+    "plugin_file_exists", plugin_file_exists,
+    ("`claude plugin eval`'s `file_exists` grader: some file the run created (not the scaffold's, not one "
+     "it only modified) matches the glob `path` (`**/` any folders, `*` anything but `/`, `?` any "
+     "character); with `exists: false`, none does."),
+    {
+        "path": {"type": "string", "minLength": 1, "description": "A glob relative to the workspace."},
+        "exists": {
+            "type": "boolean",
+            "default": True,
+            "description": "false: pass when no created file matches.",
+        },
+    },
+    required=("path",),
+)

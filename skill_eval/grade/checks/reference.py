@@ -11,8 +11,9 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.kept import kept_text
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.kept import kept_text
 
 NORMALIZE = ("exact", "trim", "text")
 
@@ -71,3 +72,39 @@ def similarity(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContex
     ratio = round(difflib.SequenceMatcher(None, a, b, autojunk=False).ratio(), 4)
     verdict = "≥" if ratio >= threshold else "<"
     return ratio >= threshold, f"similarity of {where} = {ratio:.4f} {verdict} threshold {threshold:g}"
+
+
+GOLDEN_OUTPUT = CheckType(
+    "golden_output", golden_output,
+    ("Passes when the output (or `file`) equals `expected` after the `normalize` mode; the evidence shows "
+     "the first differing lines."),
+    {
+        "expected": {"type": "string", "description": "The reference text."},
+        "reference": {"type": "string", "description": "Where the reference came from (for evidence)."},
+        "normalize": {
+            "enum": ["exact", "text", "trim"],
+            "default": "exact",
+            "description": "How both texts are normalised before comparing.",
+        },
+        "file": {"type": "string", "description": "'output' (default) or a path under outputs/."},
+    },
+    required=("expected",),
+)
+
+SIMILARITY = CheckType(
+    "similarity", similarity,
+    ("Passes when the difflib similarity ratio of the output (or `file`) to `expected` is at least "
+     "`threshold` (case-insensitive unless `case_sensitive: true`)."),
+    {
+        "expected": {"type": "string", "minLength": 1, "description": "The expected text."},
+        "threshold": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 0.8,
+            "description": "The least ratio that passes, 0 to 1.",
+        },
+        "file": {"type": "string", "description": "'output' (default) or a path under outputs/."},
+    },
+    required=("expected",),
+)

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip, run_metadata
 
 DEFAULT_TIMEOUT_S = 60.0
 DISABLED = "script checks are disabled; set allow_scripts: true in the suite"
@@ -94,3 +95,25 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     except (ProcessLookupError, PermissionError):
         proc.kill()
     proc.communicate()
+
+
+SCRIPT = CheckType(
+    "script", script,
+    ("Runs `command` (only when the suite sets `allow_scripts: true`) in the run's outputs folder; passes "
+     "on exit code 0. `{output_dir}` in an argument is that folder."),
+    {
+        "command": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string"},
+            "description": "The command and its arguments.",
+        },
+        "timeout_seconds": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "default": 60,
+            "description": "Kill the command after this long (a failure).",
+        },
+    },
+    required=("command",),
+)

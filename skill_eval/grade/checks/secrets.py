@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
 from skill_eval.store.redact import count_markers
 
 
@@ -62,3 +63,20 @@ def no_secrets(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContex
     kinds_text = ", ".join(f"{k} x{n}" for k, n in sorted(total.items()))
     return False, clip(f"{sum(total.values())} secret(s) [{kinds_text}] in "
                        + ", ".join(where for where, _ in found))
+
+
+NO_SECRETS = CheckType(
+    "no_secrets", no_secrets,
+    ("Fails when the run's output or a kept workspace file held a secret (it was redacted to "
+     "[REDACTED:<kind>] before it was stored)."),
+    {
+        "kinds": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "minLength": 1},
+            "description": ("Only these kinds of secret fail the check: api-key, aws-key, bearer, "
+                            "password, private-key, cookie, token, secret, credential, auth, env (any "
+                            "env:NAME) or env:NAME."),
+        },
+    },
+)

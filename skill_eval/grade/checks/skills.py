@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
 
 
 def loaded_skill(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext) -> tuple[bool, str]:
@@ -30,3 +31,24 @@ def loaded_skill(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckCont
         return True, clip(f"{skill!r} {'loaded' if loaded else 'not loaded'} as expected; loaded: {seen}")
     return False, clip(f"{skill!r} {'loaded' if loaded else 'not loaded'}, expected "
                        f"{'loaded' if expected else 'not loaded'}; loaded: {seen}")
+
+
+LOADED_SKILL = CheckType(
+    "loaded_skill", loaded_skill,
+    ("Passes when the adapter reported a `skill_loaded` event for the skill (with `expected: false`: when "
+     "it did not). No `skill_loaded` events at all fails an `expected: true` check, saying so. An "
+     "`expected: true` check about the case's own skill (no `skill`, no `arms`) is not applied in the "
+     "without_skill arm, where no skill is installed."),
+    {
+        "skill": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The skill's name (default: the skill of the run, by folder or SKILL.md name).",
+        },
+        "expected": {
+            "type": "boolean",
+            "default": True,
+            "description": "false: pass when the skill was not loaded.",
+        },
+    },
+)

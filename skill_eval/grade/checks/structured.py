@@ -7,11 +7,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip, run_metadata
-from skill_eval.grade.checks.kept import kept_text
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip, run_metadata
+from skill_eval.grade.checks.shared.kept import kept_text
 from skill_eval.intake.limits import MAX_DEPTH, depth_over
 from skill_eval.intake.timedmatch import BadPattern
 from skill_eval.intake.userschema import schema_validator
+from skill_eval.model.cases import Check
 
 # Agents often wrap JSON in a fenced block; the first ```json (or bare ```) block is tried
 # when the whole text is not JSON.
@@ -128,3 +130,45 @@ def json_schema(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckConte
     first = errors[0]
     where = "/".join(str(p) for p in first.absolute_path) or "(root)"
     return False, clip(f"{len(errors)} schema error(s); at {where}: {first.message}")
+
+
+def _schema_problem(check: Check) -> str | None:
+    if not isinstance(check.params.get("schema"), dict):
+        return None
+    try:
+        json_schema(check.params, False, CheckContext(output="null"))
+    except CheckParamError as e:
+        return str(e)
+    return None
+
+
+JSON_PATH_EQUALS = CheckType(
+    "json_path_equals", json_path_equals,
+    "Passes when the JSON in the output (or in `file`) has `value` at the dotted `path`.",
+    {
+        "path": {"type": "string", "minLength": 1, "description": "Dotted path, e.g. result.items.0.name"},
+        "value": {"description": "The expected JSON value (compared by type and value)."},
+        "file": {
+            "type": "string",
+            "description": ("'output' (the default) or a workspace-relative path of a file the run left, "
+                            "e.g. 'outputs/result.json'."),
+        },
+    },
+    required=("path", "value"),
+)
+
+JSON_SCHEMA = CheckType(
+    "json_schema", json_schema,
+    ("Passes when the JSON in the output (or in `file`) is valid against the inline `schema` (no `$ref` "
+     "outside it)."),
+    {
+        "schema": {"type": "object", "description": "An inline JSON Schema."},
+        "file": {
+            "type": "string",
+            "description": ("'output' (the default) or a workspace-relative path of a file the run left, "
+                            "e.g. 'outputs/result.json'."),
+        },
+    },
+    required=("schema",),
+    problem=_schema_problem,
+)

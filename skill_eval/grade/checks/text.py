@@ -16,21 +16,17 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.kept import kept_text
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import CheckContext, CheckParamError, clip
+from skill_eval.grade.checks.shared.kept import kept_text
+from skill_eval.grade.checks.shared.patterns import compiled
 from skill_eval.intake import timedmatch
+from skill_eval.model.cases import Check
 
 if TYPE_CHECKING:
     import regex as rx
 
 _SNIPPET = 40
-
-
-def compiled(pattern: str, case_sensitive: bool) -> rx.Pattern[str]:
-    try:
-        return timedmatch.compiled(pattern, case_sensitive)
-    except timedmatch.BadPattern as e:
-        raise CheckParamError(str(e)) from e
 
 
 @lru_cache(maxsize=4096)
@@ -138,3 +134,93 @@ def not_regex(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckContext
         inside = "" if where == "output" else f" in {where}"
         return True, clip(f"no match for forbidden /{pattern}/{inside}")
     return False, clip(f"forbidden /{pattern}/ matched {m.group(0)!r} at {m.start()}")
+
+
+def _pattern_problem(check: Check) -> str | None:
+    try:
+        compiled(str(check.params.get("pattern", "")), check.case_sensitive)
+    except CheckParamError as e:
+        return str(e)
+    return None
+
+
+CONTAINS = CheckType(
+    "contains", contains,
+    "Passes when the output contains `value` (case-insensitive unless `case_sensitive: true`).",
+    {"value": {"type": "string", "minLength": 1, "description": "The text to find."}},
+    required=("value",),
+)
+
+NOT_CONTAINS = CheckType(
+    "not_contains", not_contains,
+    "Passes when the output does not contain `value`.",
+    {"value": {"type": "string", "minLength": 1, "description": "The text that must not appear."}},
+    required=("value",),
+)
+
+CONTAINS_ALL = CheckType(
+    "contains_all", contains_all,
+    "Passes when the output contains every string in `values`.",
+    {
+        "values": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "minLength": 1},
+            "description": "Every one of these must appear.",
+        },
+    },
+    required=("values",),
+)
+
+CONTAINS_ANY = CheckType(
+    "contains_any", contains_any,
+    "Passes when the output contains at least one string in `values`.",
+    {
+        "values": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "minLength": 1},
+            "description": "At least one of these must appear.",
+        },
+    },
+    required=("values",),
+)
+
+REGEX = CheckType(
+    "regex", regex,
+    ("Passes when `pattern` (Python `regex` syntax, searched anywhere, 1 s time limit) matches the output "
+     "(or the kept `file`); case-insensitive unless `case_sensitive: true`."),
+    {
+        "pattern": {"type": "string", "minLength": 1, "x-regex": "python",
+                    "description": "A regular expression."},
+        "file": {
+            "type": "string",
+            "minLength": 1,
+            "description": ("'output' (the default) or a workspace-relative path of a file the run kept: "
+                            "search that file instead (a missing file fails the check)."),
+        },
+    },
+    required=("pattern",),
+    problem=_pattern_problem,
+)
+
+NOT_REGEX = CheckType(
+    "not_regex", not_regex,
+    "Passes when `pattern` matches nowhere in the output (or the kept `file`, which must exist).",
+    {
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "x-regex": "python",
+            "description": "A regular expression that must not match.",
+        },
+        "file": {
+            "type": "string",
+            "minLength": 1,
+            "description": ("'output' (the default) or a workspace-relative path of a file the run kept: "
+                            "search that file instead (a missing file fails the check)."),
+        },
+    },
+    required=("pattern",),
+    problem=_pattern_problem,
+)

@@ -13,8 +13,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from skill_eval.grade.checks.context import CheckContext, CheckParamError, clip
-from skill_eval.grade.checks.text import compiled
+from skill_eval.grade.checks.shared.checktype import CheckType
+from skill_eval.grade.checks.shared.context import NO_TRACE, CheckContext, CheckParamError, clip, traced
+from skill_eval.grade.checks.shared.patterns import compiled
 from skill_eval.intake.timedmatch import search
 from skill_eval.model.results import loads_skill
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 
 # Tool names that stand for "a shell command" when a check names a tool.
 SHELL_NAMES = ("bash", "shell", "command")
-NO_TRACE = "no command or tool_call events reported (the adapter may not report them)"
 
 
 def _commands(ctx: CheckContext) -> list[str]:
@@ -47,13 +47,6 @@ def _steps(ctx: CheckContext) -> list[tuple[str, str]]:
             else:
                 out.append(("bash", shlex.join(e.argv)))
     return out
-
-
-def traced(ctx: CheckContext) -> bool:
-    """Did the adapter report the run's steps? Some step, or its word that it reports the whole
-    session (claude-code, codex: ``session complete``), so a run with no call is a clean trace."""
-    return any(e.type in ("command", "tool_call") or (e.type == "session" and e.name == "complete")
-               for e in ctx.events)
 
 
 def _pattern(params: Mapping[str, Any], case_sensitive: bool, key: str = "pattern") -> rx_engine.Pattern[str]:
@@ -204,3 +197,117 @@ def tool_count_le(params: Mapping[str, Any], case_sensitive: bool, ctx: CheckCon
     n = len(_selected(params, ctx))
     verdict = "≤" if n <= limit else ">"
     return n <= limit, f"{n} tool call(s) (tool {params.get('tool') or 'any'}) {verdict} max {limit:g}"
+
+
+COMMAND_RAN = CheckType(
+    "command_ran", command_ran,
+    "Passes when a `command` event's command line matches `pattern`. No trace events fails, saying so.",
+    {
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "x-regex": "python",
+            "description": "A regular expression over the command line.",
+        },
+    },
+    required=("pattern",),
+)
+
+COMMAND_NOT_RAN = CheckType(
+    "command_not_ran", command_not_ran,
+    ("Passes when no `command` event's command line matches `pattern` (fails when the adapter reported no "
+     "trace)."),
+    {
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "x-regex": "python",
+            "description": "A regular expression over the command line.",
+        },
+    },
+    required=("pattern",),
+)
+
+COMMAND_ORDER = CheckType(
+    "command_order", command_order,
+    "Passes when commands matching each of `patterns` ran in that order (others may come between).",
+    {
+        "patterns": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "minLength": 1, "x-regex": "python"},
+            "description": "Regular expressions, in the order the commands must run.",
+        },
+    },
+    required=("patterns",),
+)
+
+COMMAND_COUNT_LE = CheckType(
+    "command_count_le", command_count_le,
+    "Passes when at most `max` commands ran.",
+    {"max": {"type": "number", "minimum": 0, "description": "The most commands allowed."}},
+    required=("max",),
+)
+
+NO_REPEATED_COMMAND_LOOP = CheckType(
+    "no_repeated_command_loop", no_repeated_command_loop,
+    "Passes when no single command line ran more than `max` times.",
+    {"max": {"type": "number", "minimum": 0, "description": "The most times one command line may run."}},
+    required=("max",),
+)
+
+TOOL_CALL = CheckType(
+    "tool_call", tool_call,
+    ("One of: `expected_no_call` (no matching call), `required_calls` (each named tool called), `call_set` "
+     "(exactly these calls), `order` (calls matching these patterns in order); else passes when the number "
+     "of calls matching `tool` and `pattern` is between `min_count` (default 1) and `max_count`. A shell "
+     "`command` event counts as a call of tool `bash`."),
+    {
+        "tool": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The tool's name (case-insensitive; bash/shell/command match command events).",
+        },
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "x-regex": "python",
+            "description": "A regular expression over the tool name (the command line for shell commands).",
+        },
+        "expected_no_call": {"type": "boolean", "description": "true: pass when no matching call was made."},
+        "required_calls": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "minLength": 1},
+            "description": "Tools that must each be called.",
+        },
+        "call_set": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "minLength": 1},
+            "description": "Exactly this multiset of tool calls.",
+        },
+        "order": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "minLength": 1, "x-regex": "python"},
+            "description": "Regular expressions the calls must match in order.",
+        },
+        "min_count": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The fewest matching calls (default 1).",
+        },
+        "max_count": {"type": "integer", "minimum": 0, "description": "The most matching calls."},
+    },
+)
+
+TOOL_COUNT_LE = CheckType(
+    "tool_count_le", tool_count_le,
+    "Passes when at most `max` tool calls (of `tool`, when given) were made.",
+    {
+        "max": {"type": "number", "minimum": 0, "description": "The most tool calls allowed."},
+        "tool": {"type": "string", "minLength": 1, "description": "Count only this tool's calls."},
+    },
+    required=("max",),
+)

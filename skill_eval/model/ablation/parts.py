@@ -41,7 +41,7 @@ class Ablation:
     strict: bool = True
 
     @property
-    def variant(self) -> str:
+    def arm(self) -> str:
         return f"ablation:{self.name}"
 
 
@@ -59,7 +59,7 @@ class AblatedSkill:
         return not self.cases or case_id in self.cases
 
     @property
-    def variant(self) -> str:
+    def arm(self) -> str:
         return f"ablation:{self.name}"
 
     def items(self, items: list[list[str]]) -> list[list[str]]:

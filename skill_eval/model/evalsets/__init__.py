@@ -13,10 +13,10 @@ from typing import Any
 from skill_eval.errors import InvalidInput, Problem, raise_if_errors
 from skill_eval.model.cases import EvalSet
 from skill_eval.model.evalsets.discover import find_evalsets
-from skill_eval.model.evalsets.registry import READERS, detect_folder, detect_format, reader
+from skill_eval.model.evalsets.registry import READERS, Reader, detect_folder, detect_format, reader
 from skill_eval.model.evalsets.source import load_document, skill_root_for
 
-__all__ = ["READERS", "detect_format", "find_evalsets", "load_evalset", "read_evalset", "reader",
+__all__ = ["READERS", "Reader", "detect_format", "find_evalsets", "load_evalset", "read_evalset", "reader",
            "skill_root_for"]
 
 
@@ -39,7 +39,7 @@ def read_evalset(path: Path, skill_root: Path | None = None, format: str | None 
     chosen = reader(format) if format else None
     if path.is_dir():
         name = format or detect_folder(path)
-        if name is None or not hasattr(reader(name), "detect_folder"):
+        if name is None or not READERS.require(name, "--format").folder:
             raise InvalidInput([Problem(display, "a folder that is no eval set (e.g. a claude plugin eval "
                                         "folder of <case>/prompt.md); name an eval-set file")])
         return reader(name).read(None, path, skill_root if skill_root is not None else path.parent, display)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.model.cases import EvalSet
-from skill_eval.model.evalsets.native import case_list, read_agentskills
+from skill_eval.model.evalsets.agentskills import case_list, read_agentskills
 
 FORMAT = "skill_creator"
 

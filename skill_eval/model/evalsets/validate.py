@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -16,11 +16,11 @@ from skill_eval.intake.regexrisk import risk
 from skill_eval.intake.schemapatterns import schema_patterns
 from skill_eval.intake.userschema import schema_validator
 from skill_eval.model.cases import Check, Fixture
+from skill_eval.model.evalsets.regexparams import RegexParam, regex_params
 from skill_eval.model.evalsets.source import Document
 
 At = tuple[str | int, ...]
-# Check types whose parameters hold regexes (``pattern``, ``patterns``, ``order``).
-PATTERN_TYPES = ("regex", "not_regex", "command_ran", "command_not_ran", "command_order", "tool_call")
+Marked = Mapping[str, tuple[RegexParam, ...]]
 
 
 def at_text(at: At) -> str:
@@ -171,6 +171,7 @@ class Collector:
         out: list[Check] = []
         seen: set[str] = set()
         per_type: dict[str, int] = {}
+        marked = regex_params()
         for check, at in checks:
             per_type[check.type] = per_type.get(check.type, 0) + 1
             if not check.id:
@@ -179,7 +180,7 @@ class Collector:
                 self.error(f"duplicate check id '{check.id}' in this case; give each check its own id", at)
                 continue
             seen.add(check.id)
-            if not self._regex_ok(check, at):
+            if not self._regex_ok(check, at, marked):
                 continue
             if not self._output_path_ok(check, at):
                 continue
@@ -201,9 +202,9 @@ class Collector:
             return False
         return True
 
-    def _regex_ok(self, check: Check, at: At) -> bool:
+    def _regex_ok(self, check: Check, at: At, marked: Marked) -> bool:
         """Every pattern the check holds compiles on the engine grading uses; a risky one warns."""
-        for key, pattern in check_patterns(check):
+        for key, pattern in check_patterns(check, marked):
             if not isinstance(pattern, str):
                 continue  # the schema or the typed mapping already reported it
             try:
@@ -220,18 +221,20 @@ class Collector:
         return True
 
 
-def check_patterns(check: Check) -> list[tuple[str, Any]]:
-    """(where, pattern) of every regex a check supplies, whatever its type."""
+def check_patterns(check: Check, marked: Marked | None = None) -> list[tuple[str, Any]]:
+    """(where, pattern) of every regex a check supplies, whatever its type: each parameter its
+    type's schema marks as a Python regex (model/evalsets/regexparams), every pattern in a
+    json_schema check's schema. ``marked``: ``regex_params()``, when the caller holds it."""
     params = check.params
     if check.type == "json_schema":
         schema = params.get("schema")
         return [("schema pattern", p) for p in schema_patterns(schema)] if isinstance(schema, dict) else []
     found: list[tuple[str, Any]] = []
-    if check.type in PATTERN_TYPES and "pattern" in params:
-        found.append(("pattern", params["pattern"]))
-    for key in ("patterns", "order"):
-        if check.type in PATTERN_TYPES and isinstance(params.get(key), list):
-            found.extend((key, p) for p in params[key])
+    for param in (regex_params() if marked is None else marked).get(check.type, ()):
+        if not param.many and param.key in params:
+            found.append((param.key, params[param.key]))
+        elif param.many and isinstance(params.get(param.key), list):
+            found.extend((param.key, p) for p in params[param.key])
     return found
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-PRESETS = ("plugin-eval",)
 _PREFIXES = ("ANTHROPIC_", "CLAUDE_CODE_", "EVAL_",
              # Amazon Bedrock, Google Vertex AI, Microsoft Foundry: provider selection and credentials.
              "AWS_", "VERTEX_REGION_", "ANTHROPIC_VERTEX_", "ANTHROPIC_FOUNDRY_")

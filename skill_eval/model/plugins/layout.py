@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.fs.hashing import tree_files
+from skill_eval.model.builtins import ADAPTERS, find
 
 MANIFESTS = (".claude-plugin/plugin.json", "plugin.json")
 # Parts of a plugin besides skills/ and a manifest (Claude Code's plugin layout).
@@ -104,18 +105,16 @@ def _inside(root: Path, paths: list[Path]) -> tuple[str, ...]:
     return tuple(sorted(rels))
 
 
-# Builtin adapters whose agent has no Claude Code plugins to load.
-NO_PLUGINS = ("codex", "openai", "openai-compat", "openai_compat")
-
-
 def resolve_plugin(value: Any, root: Path, skills_dir: Path,
                    builtin: str | None) -> tuple[Path | None, str | None]:
     """The suite's ``plugin:`` (``value``; None when absent) as the plugin's root, and a problem
     (the message, naming the fix) when it cannot be the one."""
+    descriptor = find(builtin)
     if value is False:
         return None, None
     if not isinstance(value, str):
-        found = plugin_of_skills(skills_dir) if builtin in ("claude-code", "claude_code") else None
+        loads = descriptor is not None and descriptor.loads_plugin
+        found = plugin_of_skills(skills_dir) if loads else None
         return found, None
     path = Path(value).expanduser()
     path = (path if path.is_absolute() else root / path).resolve()
@@ -124,9 +123,10 @@ def resolve_plugin(value: Any, root: Path, skills_dir: Path,
     if not is_plugin(path) and not (path / "skills").is_dir():
         return None, (f"plugin: {path} is not a Claude Code plugin (no .claude-plugin/plugin.json, "
                       "plugin.json or skills/ folder); point it at the plugin's folder")
-    if builtin in NO_PLUGINS:
+    if descriptor is not None and descriptor.no_plugins:  # its agent has no Claude Code plugins
+        loaders = " or ".join(d.name for d in ADAPTERS if d.loads_plugin)
         return None, (f"plugin: the {builtin} adapter cannot load a Claude Code plugin; use "
-                      "adapter.builtin: claude-code, or remove plugin:")
+                      f"adapter.builtin: {loaders}, or remove plugin:")
     if not skills_dir.resolve().is_relative_to(path):
         return None, (f"plugin: the skills under test ({skills_dir}) are not in the plugin {path}; set "
                       "skills_dir to the plugin's skills folder, or leave it out")

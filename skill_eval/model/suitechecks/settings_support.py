@@ -8,18 +8,32 @@ from __future__ import annotations
 from typing import Any
 
 from skill_eval.errors import Problem
-from skill_eval.model.builtins import COMPLETION_JUDGES, judge_builtin
+from skill_eval.model.builtins import ADAPTERS, completion_judges, find, judge_builtin
 from skill_eval.model.mocks import EXTRA, mcp_installed
 
 # Settings only the adapter can apply (runs, model, timeout_seconds and the scaffold are applied
 # by skill-eval itself, for every adapter).
 _AGENT_SETTINGS = ("max_turns", "append_system_prompt", "env", "allowed_tools", "history", "mocks")
-# Builtins that apply them all (a command adapter gets them in the request and answers for itself).
-HONOURS_SETTINGS = ("claude-code", "claude_code")
-# Builtins with tools of their own (a shell, file edits) that plugin eval's grants would remove:
-# every plugin eval case is refused there, even one that lists no tools (it grants itself none).
-# The other builtins offer no builtin tools, so a case that lists none asks nothing of them.
-OWN_TOOLS = ("codex", "gemini", "opencode", "vibe")
+# Builtins that apply them all say so in their descriptor (``applies_settings``); a command adapter
+# gets them in the request and answers for itself. A builtin with tools of its own (``own_tools``:
+# a shell, file edits) that plugin eval's grants would remove refuses every plugin eval case, even
+# one that lists no tools (it grants itself none); the other builtins offer no builtin tools, so a
+# case that lists none asks nothing of them.
+
+
+def _applies(builtin: str) -> bool:
+    found = find(builtin)
+    return found is not None and found.applies_settings
+
+
+def _own_tools(builtin: str) -> bool:
+    found = find(builtin)
+    return found is not None and found.own_tools
+
+
+def _settings_builtins() -> str:
+    """The builtins to suggest for a case's settings: ``{builtin: claude-code}``."""
+    return " or ".join(d.name for d in ADAPTERS if d.applies_settings)
 
 
 def _set(settings: Any, name: str) -> bool:
@@ -37,13 +51,15 @@ def _agent_judge_problems(project: Any) -> list[Problem]:
         return []
     named = f"{files[0]}{f' (and {len(files) - 1} more)' if len(files) > 1 else ''}"
     judge = suite.judge
+    judges = completion_judges()
     if judge is None:
+        others = "".join(f"{name}, " for name in judges[1:])
         return [Problem(str(suite.path), f"agent mock {named} is played by the suite's judge, and the "
-                        "suite has none: add judge: {builtin: claude-code} (or openai, or a command)")]
-    if judge.builtin and not judge.command and judge_builtin(judge.builtin) not in COMPLETION_JUDGES:
+                        f"suite has none: add judge: {{builtin: {judges[0]}}} (or {others}or a command)")]
+    if judge.builtin and not judge.command and judge_builtin(judge.builtin) not in judges:
         return [Problem(str(suite.path), f"agent mock {named} is played by the suite's judge, and judge "
                         f"{judge.builtin} cannot answer a completion request; use judge: {{builtin: "
-                        f"{' or '.join(COMPLETION_JUDGES)}}} or a command judge")]
+                        f"{' or '.join(judges)}}} or a command judge")]
     return []
 
 
@@ -52,7 +68,7 @@ def settings_problems(project: Any) -> list[Problem]:
     suite = project.suite
     # With agents: the first agent that cannot apply them speaks for the suite.
     builtins = [a.builtin if not a.command else None for a in suite.adapters()]
-    builtin = next((b for b in builtins if b is not None and b not in HONOURS_SETTINGS), builtins[0])
+    builtin = next((b for b in builtins if b is not None and not _applies(b)), builtins[0])
     out: list[Problem] = []
     unstaged: list[str] = []
     single: list[str] = []
@@ -69,14 +85,14 @@ def settings_problems(project: Any) -> list[Problem]:
                                    "not exist in the case folder; fix the path", case.line))
             if s.history is not None and not suite.case_runs.both_arms:
                 single.append(case.id)
-            if builtin is not None and builtin not in HONOURS_SETTINGS:
+            if builtin is not None and not _applies(builtin):
                 names = [n for n in _AGENT_SETTINGS if _set(s, n)]
-                if not names and builtin in OWN_TOOLS and s.gated:
+                if not names and _own_tools(builtin) and s.gated:
                     names = ["nothing, but runs under plugin eval's tool grants (read-only tools only)"]
                 if names:
                     out.append(Problem(where, f"case '{case.id}' sets {', '.join(names)}, which adapter "
-                                       f"{builtin} cannot apply; use adapter: {{builtin: claude-code}}",
-                                       case.line))
+                                       f"{builtin} cannot apply; use adapter: {{builtin: "
+                                       f"{_settings_builtins()}}}", case.line))
             if s.mocks is not None and s.mocks.served(True):
                 mocked.append(case.id)
             if s.scaffold is not None and not suite.case_runs.scaffold:

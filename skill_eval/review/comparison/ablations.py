@@ -46,15 +46,15 @@ def ablation_block(cases: Sequence[Case], runs: Sequence[RunRecord], ablations: 
     """One entry per ablation, in declaration order (schemas/benchmark.schema.json ``ablations``)."""
     by_arm: dict[str, dict[str, list[RunRecord]]] = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        by_arm[r.variant][r.case_id].append(r)
+        by_arm[r.arm][r.case_id].append(r)
     full = by_arm["with_skill"]
     out = []
     for ablated in ablations:
-        arm = [r for recs in by_arm[ablated.variant].values() for r in recs]
+        arm = [r for recs in by_arm[ablated.arm].values() for r in recs]
         rows, losses, rates, full_rates = [], [], [], []
         for case in (c for c in cases if ablated.runs_on(c.id)):
             w = _case_rate(full[case.id])
-            a = _case_rate(by_arm[ablated.variant][case.id])
+            a = _case_rate(by_arm[ablated.arm][case.id])
             loss = w - a if w is not None and a is not None else None
             if a is not None:
                 rates.append(a)
@@ -65,7 +65,7 @@ def ablation_block(cases: Sequence[Case], runs: Sequence[RunRecord], ablations: 
         mean = sum(losses) / len(losses) if losses else None
         p = stats.sign_flip_p(losses) if losses else None
         out.append({
-            "name": ablated.name, "variant": ablated.variant, "remove": list(ablated.remove),
+            "name": ablated.name, "variant": ablated.arm, "remove": list(ablated.remove),
             "runs": len(arm), "graded": sum(r.graded for r in arm), "errors": sum(r.errored for r in arm),
             "pass_rate": sum(rates) / len(rates) if rates else None,
             "with_skill_pass_rate": sum(full_rates) / len(full_rates) if full_rates else None,

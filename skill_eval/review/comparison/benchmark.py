@@ -1,4 +1,5 @@
-"""Grades of one skill × model → benchmark.json (DESIGN §9): pass rates, lift, flags, verdict."""
+"""Grades of one skill × model → benchmark.json (schemas/benchmark.schema.json; its figures in
+docs/statistics.md): pass rates, lift, flags, verdict."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from skill_eval.review.comparison.costs import _cost_lift, _cost_totals, _num, _
 from skill_eval.review.comparison.run_conditions import comparability
 from skill_eval.review.comparison.verdict import settle
 from skill_eval.stats import measures as stats
-from skill_eval.stats.credit import arm_credit, variant_credit
+from skill_eval.stats.credit import arm_credit, credit_over_cases
 from skill_eval.stats.intervals import arm_interval, lift_interval
 
 SCHEMA_VERSION = 1
-VARIANTS = ("with_skill", "without_skill")
+ARMS = ("with_skill", "without_skill")
 SIGNIFICANCE = 0.05
 MIN_NONZERO_CASES = 6  # below this the sign-flip test cannot reach p ≤ 0.05
 _EPS = 1e-12
@@ -30,7 +31,7 @@ class RunRecord:
     """One run's outcome as the benchmark sees it: the result (or error) and its grade."""
 
     case_id: str
-    variant: str  # "with_skill" | "without_skill"
+    arm: str  # "with_skill" | "without_skill"
     iteration: int
     result: RunResult | RunError
     grade: Mapping[str, Any] | None = field(default=None, hash=False)
@@ -47,13 +48,13 @@ class RunRecord:
         object.__setattr__(self, "loaded_skills", frozenset(self.loaded_skills))
 
     @classmethod
-    def of(cls, case_id: str, variant: str, iteration: int, result: RunResult | RunError,
+    def of(cls, case_id: str, arm: str, iteration: int, result: RunResult | RunError,
            grade: Mapping[str, Any] | None = None) -> RunRecord:
         """A record whose loads, usage and duration come from ``result``."""
         why = unscorable_reason(result)
         if isinstance(result, RunError):
-            return cls(case_id, variant, iteration, result, None, frozenset(), {}, result.duration_s, why)
-        return cls(case_id, variant, iteration, result, None if why else grade,
+            return cls(case_id, arm, iteration, result, None, frozenset(), {}, result.duration_s, why)
+        return cls(case_id, arm, iteration, result, None if why else grade,
                    frozenset(result.response.loaded_skills()), dict(result.response.usage),
                    result.duration_s, why, tool_calls=result.response.tool_calls(), limits=result.limits,
                    served=next((e.name for e in result.response.events if e.type == "model"), None))
@@ -159,7 +160,7 @@ def other_skills(skill: str, recs: Mapping[str, Sequence[RunRecord]]) -> dict[st
     """Per arm, the skills other than ``skill`` its runs loaded (a bundled skill of the CLI, one
     the workspace brought): what either arm measured then includes them."""
     return {v: sorted({n for r in recs[v] if not r.errored for n in r.loaded_skills} - {skill})
-            for v in VARIANTS}
+            for v in ARMS}
 
 
 def _ungraded(graded: Sequence[RunRecord]) -> int:
@@ -171,7 +172,7 @@ def _ungraded(graded: Sequence[RunRecord]) -> int:
     return total
 
 
-def _variant_totals(records: Sequence[RunRecord], case_rates: list[float]) -> dict[str, Any]:
+def _arm_totals(records: Sequence[RunRecord], case_rates: list[float]) -> dict[str, Any]:
     durations = [r.duration_s for r in records if r.duration_s is not None]
     usage: dict[str, float] = defaultdict(float)
     for r in records:
@@ -216,24 +217,24 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
                     runs: Sequence[RunRecord], minimum_lift: float | None,
                     include_unscorable: bool = False) -> dict[str, Any]:
     """benchmark.json for one skill and model. ``runs`` may hold any number of iterations per
-    case and variant; records of a case not in ``cases`` are a caller bug (ValueError).
+    case and arm; records of a case not in ``cases`` are a caller bug (ValueError).
     Unscorable runs are left out of pass rates, or with ``include_unscorable`` count as failed."""
     if include_unscorable:
         # A run that never reached the model says nothing either way: it stays out even so.
         runs = [r.counted_as_failure() if r.unscorable not in (None, NO_MODEL_REQUEST) else r for r in runs]
-    by_case: dict[str, dict[str, list[RunRecord]]] = {c.id: {v: [] for v in VARIANTS} for c in cases}
+    by_case: dict[str, dict[str, list[RunRecord]]] = {c.id: {v: [] for v in ARMS} for c in cases}
     for r in runs:
-        if r.case_id not in by_case or r.variant not in VARIANTS:
-            raise ValueError(f"run record for unknown case/variant {r.case_id!r}/{r.variant!r}")
-        by_case[r.case_id][r.variant].append(r)
-    loads_reported = any(r.loaded_skills for r in runs if r.variant == "with_skill")
+        if r.case_id not in by_case or r.arm not in ARMS:
+            raise ValueError(f"run record for unknown case/arm {r.case_id!r}/{r.arm!r}")
+        by_case[r.case_id][r.arm].append(r)
+    loads_reported = any(r.loaded_skills for r in runs if r.arm == "with_skill")
 
     case_rows, deltas = [], []
-    rates: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    rates: dict[str, list[float]] = {v: [] for v in ARMS}
     for case in cases:
-        recs = {v: sorted(by_case[case.id][v], key=lambda r: r.iteration) for v in VARIANTS}
-        arms = {v: _arm(recs[v]) for v in VARIANTS}
-        for v in VARIANTS:
+        recs = {v: sorted(by_case[case.id][v], key=lambda r: r.iteration) for v in ARMS}
+        arms = {v: _arm(recs[v]) for v in ARMS}
+        for v in ARMS:
             if arms[v]["pass_rate"] is not None:
                 rates[v].append(arms[v]["pass_rate"])
         w, wo = arms["with_skill"]["pass_rate"], arms["without_skill"]["pass_rate"]
@@ -246,15 +247,15 @@ def build_benchmark(suite_name: str, skill: str, model: str, cases: Sequence[Cas
             row["other_skills"] = other_skills(skill, recs)
         case_rows.append(row)
 
-    variants = {v: _variant_totals([r for r in runs if r.variant == v], rates[v]) for v in VARIANTS}
-    for v in VARIANTS:
-        variants[v].update(_part_rates([r for r in runs if r.variant == v]))
-        variants[v].update(variant_credit([r for r in runs if r.variant == v]))
+    totals = {v: _arm_totals([r for r in runs if r.arm == v], rates[v]) for v in ARMS}
+    for v in ARMS:
+        totals[v].update(_part_rates([r for r in runs if r.arm == v]))
+        totals[v].update(credit_over_cases([r for r in runs if r.arm == v]))
     lift = _lift(deltas, minimum_lift)
-    lift.update(_cost_lift(lift["pass_rate"], variants))
+    lift.update(_cost_lift(lift["pass_rate"], totals))
     bench = {
         "schema_version": SCHEMA_VERSION, "suite": suite_name, "skill": skill, "model": model,
-        "variants": variants, "lift": lift, "cases": case_rows,
+        "variants": totals, "lift": lift, "cases": case_rows,
         "checks": _check_rates(cases, by_case),
         "include_unscorable": include_unscorable,
         **comparability(runs),
@@ -305,7 +306,7 @@ def _check_rates(cases: Sequence[Case], by_case: Mapping[str, Mapping[str, list[
             row: dict[str, Any] = {"id": f"{case.id}/{check.id}", "case": case.id, "check": check.id,
                                    "type": check.type, "required": check.required}
             every_run_passed = True
-            for v in VARIANTS:
+            for v in ARMS:
                 outcomes = [c["passed"] for r in by_case[case.id][v] if r.graded
                             for c in r.grade["checks"] if c["id"] == check.id]  # type: ignore[index]
                 row[v] = _rate(sum(outcomes), len(outcomes))
@@ -328,7 +329,7 @@ def diff_benchmarks(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> li
         entry = {"skill": new.get("skill"), "model": new.get("model"), "id": cid,
                  "status": "added" if o is None else "removed" if n is None else "moved"}
         changed = entry["status"] != "moved"
-        for v in VARIANTS:
+        for v in ARMS:
             was = o[v]["pass_rate"] if o else None
             now = n[v]["pass_rate"] if n else None
             entry[v] = {"old": was, "new": now}

@@ -62,11 +62,11 @@ def _cost_totals(records: Sequence[Any]) -> dict[str, Any]:
     }
 
 
-def _cost_lift(lift: float | None, variants: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def _cost_lift(lift: float | None, arms: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """What the skill costs: extra tokens and dollars per run with it. No "lift per extra token"
     ratio: its denominator is a small difference of noisy means, so it explodes (and flips sign)
     on noise; the report shows the cost per arm and the extra cost per run instead."""
-    w, wo = variants["with_skill"], variants["without_skill"]
+    w, wo = arms["with_skill"], arms["without_skill"]
 
     def extra(key: str) -> float | None:
         a, b = w.get(key), wo.get(key)

@@ -148,7 +148,7 @@ def arm_runs(records: Sequence[tuple[Any, RunResult | RunError, Any]]) -> list[A
     could not run has no grade and its error; one stopped at the case's max_turns keeps both)."""
     out: list[ArmRun] = []
     for spec, result, grade in records:
-        arm = ARMS.get(spec.variant)
+        arm = ARMS.get(spec.arm)
         if arm is None or (isinstance(result, RunError) and result.kind == "missing"):
             continue
         if isinstance(result, RunError):

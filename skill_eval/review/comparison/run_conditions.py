@@ -9,11 +9,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-VARIANTS = ("with_skill", "without_skill")
+ARMS = ("with_skill", "without_skill")
 
 
 class _Record(Protocol):
-    variant: str
+    arm: str
     limits: Mapping[str, Any] | None
     served: str | None
 
@@ -21,9 +21,9 @@ class _Record(Protocol):
     def errored(self) -> bool: ...
 
 
-def _ran_under(records: Sequence[_Record], variant: str) -> tuple[list[str], list[str]]:
+def _ran_under(records: Sequence[_Record], arm: str) -> tuple[list[str], list[str]]:
     """The distinct limits (as JSON) and served models of one arm's runs that recorded them."""
-    ran = [r for r in records if r.variant == variant and not r.errored]
+    ran = [r for r in records if r.arm == arm and not r.errored]
     limits = sorted({json.dumps(_compared(r.limits), sort_keys=True) for r in ran if r.limits is not None})
     return limits, sorted({r.served for r in ran if r.served})
 
@@ -32,7 +32,7 @@ def comparability(records: Sequence[_Record]) -> dict[str, Any]:
     """``ran_under``: per arm, the limits and models its runs ran under; ``comparability``:
     one warning per way the two arms differ (a lift between arms run under different limits
     or models measures those too)."""
-    arms = {v: _ran_under(records, v) for v in VARIANTS}
+    arms = {v: _ran_under(records, v) for v in ARMS}
     warnings = []
     (wl, wm), (ol, om) = arms["with_skill"], arms["without_skill"]
     if wl and ol and wl != ol:
@@ -43,7 +43,7 @@ def comparability(records: Sequence[_Record]) -> dict[str, Any]:
         warnings.append(f"the arms were served by different models: with skill {', '.join(wm)}; "
                         f"without skill {', '.join(om)}")
     return {"ran_under": {v: {"limits": [json.loads(x) for x in arms[v][0]], "models": arms[v][1]}
-                          for v in VARIANTS},
+                          for v in ARMS},
             "comparability": warnings}
 
 

@@ -9,8 +9,8 @@ The rules, the first that applies wins (docs/statistics.md, "Which rule decides"
 2. ``required_checks``: a with-skill run failed a required check: fail, said "check failed"
    (the skill's behaviour broke, whatever the lift).
 3. ``not_run``: runs not run yet (outside --shard/--only, or not started): undecided.
-4. ``sequential``: under ``run --until-decided`` (the adaptive block's ``decides``), the
-   sequential decision's pass / fail / undecided is the verdict; the fixed-sample p is a detail.
+4. ``sequential`` (until decided): under ``run --until-decided`` (the adaptive block's
+   ``decides``), its decision's pass / fail / undecided is the verdict; the fixed-sample p is a detail.
    A plain run of a suite with an ``adaptive:`` key shows the decision beside the verdict.
 5. ``minimum_lift`` (``minimum_lift_holm`` under ``gate: holm``): the mean lift against the
    suite's minimum_lift: pass or fail. A pass whose lift the sign-flip test does not call
@@ -30,17 +30,17 @@ WORDS = ("pass", "fail", "undecided", "error")
 RULES = ("errors", "required_checks", "not_run", "sequential", "minimum_lift", "minimum_lift_holm",
          "minimum_lift_decided", "checks_only")
 RULE_NAMES = {"errors": "runs errored", "required_checks": "required checks", "not_run": "runs not run",
-              "sequential": "sequential decision", "minimum_lift": "minimum lift",
+              "sequential": "until decided", "minimum_lift": "minimum lift",
               "minimum_lift_holm": "minimum lift, gate: holm",
               "minimum_lift_decided": "minimum lift, gate: decided", "checks_only": "required checks"}
 ESTIMATE = "pass on the estimate"  # a pass by a lift the statistics do not call significant yet
 SIGNIFICANCE = 0.05
 _EPS = 1e-12
-_VARIANTS = ("with_skill", "without_skill")
+_ARMS = ("with_skill", "without_skill")
 
 
 def _arms(bench: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [bench["variants"][v] for v in _VARIANTS]
+    return [bench["variants"][v] for v in _ARMS]
 
 
 def _with_failed(bench: Mapping[str, Any]) -> int:
@@ -57,9 +57,9 @@ def decide(bench: Mapping[str, Any], gate: str = "none") -> tuple[str, str]:
         return "fail", "required_checks"
     if any(a["not_run"] for a in _arms(bench)):
         return "undecided", "not_run"
-    adaptive = bench.get("adaptive")
-    if isinstance(adaptive, Mapping) and adaptive.get("decides"):
-        return str(adaptive["decision"]), "sequential"
+    until_decided = bench.get("adaptive")
+    if isinstance(until_decided, Mapping) and until_decided.get("decides"):
+        return str(until_decided["decision"]), "sequential"
     lift = bench["lift"]
     if lift.get("minimum_lift") is None:
         return "pass", "checks_only"
@@ -80,7 +80,7 @@ def on_estimate(bench: Mapping[str, Any]) -> bool:
 
 def settle(bench: MutableMapping[str, Any], gate: str = "none") -> None:
     """Set the table's ``verdict`` and ``decided_by``: after its lift (and, where there is one,
-    its sequential decision or its Holm-adjusted p under ``gate: holm``) is known."""
+    its until-decided decision or its Holm-adjusted p under ``gate: holm``) is known."""
     bench["verdict"], bench["decided_by"] = decide(bench, gate)
 
 
@@ -143,7 +143,7 @@ def _interval(a: Mapping[str, Any]) -> str:
     return f"confidence sequence [{lo * 100:+.1f}, {hi * 100:+.1f}] pp"
 
 
-def _sequential_reason(a: Mapping[str, Any]) -> str:
+def _until_decided_reason(a: Mapping[str, Any]) -> str:
     minimum = _pp(a["minimum_lift"])
     where = f"{_interval(a)} at alpha {a['alpha']:g} after {_n(a['iterations'], 'iteration')} per case"
     if a["decision"] == "pass":
@@ -157,7 +157,7 @@ def _lift_reason(bench: Mapping[str, Any], holm: bool, decided: bool = False) ->
     lift = bench["lift"]
     mean, minimum = lift.get("pass_rate"), lift["minimum_lift"]
     if mean is None:
-        return f"no case was graded in both variants, so no lift to hold against {_pp(minimum)}"
+        return f"no case was graded in both arms, so no lift to hold against {_pp(minimum)}"
     verb = "is at least" if mean >= minimum - _EPS else "is below"
     text = f"lift {_pp(mean)} over {_n(lift['cases'], 'case')} {verb} {_pp(minimum)}"
     if holm:
@@ -184,7 +184,7 @@ def reason(bench: Mapping[str, Any]) -> str:
         n = sum(int(a["not_run"]) for a in _arms(bench))
         return f"{_n(n, 'run')} not run yet: outside this --shard/--only, or not started"
     if name == "sequential":
-        return _sequential_reason(bench["adaptive"])
+        return _until_decided_reason(bench["adaptive"])
     if name in ("minimum_lift", "minimum_lift_holm", "minimum_lift_decided"):
         return _lift_reason(bench, name == "minimum_lift_holm", name == "minimum_lift_decided")
     return "every required with-skill check passed; no minimum_lift is set"
@@ -194,7 +194,7 @@ def _lift_aside(bench: Mapping[str, Any]) -> str:
     """Under a failed check, what the lift alone would have said (so the two are not confused)."""
     a = bench.get("adaptive")
     if isinstance(a, Mapping) and a.get("decides"):
-        return f"; the lift alone: {a['decision']} by the sequential decision"
+        return f"; the lift alone: {a['decision']} by --until-decided"
     lift = bench["lift"]
     if lift.get("minimum_lift") is None or lift.get("pass_rate") is None:
         return ""
@@ -225,26 +225,26 @@ def verdict_cell(bench: Mapping[str, Any]) -> str:
     return f"{label(bench)} ({RULE_NAMES.get(name, name)})"
 
 
-def sequential(bench: Mapping[str, Any]) -> bool:
-    """The table's sequential decision is its verdict (``run --until-decided`` ran)."""
+def until_decided_verdict(bench: Mapping[str, Any]) -> bool:
+    """The table's until-decided decision is its verdict (``run --until-decided`` ran)."""
     a = bench.get("adaptive")
     return isinstance(a, Mapping) and bool(a.get("decides"))
 
 
 def p_detail(bench: Mapping[str, Any]) -> str:
-    """How the fixed-sample p is named beside the figures: a detail when the sequential decision
-    is the verdict."""
-    return "fixed-sample p" if sequential(bench) else "p"
+    """How the fixed-sample p is named beside the figures: a detail when the until-decided
+    decision is the verdict."""
+    return "fixed-sample p" if until_decided_verdict(bench) else "p"
 
 
 def p_aside(bench: Mapping[str, Any]) -> str:
-    """Said after the fixed-sample p when the sequential decision is the verdict."""
-    return "; the sequential decision is the verdict, this p a detail" if rule(bench) == "sequential" else ""
+    """Said after the fixed-sample p when the until-decided decision is the verdict."""
+    return "; --until-decided decides the verdict, this p a detail" if rule(bench) == "sequential" else ""
 
 
 def exit_code(benches: Sequence[Mapping[str, Any]]) -> int:
     """2 when a run errored or runs are not run yet; 1 when a verdict is fail, or undecided by
-    the sequential decision; 0 when every verdict is pass."""
+    --until-decided; 0 when every verdict is pass."""
     rules = {(b.get("verdict"), b.get("decided_by")) for b in benches}
     if any(v == "error" or r == "not_run" for v, r in rules):
         return 2
@@ -262,7 +262,7 @@ def stop_text(bench: Mapping[str, Any], stopped_early: bool) -> str:
     """`run --until-decided`: why one skill x model stopped where it did."""
     a = bench.get("adaptive")
     if not isinstance(a, Mapping):
-        return "no sequential decision"
+        return "no decision by --until-decided"
     if a["decision"] != "undecided":
         return f"decided after {_n(a['iterations'], 'iteration')} per case ({_n(a['looks'], 'look')})"
     if stopped_early:

@@ -71,21 +71,21 @@ CONFIGURATIONS = ("with_skill", "without_skill")
 OUTPUT_FILE = "agent_output.md"  # the agent's final answer, inside outputs/
 
 
-def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
+def export(source: ResultSource, fmt: str, out_dir: Path) -> int:
     """Write the suite's stored results under ``out_dir`` in ``fmt``; the number of runs written."""
     if fmt not in FORMATS:
         raise SkillEvalError(f"unknown export format '{fmt}' (formats: {', '.join(FORMATS)})")
-    project = engine.project
+    project = source.project
     models = project.suite.columns
     written = 0
     for se in project.skills:
         name = se.skill.name
         cases = [c for c in se.cases if c.kind == "task"]
         for model in models:
-            specs = [s for s in engine.plan.runs
+            specs = [s for s in source.plan.runs
                      if s.skill_name == name and s.column == model and s.case.kind == "task"
-                     and s.variant in CONFIGURATIONS]  # both formats know only these two arms
-            records = [r for r in stored_records(engine, specs)
+                     and s.arm in CONFIGURATIONS]  # both formats know only these two arms
+            records = [r for r in stored_records(source, specs)
                        if not (isinstance(r[1], RunError) and r[1].kind == "missing")]
             if not records:
                 continue
@@ -93,7 +93,7 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
             root = Path(out_dir) / f"{label}-workspace" / "iteration-1"
             if root.exists():
                 shutil.rmtree(root)  # a view of the store: rebuilt whole, nothing stale left
-            written += _export_skill(engine, fmt, root, name, se.skill.path, model, cases, records)
+            written += _export_skill(source, fmt, root, name, se.skill.path, model, cases, records)
     if not written:
         raise SkillEvalError(f"nothing to export: no results in the store for suite {project.suite.name}; "
                              "run 'skill-eval run' first")
@@ -105,77 +105,99 @@ def export(engine: ResultSource, fmt: str, out_dir: Path) -> int:
 Record = tuple[RunSpec, RunResult | RunError, Any]
 
 
-def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
+def _export_skill(source: ResultSource, fmt: str, root: Path, skill: str, skill_path: Path, model: str,
                   cases: Sequence[Case], records: Sequence[Record]) -> int:
     creator = fmt == "skill-creator"
     several = max(spec.iteration for spec, _, _ in records) > 1
     eval_ids = _eval_ids(cases)
     runs: list[dict[str, Any]] = []
     notes: list[str] = []
-    for spec, result, grade in sorted(records, key=lambda r: (_order(cases, r[0].case.id), r[0].variant,
+    for spec, result, grade in sorted(records, key=lambda r: (_order(cases, r[0].case.id), r[0].arm,
                                                               r[0].iteration)):
-        case = spec.case
-        eval_dir = root / f"eval-{path_component(case.id)}"
-        meta = {"eval_id": eval_ids[case.id], "eval_name": case.id, "prompt": case.prompt,
-                "assertions": _assertion_texts(case)}
-        if creator:
-            write_text(eval_dir / "eval_metadata.json", dump_json(meta))
-        run_dir = eval_dir / spec.variant
-        if creator or several:
-            run_dir = run_dir / f"run-{spec.iteration}"
-        if run_dir.exists():
-            shutil.rmtree(run_dir)
-        outputs = run_dir / "outputs"
-        outputs.mkdir(parents=True, exist_ok=True)
+        run_dir, meta = _run_dir(root, spec, eval_ids[spec.case.id], creator, several)
         if isinstance(result, RunError):
-            write_text(outputs / "error.txt", f"{result.kind}: {result.message}\n")
-            notes.append(f"eval {case.id} {spec.variant} run {spec.iteration} errored "
+            write_text(run_dir / "outputs" / "error.txt", f"{result.kind}: {result.message}\n")
+            notes.append(f"eval {spec.case.id} {spec.arm} run {spec.iteration} errored "
                          f"({result.kind}): {result.message[:200]}")
             continue
-        if result.outputs_dir is not None and result.outputs_dir.is_dir():
-            shutil.copytree(result.outputs_dir, outputs, dirs_exist_ok=True)
-        write_text(outputs / OUTPUT_FILE, result.output)
-        expectations, ungraded = _expectations(case, grade)
-        summary = _summary(expectations)
-        tokens = usage_tokens(result.response.usage)
-        duration = result.duration_s
-        events = result.response.events
-        tool_calls = Counter(e.name or "unknown" for i, e in enumerate(events)
-                             if e.type == "tool_call" and not loads_skill(events, i))
-        if creator:
-            transcript = _transcript(case, result)
-            write_text(run_dir / "transcript.md", transcript)
-            write_text(run_dir / "eval_metadata.json", dump_json(meta))
-            metrics = {"tool_calls": dict(sorted(tool_calls.items())),
-                       "total_tool_calls": sum(tool_calls.values()),
-                       "total_steps": int(result.response.usage.get("num_turns", 0) or 0),
-                       "errors_encountered": 0, "output_chars": len(result.output),
-                       "transcript_chars": len(transcript)}
-            grading = {"expectations": expectations, "summary": summary, "execution_metrics": metrics,
-                       "timing": {"executor_duration_seconds": round(duration, 3),
-                                  "total_duration_seconds": round(duration, 3)},
-                       "user_notes_summary": {"uncertainties": [], "workarounds": [],
-                                              "needs_review": [f"ungraded (no judge verdict): {t}"
-                                                               for t in ungraded]}}
-            timing = {"total_tokens": int(tokens or 0), "duration_ms": int(round(duration * 1000)),
-                      "total_duration_seconds": round(duration, 3),
-                      "executor_duration_seconds": round(duration, 3)}
-        else:
-            grading = {"assertion_results": expectations, "summary": summary}
-            timing = {"total_tokens": int(tokens or 0), "duration_ms": int(round(duration * 1000))}
-        write_text(run_dir / "grading.json", dump_json(grading))
-        write_text(run_dir / "timing.json", dump_json(timing))
-        runs.append({
-            "eval_id": eval_ids[case.id], "eval_name": case.id, "configuration": spec.variant,
-            "run_number": spec.iteration,
-            "result": {**summary, "time_seconds": round(duration, 3), "tokens": int(tokens or 0),
-                       "tool_calls": sum(tool_calls.values()), "errors": 0},
-            "expectations": expectations,
-            "notes": [f"ungraded (no judge verdict): {t}" for t in ungraded],
-            "_model": next((e.name for e in result.response.events if e.type == "model" and e.name), None),
-        })
+        runs.append(_export_run(run_dir, spec, result, grade, meta, creator, eval_ids[spec.case.id]))
     if not runs and not notes:
         return 0
+    _write_benchmark(source, root, skill, skill_path, model, runs, notes, creator)
+    return len(runs) + len(notes)
+
+
+def _run_dir(root: Path, spec: RunSpec, eval_id: int, creator: bool,
+             several: bool) -> tuple[Path, dict[str, Any]]:
+    """The run's folder, made empty with its ``outputs/``; and the case's metadata."""
+    case = spec.case
+    eval_dir = root / f"eval-{path_component(case.id)}"
+    meta = {"eval_id": eval_id, "eval_name": case.id, "prompt": case.prompt,
+            "assertions": _assertion_texts(case)}
+    if creator:
+        write_text(eval_dir / "eval_metadata.json", dump_json(meta))
+    run_dir = eval_dir / spec.arm
+    if creator or several:
+        run_dir = run_dir / f"run-{spec.iteration}"
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    (run_dir / "outputs").mkdir(parents=True, exist_ok=True)
+    return run_dir, meta
+
+
+def _export_run(run_dir: Path, spec: RunSpec, result: RunResult, grade: Any, meta: dict[str, Any],
+                creator: bool, eval_id: int) -> dict[str, Any]:
+    """One run's outputs, grading.json and timing.json (and for skill-creator its transcript and
+    metadata); returns its entry in benchmark.json's runs."""
+    case = spec.case
+    outputs = run_dir / "outputs"
+    if result.outputs_dir is not None and result.outputs_dir.is_dir():
+        shutil.copytree(result.outputs_dir, outputs, dirs_exist_ok=True)
+    write_text(outputs / OUTPUT_FILE, result.output)
+    expectations, ungraded = _expectations(case, grade)
+    summary = _summary(expectations)
+    tokens = usage_tokens(result.response.usage)
+    duration = result.duration_s
+    events = result.response.events
+    tool_calls = Counter(e.name or "unknown" for i, e in enumerate(events)
+                         if e.type == "tool_call" and not loads_skill(events, i))
+    if creator:
+        transcript = _transcript(case, result)
+        write_text(run_dir / "transcript.md", transcript)
+        write_text(run_dir / "eval_metadata.json", dump_json(meta))
+        metrics = {"tool_calls": dict(sorted(tool_calls.items())),
+                   "total_tool_calls": sum(tool_calls.values()),
+                   "total_steps": int(result.response.usage.get("num_turns", 0) or 0),
+                   "errors_encountered": 0, "output_chars": len(result.output),
+                   "transcript_chars": len(transcript)}
+        grading = {"expectations": expectations, "summary": summary, "execution_metrics": metrics,
+                   "timing": {"executor_duration_seconds": round(duration, 3),
+                              "total_duration_seconds": round(duration, 3)},
+                   "user_notes_summary": {"uncertainties": [], "workarounds": [],
+                                          "needs_review": [f"ungraded (no judge verdict): {t}"
+                                                           for t in ungraded]}}
+        timing = {"total_tokens": int(tokens or 0), "duration_ms": int(round(duration * 1000)),
+                  "total_duration_seconds": round(duration, 3),
+                  "executor_duration_seconds": round(duration, 3)}
+    else:
+        grading = {"assertion_results": expectations, "summary": summary}
+        timing = {"total_tokens": int(tokens or 0), "duration_ms": int(round(duration * 1000))}
+    write_text(run_dir / "grading.json", dump_json(grading))
+    write_text(run_dir / "timing.json", dump_json(timing))
+    return {
+        "eval_id": eval_id, "eval_name": case.id, "configuration": spec.arm,
+        "run_number": spec.iteration,
+        "result": {**summary, "time_seconds": round(duration, 3), "tokens": int(tokens or 0),
+                   "tool_calls": sum(tool_calls.values()), "errors": 0},
+        "expectations": expectations,
+        "notes": [f"ungraded (no judge verdict): {t}" for t in ungraded],
+        "_model": next((e.name for e in result.response.events if e.type == "model" and e.name), None),
+    }
+
+
+def _write_benchmark(source: ResultSource, root: Path, skill: str, skill_path: Path, model: str,
+                     runs: list[dict[str, Any]], notes: list[str], creator: bool) -> None:
+    """benchmark.json (and for skill-creator benchmark.md) of one skill x model."""
     run_summary = _run_summary(runs, numeric_delta=not creator)
     if creator:
         executor = next((r["_model"] for r in runs if r["_model"]), None) or model
@@ -184,10 +206,10 @@ def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_
         bench = {
             "metadata": {
                 "skill_name": skill, "skill_path": str(skill_path), "executor_model": executor,
-                "analyzer_model": _analyzer(engine), "timestamp": _now(),
+                "analyzer_model": _analyzer(source), "timestamp": _now(),
                 "evals_run": sorted({r["eval_id"] for r in runs}),
                 "runs_per_configuration": max((r["run_number"] for r in runs), default=0),
-                "generator": f"skill-eval {__version__} (suite {engine.suite.name})",
+                "generator": f"skill-eval {__version__} (suite {source.suite.name})",
             },
             "runs": runs, "run_summary": run_summary, "notes": notes + _analyst_notes(runs),
         }
@@ -195,7 +217,6 @@ def _export_skill(engine: ResultSource, fmt: str, root: Path, skill: str, skill_
     else:
         bench = {"run_summary": run_summary}
     write_text(root / "benchmark.json", dump_json(bench))
-    return len(runs) + len(notes)
 
 
 # --------------------------------------------------------------------------- pieces
@@ -299,8 +320,8 @@ def _transcript(case: Case, result: RunResult) -> str:
     return "\n".join(lines)
 
 
-def _analyzer(engine: ResultSource) -> str:
-    judge = engine.suite.judge
+def _analyzer(source: ResultSource) -> str:
+    judge = source.suite.judge
     if judge is None:
         return "none (deterministic checks)"
     return str(judge.model or judge.builtin or "judge command")

@@ -12,22 +12,22 @@ from skill_eval.review.versions.history_records import records_of
 from skill_eval.store.history import HistoryRecord
 
 
-def current_benches(engine: ResultSource) -> list[dict[str, Any]]:
+def current_benches(source: ResultSource) -> list[dict[str, Any]]:
     """Each planned skill x model's benchmark, from the stored runs and grades."""
-    from skill_eval.review.comparison.benchmark import VARIANTS, RunRecord, build_benchmark
+    from skill_eval.review.comparison.benchmark import ARMS, RunRecord, build_benchmark
 
     out = []
-    for se in engine.project.skills:
+    for se in source.project.skills:
         tasks = [c for c in se.cases if c.kind == "task"]
-        for model in models(engine):
-            specs = [s for s in skill_specs(engine, se.skill.name)
-                     if s.column == model and s.variant in VARIANTS and s.case.kind == "task"]
-            runs = [RunRecord.of(spec.case.id, spec.variant, spec.iteration, result, grade)
-                    for spec, result, grade in stored_records(engine, specs)]
-            out.append(build_benchmark(engine.suite.name, se.skill.name, model, tasks, runs,
-                                       engine.suite.minimum_lift))
+        for model in models(source):
+            specs = [s for s in skill_specs(source, se.skill.name)
+                     if s.column == model and s.arm in ARMS and s.case.kind == "task"]
+            runs = [RunRecord.of(spec.case.id, spec.arm, spec.iteration, result, grade)
+                    for spec, result, grade in stored_records(source, specs)]
+            out.append(build_benchmark(source.suite.name, se.skill.name, model, tasks, runs,
+                                       source.suite.minimum_lift))
     return out
 
 
-def current_records(engine: ResultSource) -> list[HistoryRecord]:
-    return records_of(engine, current_benches(engine))
+def current_records(source: ResultSource) -> list[HistoryRecord]:
+    return records_of(source, current_benches(source))

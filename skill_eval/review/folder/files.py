@@ -11,13 +11,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from skill_eval.fs import sharedfiles
+from skill_eval.fs.atomic import write_atomic
 from skill_eval.fs.specialfiles import read_plain
-from skill_eval.fs.storage import writes
 from skill_eval.store.redact import redact
 
 
-@writes(lambda path, *_args, **_kwargs: path)
 def write_text(path: Path, text: str, redacted: bool = False) -> None:
     """Atomic: a reader (or a crash) never sees half a table. Redacted: every results/ file
     passes here, and no secret reaches one, whatever the format. ``redacted``: the text is
@@ -25,20 +23,12 @@ def write_text(path: Path, text: str, redacted: bool = False) -> None:
     the same text at a megabyte-per-second price)."""
     if not redacted:
         text = redact(text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = sharedfiles.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
 
 def write_if_changed(path: Path, text: str) -> None:
     """``write_text``, skipped when the file already holds exactly that text, redacted: a file
-    that several writers share (a case's case.json, beside each of its variants' folders) is
+    that several writers share (a case's case.json, beside each of its arms' folders) is
     written once, not once per writer."""
     text = redact(text)
     data = text.encode("utf-8")

@@ -40,21 +40,21 @@ def _answer(text: str) -> str | None:
     return f"{data.get('verdict')}\n{data.get('output')}" if isinstance(data, dict) else None
 
 
-def collect(engine: ResultSource) -> dict[tuple[str, str], dict[str, Any]]:
+def collect(source: ResultSource) -> dict[tuple[str, str], dict[str, Any]]:
     """(server, file) -> {text, adopt: {folders}} over every stored run of the plan."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     torn: set[str] = set()
-    for skill in engine.skill_names:
-        for spec in skill_specs(engine, skill):
+    for skill in source.skill_names:
+        for spec in skill_specs(source, skill):
             settings = spec.case.settings
             if settings is None or settings.mocks is None:
                 continue  # no mocks, no recordings: its meta.json is not read (every summary, every suite)
-            meta = engine.store.get_meta(spec.key) or {}
+            meta = source.store.get_meta(spec.key) or {}
             recordings = [rec for rec in meta.get("mock_recordings") or [] if isinstance(rec, dict)]
             if any(isinstance(rec.get("text"), str) and _answer(rec["text"]) is None for rec in recordings):
                 # Damaged: the run is removed, so that `run` makes it again (`status`: missing).
-                engine.store.discard_run(spec.key)
-                engine.damaged.append(engine.slot(spec))
+                source.store.discard_run(spec.key)
+                source.damaged.append(source.slot(spec))
                 continue
             for rec in recordings:
                 server, name, text = rec.get("server"), rec.get("file"), rec.get("text")
@@ -68,11 +68,11 @@ def collect(engine: ResultSource) -> dict[tuple[str, str], dict[str, Any]]:
     return {k: v for k, v in found.items() if k[0] not in torn}
 
 
-def write_recordings(engine: ResultSource) -> None:
-    out = engine.suite.results / FOLDER
+def write_recordings(source: ResultSource) -> None:
+    out = source.suite.results / FOLDER
     if out.is_dir():
         shutil.rmtree(out)
-    found = collect(engine)
+    found = collect(source)
     if not found:
         return
     lines = []

@@ -4,7 +4,7 @@ entry its run's *current* key names, and records the key it was derived from.
 A folder is rewritten whenever its recorded key differs from the current one, not only when its
 run executed: after an edit and its revert the run is served from the store (no call), and its
 folder must show that result, not the edited version's. Folders of runs no longer planned (a
-removed case, fewer iterations or variants) are removed. That is what makes an incremental
+removed case, fewer iterations or arms) are removed. That is what makes an incremental
 results folder the same as a clean build's.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval.fs.hashing import key_of
-from skill_eval.fs.safenames import path_component, variant_folder
+from skill_eval.fs.safenames import arm_folder, path_component
 from skill_eval.fs.specialfiles import read_plain
 from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult
@@ -49,7 +49,7 @@ def view_key(spec: RunSpec, result: RunResult | RunError, grade: Any, grade_key:
 
 def run_dir(out: Path, spec: RunSpec) -> Path:
     case = f"eval-{path_component(spec.case.id)}"
-    return out / f"iteration-{spec.iteration}" / case / variant_folder(spec.variant)
+    return out / f"iteration-{spec.iteration}" / case / arm_folder(spec.arm)
 
 
 def recorded_key(folder: Path) -> str | None:
@@ -62,7 +62,7 @@ def recorded_key(folder: Path) -> str | None:
 
 
 def write_view(out: Path, spec: RunSpec, result: RunResult | RunError, grade: Any, key: str) -> None:
-    """iteration-<i>/eval-<id>/{case.json, <variant>/...}; anything else in the run folder goes,
+    """iteration-<i>/eval-<id>/{case.json, <arm>/...}; anything else in the run folder goes,
     so the folder holds exactly what a first write would. Only what differs is written (a report
     rebuilds every folder, most of them unchanged). The key file goes before anything is changed
     and is written last: a crash part-way leaves a folder whose key does not match, so the next
@@ -138,12 +138,12 @@ def prune(out: Path, specs: Iterable[RunSpec]) -> list[str]:
     for it in _subdirs(out, "iteration-"):
         cases = wanted.get(it.name)
         for case in _subdirs(it, "eval-"):
-            variants = (cases or {}).get(case.name)
-            for variant in _subdirs(case, ""):
-                if variants is None or variant.name not in variants:
-                    removed.append(f"{it.name}/{case.name}/{variant.name}")
-                    shutil.rmtree(variant, ignore_errors=True)
-            if variants is None:
+            arms = (cases or {}).get(case.name)
+            for arm in _subdirs(case, ""):
+                if arms is None or arm.name not in arms:
+                    removed.append(f"{it.name}/{case.name}/{arm.name}")
+                    shutil.rmtree(arm, ignore_errors=True)
+            if arms is None:
                 shutil.rmtree(case, ignore_errors=True)
         if cases is None:
             shutil.rmtree(it, ignore_errors=True)

@@ -18,54 +18,55 @@ from skill_eval.review.resultsource import ResultSource
 INPUTS_FIELD = "inputs_key"
 
 
-def skill_specs(engine: ResultSource, skill: str) -> list[RunSpec]:
-    return [s for s in engine.plan.runs if s.skill_name == skill]
+def skill_specs(source: ResultSource, skill: str) -> list[RunSpec]:
+    return [s for s in source.plan.runs if s.skill_name == skill]
 
 
-def models(engine: ResultSource) -> tuple[str, ...]:
+def models(source: ResultSource) -> tuple[str, ...]:
     """The tables' columns: each model, or each agent/model in a suite with ``agents:``."""
-    return engine.suite.columns
+    return source.suite.columns
 
 
-def agent_of(engine: ResultSource, column: str) -> str | None:
+def agent_of(source: ResultSource, column: str) -> str | None:
     """The agent a column belongs to in a suite with ``agents:`` (None otherwise)."""
-    return next((a.name for a in engine.suite.agents if column.startswith(a.name + "/")), None)
+    return next((a.name for a in source.suite.agents if column.startswith(a.name + "/")), None)
 
 
-def column_folder(engine: ResultSource, column: str) -> str:
+def column_folder(source: ResultSource, column: str) -> str:
     """A column's folder under its skill's: the model, or ``agent@model`` with ``agents:``."""
-    agent = agent_of(engine, column)
+    agent = agent_of(source, column)
     return path_component(column if agent is None else f"{agent}@{column[len(agent) + 1:]}")
 
 
-def bench_dir(engine: ResultSource, skill: str, model: str) -> Path:
+def bench_dir(source: ResultSource, skill: str, model: str) -> Path:
     # Names reach the file system only through path_component: no separators, no '..', bounded.
-    base = engine.suite.results / path_component(skill)
-    return base if len(models(engine)) == 1 else base / column_folder(engine, model)
+    base = source.suite.results / path_component(skill)
+    return base if len(models(source)) == 1 else base / column_folder(source, model)
 
 
-def bench_inputs_key(engine: ResultSource, skill: str, model: str) -> str:
+def bench_inputs_key(source: ResultSource, skill: str, model: str) -> str:
     items = []
-    for spec in skill_specs(engine, skill):
+    for spec in skill_specs(source, skill):
         if spec.column != model:
             continue
-        has = engine.has_grade(spec)
-        items.append([engine.slot(spec), engine.grade_key(spec) if has else "error"])
-    return key_of({"items": items, "version": __version__, "minimum_lift": engine.suite.minimum_lift,
-                   "suite": engine.suite.name, **_rule_inputs(engine)})
+        has = source.has_grade(spec)
+        items.append([source.slot(spec), source.grade_key(spec) if has else "error"])
+    return key_of({"items": items, "version": __version__, "minimum_lift": source.suite.minimum_lift,
+                   "suite": source.suite.name, **_rule_inputs(source)})
 
 
-def _rule_inputs(engine: ResultSource) -> dict[str, Any]:
+def _rule_inputs(source: ResultSource) -> dict[str, Any]:
     """The decision rule's settings, only where set (tables without them keep their keys)."""
     out: dict[str, Any] = {}
-    if engine.adaptive is not None:
-        out["adaptive"] = [engine.adaptive.max_iterations, engine.adaptive.alpha, engine.suite.iterations]
-    if engine.sequential_verdict:
+    settings = source.until_decided
+    if settings is not None:
+        out["adaptive"] = [settings.max_iterations, settings.alpha, source.suite.iterations]
+    if source.until_decided_verdict:
         out["sequential_verdict"] = True  # the same tables, another verdict
-    if engine.suite.gate != "mean":
-        out["gate"] = engine.suite.gate
-    if engine.suite.threshold != 1.0:
-        out["threshold"] = engine.suite.threshold  # plugin eval's pass mark (benchmark plugin_eval)
+    if source.suite.gate != "mean":
+        out["gate"] = source.suite.gate
+    if source.suite.threshold != 1.0:
+        out["threshold"] = source.suite.threshold  # plugin eval's pass mark (benchmark plugin_eval)
     return out
 
 
@@ -96,36 +97,36 @@ def _stored_inputs_key(path: Path) -> str | None:
         return None
 
 
-def skill_is_stale(engine: ResultSource, skill: str) -> bool:
-    return any(_stored_inputs_key(bench_dir(engine, skill, m) / "benchmark.json")
-               != bench_inputs_key(engine, skill, m)
-               or not (bench_dir(engine, skill, m) / "benchmark.md").is_file() for m in models(engine))
+def skill_is_stale(source: ResultSource, skill: str) -> bool:
+    return any(_stored_inputs_key(bench_dir(source, skill, m) / "benchmark.json")
+               != bench_inputs_key(source, skill, m)
+               or not (bench_dir(source, skill, m) / "benchmark.md").is_file() for m in models(source))
 
 
-def summary_files(engine: ResultSource) -> list[Path]:
+def summary_files(source: ResultSource) -> list[Path]:
     """The suite-level files every run writes under results/ (the summaries, the review page)."""
     from skill_eval.review.render import FORMATS
 
-    return [engine.suite.results / f.filename for f in FORMATS if f.every_run]
+    return [source.suite.results / f.filename for f in FORMATS if f.every_run]
 
 
-def skill_files(engine: ResultSource, skill: str) -> list[Path]:
+def skill_files(source: ResultSource, skill: str) -> list[Path]:
     """The tables one skill's rebuild writes (per model)."""
-    return [bench_dir(engine, skill, m) / name for m in models(engine)
+    return [bench_dir(source, skill, m) / name for m in models(source)
             for name in ("benchmark.json", "benchmark.md")]
 
 
-def stale_skills(engine: ResultSource) -> list[str]:
+def stale_skills(source: ResultSource) -> list[str]:
     """Skills whose tables do not match their inputs (or are missing)."""
-    return [se.skill.name for se in engine.project.skills if skill_is_stale(engine, se.skill.name)]
+    return [se.skill.name for se in source.project.skills if skill_is_stale(source, se.skill.name)]
 
 
-def summary_inputs_key(engine: ResultSource) -> str:
-    keys = [_stored_inputs_key(bench_dir(engine, name, m) / "benchmark.json")
-            for name in engine.skill_names for m in models(engine)]
+def summary_inputs_key(source: ResultSource) -> str:
+    keys = [_stored_inputs_key(bench_dir(source, name, m) / "benchmark.json")
+            for name in source.skill_names for m in models(source)]
     return key_of({"benches": keys, "version": __version__})
 
 
-def summary_is_stale(engine: ResultSource) -> bool:
-    return (_stored_inputs_key(engine.suite.results / ".summary-inputs.json") != summary_inputs_key(engine)
-            or not all(p.is_file() for p in summary_files(engine)))
+def summary_is_stale(source: ResultSource) -> bool:
+    return (_stored_inputs_key(source.suite.results / ".summary-inputs.json") != summary_inputs_key(source)
+            or not all(p.is_file() for p in summary_files(source)))

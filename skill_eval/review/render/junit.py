@@ -1,5 +1,5 @@
-"""junit.xml: one testcase per case of the with_skill variant, plus one for each minimum lift (and
-one for each sequential decision, which then is the verdict); the verdict's words as properties."""
+"""junit.xml: one testcase per case of the with_skill arm, plus one for each minimum lift (and
+one for each until-decided decision, which then is the verdict); the verdict's words as properties."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.comparison.verdict import on_estimate, rule, sequential, verdict_text
+from skill_eval.review.comparison.verdict import on_estimate, rule, until_decided_verdict, verdict_text
 from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.markdown import pvalue, signed
 
@@ -45,12 +45,12 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
                                       for f in arm.get("failed_checks", []))
             if case["flags"]:
                 ET.SubElement(tc, "system-out").text = "flags: " + ", ".join(case["flags"])
-        adaptive = bench.get("adaptive") if sequential(bench) else None
+        until_decided = bench.get("adaptive") if until_decided_verdict(bench) else None
         if lift["minimum_lift"] is not None:
             tc = ET.SubElement(suite, "testcase", name="minimum_lift", classname=classname)
             counts["tests"] += 1
-            if adaptive:
-                ET.SubElement(tc, "skipped", message="not the verdict: the sequential decision is")
+            if until_decided:
+                ET.SubElement(tc, "skipped", message="not the verdict: --until-decided decides it")
             elif not lift["met"]:
                 counts["failures"] += 1
                 ET.SubElement(tc, "failure", message=f"lift {signed(lift['pass_rate'])} below minimum "
@@ -61,12 +61,12 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
                 ET.SubElement(tc, "failure", message=verdict_text(bench))
             elif on_estimate(bench):  # passes the job, but says it is not evidence yet
                 ET.SubElement(tc, "system-out").text = verdict_text(bench)
-        if adaptive:
+        if until_decided:
             tc = ET.SubElement(suite, "testcase", name="sequential_decision", classname=classname)
             counts["tests"] += 1
-            if adaptive["decision"] != "pass":
+            if until_decided["decision"] != "pass":
                 counts["failures"] += 1
-                ET.SubElement(tc, "failure", message=f"sequential decision: {verdict_text(bench)}")
+                ET.SubElement(tc, "failure", message=f"until decided: {verdict_text(bench)}")
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.comparison.verdict import evidence, label, rule_text, sequential, verdict_cell
+from skill_eval.review.comparison.verdict import (
+    evidence,
+    label,
+    rule_text,
+    until_decided_verdict,
+    verdict_cell,
+)
 from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.mdcells import (
     _clip,
@@ -38,7 +44,7 @@ INDETERMINATE = ("indeterminate: fewer than 6 cases moved, so the sign-flip test
 def lift_note(bench: Mapping[str, Any]) -> str:
     lift = bench["lift"]
     if lift["pass_rate"] is None:
-        return "no case was graded in both variants: no lift"
+        return "no case was graded in both arms: no lift"
     if lift["indeterminate"]:
         return INDETERMINATE + f" ({lift['nonzero_cases']} of {lift['cases']} cases moved)"
     return "significant at p ≤ 0.05" if lift["significant"] else "not significant (p > 0.05)"
@@ -64,7 +70,7 @@ def warnings(bench: Mapping[str, Any]) -> list[str]:
         if flag in by_flag:
             out.append(f"runs {what}: " + ", ".join(by_flag[flag]))
     if "unscorable" in by_flag:
-        why = sorted({r.split(": ", 1)[-1] for c in bench["cases"] for v in VARIANT_KEYS
+        why = sorted({r.split(": ", 1)[-1] for c in bench["cases"] for v in ARM_KEYS
                       for r in c[v].get("unscorable_reasons", [])})
         out.append("runs unscorable (turn limit, truncated, another model, no model request; "
                    + ("counted as failures" if _counted(bench) else "excluded from pass rates") + "): "
@@ -136,7 +142,7 @@ def _ind(lift: Mapping[str, Any]) -> str:
     return " (indeterminate)" if lift.get("indeterminate") and lift.get("pass_rate") is not None else ""
 
 
-VARIANT_KEYS = ("with_skill", "without_skill")
+ARM_KEYS = ("with_skill", "without_skill")
 
 
 def credit_line(bench: Mapping[str, Any]) -> str | None:
@@ -170,7 +176,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
                          *_unscorable_head([bench])]))
     lines += ["", f"Lift: {lift_note(bench)}."]
     if lift["minimum_lift"] is not None:
-        aside = " (not the verdict: the sequential decision is)" if sequential(bench) else ""
+        aside = " (not the verdict: --until-decided decides it)" if until_decided_verdict(bench) else ""
         met = "met" if lift["met"] else "NOT met"
         lines.append(f"Minimum lift {signed(lift['minimum_lift'])}: {met}{aside}.")
     lines += [x for x in (interval_line(bench), decision_line(bench)) if x]
@@ -191,7 +197,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
     lines.append(_table(rows, ["case", "with skill", "without skill", "delta", "flags"]))
     weak = [c["id"] for c in bench.get("checks", []) if c["non_discriminating"]]
     if weak:
-        lines += ["", "Non-discriminating checks (pass in every run of both variants): "
+        lines += ["", "Non-discriminating checks (pass in every run of both arms): "
                   + ", ".join(md_text(w) for w in weak)]
     lines += trigger_md(bench)
     lines += plugin_eval_md(bench)
@@ -212,7 +218,7 @@ def benchmark_md(bench: Mapping[str, Any]) -> str:
              *([usd(arm.get("judge_cost_usd"))] if judged else []),
              *(_num(arm.get(k)) for k in steps), *(_num(arm["usage"].get(k)) for k in keys)]
             for name, arm in (("with skill", w), ("without skill", wo))]
-    lines.append(_table(rows, ["variant", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
+    lines.append(_table(rows, ["arm", "median", "p95", "total time", "tokens/run", "cost/run", "cost",
                                *(["judge tokens"] if judge_tokens else []),
                                *(["judge cost"] if judged else []),
                                *({"mean_tool_calls": "tool calls/run", "mean_turns": "turns/run"}[k]
@@ -285,7 +291,7 @@ def summary_md(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str
         rows = [[b["skill"], b["model"],
                  *(pct(b["variants"][v].get("partial_credit")) for v in ("with_skill", "without_skill")),
                  *(pct(b["variants"][v].get("soft_pass_rate")) for v in ("with_skill", "without_skill")),
-                 str(sum(b["variants"][v].get("critical_failures", 0) for v in VARIANT_KEYS))]
+                 str(sum(b["variants"][v].get("critical_failures", 0) for v in ARM_KEYS))]
                 for b in credited]
         lines.append(_table(rows, ["skill", "model", "partial credit with", "partial credit without",
                                    "soft with", "soft without", "critical failures"]))
@@ -321,7 +327,7 @@ def _rate_n(arm: Mapping[str, Any]) -> str:
 
 def _unscorable(bench: Mapping[str, Any]) -> int:
     """Unscorable runs of both arms (benchmarks written before the field: none)."""
-    return sum(int(bench["variants"][v].get("unscorable", 0)) for v in VARIANT_KEYS)
+    return sum(int(bench["variants"][v].get("unscorable", 0)) for v in ARM_KEYS)
 
 
 def _unscorable_head(benches: Sequence[Mapping[str, Any]]) -> list[str]:

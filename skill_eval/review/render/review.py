@@ -22,7 +22,7 @@ from skill_eval.review.comparison.verdict import (
     p_detail,
     rule,
     rule_text,
-    sequential,
+    until_decided_verdict,
 )
 from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.markdown import (
@@ -100,7 +100,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "with": pct(v["with_skill"]["pass_rate"]), "without": pct(v["without_skill"]["pass_rate"]),
         "lift": f"{signed(lift['pass_rate'])} (n={lift['cases']})",
         "p": pvalue(lift["p_value"]) + holm_note(lift),
-        "p_name": p_detail(bench),  # "fixed-sample p" where the sequential decision is the verdict
+        "p_name": p_detail(bench),  # "fixed-sample p" where the until-decided decision is the verdict
         "ci": ci(lift["ci95"]), "note": lift_note(bench),
         "indeterminate": bool(lift.get("indeterminate")) and lift.get("pass_rate") is not None,
         "arms": [_arm_row("with skill", v["with_skill"]), _arm_row("without skill", v["without_skill"])],
@@ -110,7 +110,7 @@ def figures(bench: Mapping[str, Any]) -> dict[str, Any]:
         "weak": weak, "cost": cost_note(bench),
         "minimum": None if lift.get("minimum_lift") is None else
         f"Minimum lift {signed(lift['minimum_lift'])}: {'met' if lift.get('met') else 'NOT met'}"
-        + (" (not the verdict: the sequential decision is)." if sequential(bench) else "."),
+        + (" (not the verdict: --until-decided decides it)." if until_decided_verdict(bench) else "."),
         "intervals": interval_line(bench), "decision": decision_line(bench),
         "ablations": [_ablation_row(a) for a in bench.get("ablations") or []],
         "plugin_eval": plugin_eval_figures(bench),

@@ -1,5 +1,5 @@
 """The optional sections of benchmark.md and summary.md: ablations (what removing each part
-cost) and the sequential decisions of ``run --until-decided``.
+cost) and the decisions of ``run --until-decided``.
 """
 
 from __future__ import annotations
@@ -45,14 +45,14 @@ def ablation_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def decision_summary_md(benches: Sequence[Mapping[str, Any]]) -> list[str]:
-    """summary.md's table of sequential decisions (empty when no benchmark has one)."""
+    """summary.md's table of until-decided decisions (empty when no benchmark has one)."""
     rows = [[md_text(b["skill"]), md_text(b["model"]), a["decision"], ci(a.get("interval")),
              str(a["iterations"]), str(a["looks"]), str(a["runs"]), str(a["runs_saved"]),
              md_text(a.get("reason") or "")]
             for b in benches if (a := b.get("adaptive"))]
     if not rows:
         return []
-    return ["", "## Sequential decisions (run --until-decided)", "",
+    return ["", "## Until decided (run --until-decided)", "",
             _table(rows, ["skill", "model", "decision", "interval", "iterations", "looks", "runs",
                           "runs saved", "why undecided"])]
 

@@ -1,5 +1,5 @@
 """The statistics shown beside the headline figures: each arm's interval, the Holm-adjusted p,
-and the sequential decision (docs/statistics.md). One place, for Markdown, console and page."""
+and the until-decided decision (docs/statistics.md). One place, for Markdown, console and page."""
 
 from __future__ import annotations
 
@@ -43,14 +43,14 @@ def interval_line(bench: Mapping[str, Any]) -> str | None:
 
 
 def decision_line(bench: Mapping[str, Any], brief: bool = False) -> str | None:
-    """The sequential decision in plain words (None when the suite does not ask for one), and
+    """The until-decided decision in plain words (None when the suite does not ask for one), and
     whether it is the verdict (it is, unless an error, a failed check or runs not run decided).
     ``brief``: only what the verdict line does not say, where it is the verdict."""
     a = bench.get("adaptive")
     if not a:
         return None
     if brief and bench.get("decided_by") == "sequential":
-        text = (f"Sequential decision: {_n(a['looks'], 'look')}, {_n(a['runs'], 'run')}; "
+        text = (f"Until decided: {_n(a['looks'], 'look')}, {_n(a['runs'], 'run')}; "
                 f"{_n(a['runs_saved'], 'run')} saved against {a['max_iterations']} iterations everywhere")
         return text + (f"; {a['reason']}." if a.get("reason") else ".")
     where = f"confidence sequence {_pp(a['interval'])}" if a.get("interval") else "no look yet"
@@ -62,7 +62,7 @@ def decision_line(bench: Mapping[str, Any], brief: bool = False) -> str | None:
     rule = bench.get("decided_by")
     role = ("" if rule in (None, "sequential") else
             f" [not the verdict: {RULE_NAMES.get(str(rule), rule)} decided it]")
-    text = (f"Sequential decision{role}: {head} ({where}, alpha {a['alpha']:g}) after "
+    text = (f"Until decided{role}: {head} ({where}, alpha {a['alpha']:g}) after "
             f"{_n(a['iterations'], 'iteration')} per case, {_n(a['looks'], 'look')}, "
             f"{_n(a['runs'], 'run')}; {_n(a['runs_saved'], 'run')} saved against "
             f"{a['max_iterations']} iterations everywhere")

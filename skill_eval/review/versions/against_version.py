@@ -27,8 +27,8 @@ class Missing:
     fatal: bool = True  # False: nothing to compare with, and nothing missing (one version so far)
 
 
-def critical_cases(engine: ResultSource, skill: str) -> set[str]:
-    se = next((s for s in engine.project.skills if s.skill.name == skill), None)
+def critical_cases(source: ResultSource, skill: str) -> set[str]:
+    se = next((s for s in source.project.skills if s.skill.name == skill), None)
     return {c.id for c in se.cases if c.gates} if se is not None else set()
 
 
@@ -36,10 +36,10 @@ def _no_runs(r: HistoryRecord) -> bool:
     return not any(c.with_skill[1] for c in (r.cases or {}).values())
 
 
-def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
+def resolve(source: ResultSource, current: Sequence[HistoryRecord], against: str
             ) -> list[Comparison | Missing]:
-    suite = engine.suite
-    store_history = History(engine.store, suite.name)
+    suite = source.suite
+    store_history = History(source.store, suite.name)
     history = by_pair(store_history.records())
     run_hint = f"skill-eval run {display_path(suite.path)}"
     base: dict[tuple[str, str], HistoryRecord] | None = None
@@ -69,7 +69,7 @@ def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
                    f"'skill-eval bless {display_path(suite.path)}' (and commit it)" if base is None else
                    f"{who}: {path} has no entry for this skill and model; bless again to add it")
         else:
-            other, why = _at_revision(engine, now, records, against, run_hint)
+            other, why = _at_revision(source, now, records, against, run_hint)
         if other is None:
             # A skill never edited since it was first recorded has no previous version: said, not fatal.
             only_now = against == "previous" and bool(records)
@@ -82,14 +82,14 @@ def resolve(engine: ResultSource, current: Sequence[HistoryRecord], against: str
             out.append(Missing(now.skill, now.model, f"{who}: the per-case results of version {other.label} "
                                                      f"are gone from the store; run that version again"))
         else:
-            out.append(compare(against, full, full_now, critical_cases(engine, now.skill)))
+            out.append(compare(against, full, full_now, critical_cases(source, now.skill)))
     return out
 
 
-def _at_revision(engine: ResultSource, now: HistoryRecord, records: Sequence[HistoryRecord], rev: str,
+def _at_revision(source: ResultSource, now: HistoryRecord, records: Sequence[HistoryRecord], rev: str,
                  run_hint: str) -> tuple[HistoryRecord | None, str]:
-    se = next(s for s in engine.project.skills if s.skill.name == now.skill)
-    commit, skill_hash = skill_hash_at(engine.suite.path.parent, rev, se.skill.path)
+    se = next(s for s in source.project.skills if s.skill.name == now.skill)
+    commit, skill_hash = skill_hash_at(source.suite.path.parent, rev, se.skill.path)
     found = latest_with_hash(records, skill_hash) or next(
         (r for r in reversed(records) if r.git is not None and r.git == (commit, False)), None)
     folder = display_path(se.skill.path)
@@ -99,7 +99,7 @@ def _at_revision(engine: ResultSource, now: HistoryRecord, records: Sequence[His
     return found, why
 
 
-def current_of(engine: ResultSource, benches: Sequence[Mapping[str, Any]], history: History
+def current_of(source: ResultSource, benches: Sequence[Mapping[str, Any]], history: History
                ) -> list[HistoryRecord]:
     """The current version of each benchmark's skill x model, as a record (not kept; for a skill
     the plan left out, its last record, without its detail)."""
@@ -108,8 +108,8 @@ def current_of(engine: ResultSource, benches: Sequence[Mapping[str, Any]], histo
     current = []
     for b in benches:
         pair = (str(b["skill"]), str(b["model"]))
-        if pair[0] in engine.plan.skills:
-            current.append(record_of(engine, b, None, date))
+        if pair[0] in source.plan.skills:
+            current.append(record_of(source, b, None, date))
         elif records.get(pair):
             # Not planned this time (the fast path planned only changed skills): unchanged since
             # its last complete run, which is its last record (its detail is read only if needed).
@@ -117,12 +117,12 @@ def current_of(engine: ResultSource, benches: Sequence[Mapping[str, Any]], histo
     return current
 
 
-def default_comparisons(engine: ResultSource, current: Sequence[HistoryRecord]) -> list[Comparison]:
+def default_comparisons(source: ResultSource, current: Sequence[HistoryRecord]) -> list[Comparison]:
     """What reports compare with unasked: the blessed baseline when there is one, else the
     previous version; pairs with nothing to compare are left out."""
-    against = "baseline" if baseline_path(engine.suite.path).is_file() else "previous"
+    against = "baseline" if baseline_path(source.suite.path).is_file() else "previous"
     try:
-        found = resolve(engine, current, against)
+        found = resolve(source, current, against)
     except InvalidInput:
-        found = resolve(engine, current, "previous")  # a broken baseline: `compare` says why
+        found = resolve(source, current, "previous")  # a broken baseline: `compare` says why
     return [c for c in found if isinstance(c, Comparison)]

@@ -157,10 +157,6 @@ def compare(against: str, before: HistoryRecord, after: HistoryRecord,
     return Comparison(against, before, after, changes)
 
 
-def gate_failures(comparisons: Sequence[Comparison], alpha: float = ALPHA) -> list[str]:
-    return [reason for c in comparisons for reason in c.failures(alpha)]
-
-
 def gate_held(comparisons: Sequence[Comparison], alpha: float = ALPHA) -> str:
     """Why the regression gate did not fire, in a line (only meaningful when it did not)."""
     regressed = sum(len(c.with_status("regressed")) for c in comparisons)

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skill_eval.store.store import MANIFEST, Store, write_atomic
+from skill_eval.fs.atomic import write_atomic
+from skill_eval.store.store import MANIFEST, Store
 
 VERSION = 1
 

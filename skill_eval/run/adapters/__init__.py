@@ -1,7 +1,8 @@
 """Adapters: every kind is a protocol-v1 process; one module per builtin.
 
 ``skill_eval.run.resolve`` turns a suite's ``adapter:`` into a process to start;
-``skill_eval.model.builtins`` names the builtins.
+``skill_eval.model.builtins`` registers the builtins, one descriptor each naming its module here
+and what it can do.
 
 Builtins are modules run as ``python -m skill_eval.run.adapters.<module>``. They are imported only
 when a suite names them (to read their version), so one missing or broken builtin never breaks

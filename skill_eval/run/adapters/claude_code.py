@@ -8,7 +8,7 @@ in the workspace and answers ``{output, events, usage}`` on stdout.
   a plugin (the request's ``plugin``) comes with the whole plugin, loaded with ``--plugin-dir``.
 - without_skill: ``skills/`` is removed, so nothing skill-like is left in the workspace.
 - Isolation: HOME (and CLAUDE_CONFIG_DIR) point inside the workspace, so the user's own
-  ``~/.claude`` skills, settings and memory can neither shadow nor leak into either variant.
+  ``~/.claude`` skills, settings and memory can neither shadow nor leak into either arm.
 
 This module also holds the plumbing shared with the Codex adapter (workspace preparation,
 running a CLI with a deadline, spotting SKILL.md reads).
@@ -42,7 +42,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import (
     CLAUDE_CONNECT_RETRIES,
     CLAUDE_DEFAULT_URL,
@@ -65,18 +64,6 @@ from skill_eval.run.adapters.shared.trajectory import claude_stop
 # --------------------------------------------------------------------------- Claude Code
 
 MISSING = "claude CLI not found on PATH; install Claude Code or set adapter.command"
-# Read by run/preflight.py and run/resolve.py. The adapter points HOME and CLAUDE_CONFIG_DIR into
-# the workspace, so the CLI's own login (~/.claude/.credentials.json or the macOS keychain, the
-# account in ~/.claude.json) is never read in a run: a run authenticates from its environment.
-AGENT_CLI = AgentCli(
-    product="Claude Code", binary="claude", bin_option="claude_bin", oldest="2.1.245",
-    install="curl -fsSL https://claude.ai/install.sh | bash, or npm install -g @anthropic-ai/claude-code",
-    upgrade="claude update, or npm install -g @anthropic-ai/claude-code@latest",
-    keys=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
-    providers=("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"),
-    login_note="a run never reads the CLI's own login in ~/.claude (its HOME is the workspace's); "
-               "for a subscription, pass CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`",
-)
 INSTALL_DIR = ".claude/skills"
 
 # Read by skill_eval.run.adapters.resolve_adapter (see its docstring).

@@ -45,7 +45,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
     workspace_of,
 )
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import CODEX_DEFAULT_URL, CodexWatch, explain
 from skill_eval.run.adapters.shared.judge_prompt import judge_main
 from skill_eval.run.adapters.shared.protocol_io import (
@@ -61,14 +60,6 @@ from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE, codex_se
 
 MISSING = "codex CLI not found on PATH; install Codex (npm i -g @openai/codex) or set adapter.command"
 REPO_SKILLS = ".agents/skills"
-# Read by run/preflight.py and run/resolve.py. CODEX_HOME is the workspace's: the saved login of
-# `codex login` (~/.codex/auth.json) is never read in a run.
-AGENT_CLI = AgentCli(
-    product="Codex", binary="codex", bin_option="codex_bin", oldest="0.153.3",
-    install="npm install -g @openai/codex", upgrade="npm install -g @openai/codex@latest",
-    keys=("CODEX_API_KEY",), key_option="env_key",
-    login_note="a run never reads the saved login of `codex login` (its CODEX_HOME is the workspace's)",
-)
 
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
 # 2: the skill installed once (Codex listed both copies); 3: skill loads from the session log too;

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins.catalog import GEMINI_CLI as AGENT_CLI
 from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     find_binary,
@@ -34,7 +35,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import NO_MODEL_REQUEST, explain
 from skill_eval.run.adapters.shared.gemini_stream import parse_gemini_stream
 from skill_eval.run.adapters.shared.headless import serve_request
@@ -50,14 +50,6 @@ from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE
 MISSING = ("gemini CLI not found on PATH; install Gemini CLI (npm i -g @google/gemini-cli) or set "
            "adapter.command")
 INSTALL_DIR = ".gemini/skills"
-# Read by run/preflight.py and run/resolve.py. HOME is the workspace's: a login or key saved in
-# ~/.gemini is never read in a run.
-AGENT_CLI = AgentCli(
-    product="Gemini CLI", binary="gemini", bin_option="gemini_bin", oldest="0.61.0",
-    install="npm install -g @google/gemini-cli", upgrade="npm install -g @google/gemini-cli@latest",
-    keys=("GEMINI_API_KEY",), key_option="env_key", npm="@google/gemini-cli",
-    login_note="a run never reads a login saved in ~/.gemini (its HOME is the workspace's)",
-)
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
 BUILTIN_VERSION = "1"
 ENV = ("GEMINI_API_KEY",)

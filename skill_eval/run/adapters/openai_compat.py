@@ -312,7 +312,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--base-url", help=f"API base URL (env OPENAI_BASE_URL, default {DEFAULT_BASE_URL})")
     p.add_argument("--temperature", type=float, default=None)
     p.add_argument("--max-tokens", type=int, default=None)
-    p.add_argument("--system", default=None, help="a base system prompt used in both variants")
+    p.add_argument("--system", default=None, help="a base system prompt used in both arms")
     p.add_argument("--timeout", type=float, default=110.0, help="total deadline in seconds, retries included")
     p.add_argument("--max-file-bytes", type=int, default=200_000, help="cap on fixture text sent, in total")
     p.add_argument("--judge", action="store_true", help="serve a judge request instead of a run")

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins.catalog import OPENCODE_CLI as AGENT_CLI
 from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     find_binary,
@@ -32,7 +33,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import explain
 from skill_eval.run.adapters.shared.headless import serve_request
 from skill_eval.run.adapters.shared.opencode_events import parse_opencode_events
@@ -47,14 +47,6 @@ from skill_eval.run.adapters.shared.trajectory import SESSION_COMPLETE
 
 MISSING = "opencode CLI not found on PATH; install OpenCode (npm i -g opencode-ai) or set adapter.command"
 INSTALL_DIR = ".opencode/skills"
-# Read by run/preflight.py and run/resolve.py. With base_url the key is env_key's (default
-# OPENAI_API_KEY); without it OpenCode's own providers read their own variables, named in env.
-AGENT_CLI = AgentCli(
-    product="OpenCode", binary="opencode", bin_option="opencode_bin", oldest="1.18.33",
-    install="npm install -g opencode-ai", upgrade="npm install -g opencode-ai@latest",
-    keys=("OPENAI_API_KEY",), key_option="env_key", npm="opencode-ai",
-    login_note="a run never reads OpenCode's saved auth (its HOME and XDG folders are the workspace's)",
-)
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
 BUILTIN_VERSION = "1"
 ENV = ("OPENAI_API_KEY",)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_eval.model.builtins.catalog import VIBE_CLI as AGENT_CLI
 from skill_eval.run.adapters.shared.agentcli import (
     Collected,
     find_binary,
@@ -31,7 +32,6 @@ from skill_eval.run.adapters.shared.agentcli import (
     run_cli,
 )
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.clidesc import AgentCli
 from skill_eval.run.adapters.shared.failure_causes import NO_MODEL_REQUEST, explain
 from skill_eval.run.adapters.shared.headless import serve_request
 from skill_eval.run.adapters.shared.protocol_io import (
@@ -53,15 +53,6 @@ from skill_eval.run.adapters.shared.vibe_output import (
 MISSING = ("vibe CLI not found on PATH; install Mistral Vibe (pip install mistral-vibe, Python >= 3.12) "
            "or set adapter options vibe_bin")
 INSTALL_DIR = ".vibe/skills"
-# Read by run/preflight.py and run/resolve.py. VIBE_HOME is the workspace's and the keyring is
-# off: a key saved by `vibe --setup` (~/.vibe/.env, the keyring) is never read in a run.
-AGENT_CLI = AgentCli(
-    product="Mistral Vibe", binary="vibe", bin_option="vibe_bin", oldest="3.0.2",
-    install="pip install mistral-vibe (Python >= 3.12, in a venv of its own)",
-    upgrade="pip install --upgrade mistral-vibe", keys=("MISTRAL_API_KEY",), key_option="env_key",
-    pypi="mistral_vibe", version_prefix="vibe ",
-    login_note="a run never reads a key saved by `vibe --setup` (its VIBE_HOME is the workspace's)",
-)
 # Read by skill_eval.run.resolve.resolve_adapter (see its docstring).
 BUILTIN_VERSION = "1"
 ENV = ("MISTRAL_API_KEY",)

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skill_eval.errors import InvalidInput, Problem
+from skill_eval.model.builtins.clidesc import AgentCli, older_than
 from skill_eval.model.config import AdapterConfig, Suite
 from skill_eval.plan.adapter import ResolvedAdapter
 from skill_eval.run import sandbox
 from skill_eval.run.adapters.shared.cli_version import cli_version
-from skill_eval.run.adapters.shared.clidesc import AgentCli, older_than
 from skill_eval.run.adapters.shared.protocol_io import one_line
 from skill_eval.run.agentcli.locate import Located, locate
 from skill_eval.run.resolve import agent_cli, cli_command, resolve_agents

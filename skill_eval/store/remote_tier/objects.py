@@ -15,7 +15,6 @@ from typing import Any
 
 from skill_eval.errors import SkillEvalError
 
-SCHEMES = ("s3://", "gs://", "az://", "file://")
 # Transient errors (timeouts, 5xx, refused connections) are retried this often with exponential
 # backoff, then the remote counts as unreachable for the rest of the command.
 RETRIES = 3

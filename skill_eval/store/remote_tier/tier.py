@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_eval.fs.atomic import write_atomic
 from skill_eval.fs.storage import StorageError
 from skill_eval.model.config import RemoteConfig, Suite
 from skill_eval.model.results import RunResult
@@ -27,7 +28,7 @@ from skill_eval.store.entryfiles import FILES, LEGACY_OUTPUTS, SESSION
 from skill_eval.store.remote_tier.entries import Refused, blob_path, manifest_path, pack, unpack
 from skill_eval.store.remote_tier.objects import ObjectClient, RemoteUnavailable
 from skill_eval.store.remote_tier.provenance import provenance
-from skill_eval.store.store import MANIFEST, Store, write_atomic
+from skill_eval.store.store import MANIFEST, Store
 
 RUNS = "runs"
 # The JSON blobs shared besides runs: grades, and judge verdicts (which cost money).

@@ -159,6 +159,9 @@ def _unknown(
             c.problem(file, f"{'.'.join((*at, key))}: unknown key ({what}); remove it", line, severity)
 
 
+Grader = tuple[str, dict[str, Any], Path, int | None]  # (name, its mapping, the file, its line)
+
+
 def read_case(
     folder: Path, eval_dir: Path, display: str, base: Path, reads: ReadOnce | None = None
 ) -> tuple[Case | None, list[str], list[Problem]]:
@@ -166,37 +169,13 @@ def read_case(
     mock files, read once for all its cases."""
     c = _Case(folder, eval_dir, display)
     spec: dict[str, Any] = {}
-    graders: list[tuple[str, dict[str, Any], Path, int | None]] = []
+    graders: list[Grader] = []
     yaml_file, md_file = folder / "case.yaml", folder / "prompt.md"
     if yaml_file.is_file():
-        text = c.read(yaml_file)
-        located = c.yaml(yaml_file, text) if text is not None else None
-        if located is None:
+        read_yaml = _case_yaml(c, yaml_file)
+        if read_yaml is None:
             return None, [], c.problems
-        spec = dict(located.data)
-        _unknown(c, yaml_file, spec, CASE_KEYS, located, (), "warning")
-        for part, keys in (("execution", (*EXECUTION_KEYS, "prompt")), ("context", CONTEXT_KEYS)):
-            if isinstance(spec.get(part), dict):
-                _unknown(c, yaml_file, spec[part], keys, located, (part,), "warning")
-                spec.update({k: v for k, v in spec[part].items() if k != "graders"})
-        if spec.get("schema_version") != "1.1":
-            c.problem(
-                yaml_file,
-                f'schema_version {spec.get("schema_version")!r}: claude plugin eval requires "1.1"',
-                located.where(("schema_version",))[0],
-            )
-        listed = spec.get("graders") or []
-        if not isinstance(listed, list):
-            c.problem(yaml_file, f"graders: must be a list of graders, got {type(listed).__name__}",
-                      located.where(("graders",))[0], "error")
-            listed = []
-        for i, g in enumerate(listed):
-            line = located.where(("graders", i))[0]
-            if isinstance(g, dict):
-                graders.append((str(g.get("name") or f"grader-{i + 1}"), g, yaml_file, line))
-            else:
-                c.problem(yaml_file, f"graders[{i}]: must be a mapping (type: ..., and its options)",
-                          line, "error")
+        spec, graders = read_yaml
     prompt = spec.get("prompt")
     if md_file.is_file():
         read = c.front(md_file)
@@ -206,16 +185,7 @@ def read_case(
         _unknown(c, md_file, front, PROMPT_KEYS, located_md, (), "error")
         spec.update(front)
         prompt = body.strip("\n")
-    unreadable = False
-    for file in sorted((folder / "graders").glob("*.md")):
-        read = c.front(file)
-        if read is None:
-            unreadable = True
-            continue
-        front, body, _ = read
-        if body.strip() and "criteria" not in front:
-            front = {**front, "criteria": body.strip()}
-        graders.append((file.stem, front, file, 1))
+    unreadable = _grader_files(c, folder, graders)
     name = spec.get("name") or folder.name
     source = md_file if md_file.is_file() else yaml_file
     if not isinstance(prompt, str) or not prompt.strip():
@@ -228,6 +198,77 @@ def read_case(
     # §8: a grader on mock_calls is an indicator when every mocked server is the plugin's own;
     # when every grader is an indicator, all are scored normally in both arms.
     own = mocks is not None and bool(mocks.servers) and all(s.declared for s in mocks.servers)
+    checks, rubric, unmapped = _map_graders(c, name, folder, graders, own)
+    settings = read_settings(folder, spec, lambda m: c.problem(source, m, 1, "error"), mocks)
+    _check_plugins(c, folder, spec.get("plugins"), source)
+    fixtures = _fixtures(c, folder, spec.get("add_dirs"), base, yaml_file)
+    case = Case(
+        id=str(name),
+        prompt=prompt,
+        fixtures=fixtures,
+        checks=tuple(checks),
+        rubric=tuple(rubric),
+        source=_display(source, eval_dir, display),
+        line=1,
+        settings=settings,
+    )
+    return case, unmapped, c.problems
+
+
+def _case_yaml(c: _Case, yaml_file: Path) -> tuple[dict[str, Any], list[Grader]] | None:
+    """case.yaml: its keys (``execution:`` and ``context:`` flattened in) and its ``graders:``
+    list; None when it cannot be read."""
+    text = c.read(yaml_file)
+    located = c.yaml(yaml_file, text) if text is not None else None
+    if located is None:
+        return None
+    spec = dict(located.data)
+    _unknown(c, yaml_file, spec, CASE_KEYS, located, (), "warning")
+    for part, keys in (("execution", (*EXECUTION_KEYS, "prompt")), ("context", CONTEXT_KEYS)):
+        if isinstance(spec.get(part), dict):
+            _unknown(c, yaml_file, spec[part], keys, located, (part,), "warning")
+            spec.update({k: v for k, v in spec[part].items() if k != "graders"})
+    if spec.get("schema_version") != "1.1":
+        c.problem(
+            yaml_file,
+            f'schema_version {spec.get("schema_version")!r}: claude plugin eval requires "1.1"',
+            located.where(("schema_version",))[0],
+        )
+    graders: list[Grader] = []
+    listed = spec.get("graders") or []
+    if not isinstance(listed, list):
+        c.problem(yaml_file, f"graders: must be a list of graders, got {type(listed).__name__}",
+                  located.where(("graders",))[0], "error")
+        listed = []
+    for i, g in enumerate(listed):
+        line = located.where(("graders", i))[0]
+        if isinstance(g, dict):
+            graders.append((str(g.get("name") or f"grader-{i + 1}"), g, yaml_file, line))
+        else:
+            c.problem(yaml_file, f"graders[{i}]: must be a mapping (type: ..., and its options)",
+                      line, "error")
+    return spec, graders
+
+
+def _grader_files(c: _Case, folder: Path, graders: list[Grader]) -> bool:
+    """``graders/<name>.md`` added to ``graders`` (the body an llm grader's rubric); True when
+    one could not be read."""
+    unreadable = False
+    for file in sorted((folder / "graders").glob("*.md")):
+        read = c.front(file)
+        if read is None:
+            unreadable = True
+            continue
+        front, body, _ = read
+        if body.strip() and "criteria" not in front:
+            front = {**front, "criteria": body.strip()}
+        graders.append((file.stem, front, file, 1))
+    return unreadable
+
+
+def _map_graders(c: _Case, name: Any, folder: Path, graders: list[Grader],
+                 own: bool) -> tuple[list[Check], list[RubricItem], list[str]]:
+    """Each grader as a check, a rubric item, or named as not graded here ('case/grader (type): why')."""
     only_fired = all(indicator_candidate(g, own) for _, g, _, _ in graders)
     checks: list[Check] = []
     rubric: list[RubricItem] = []
@@ -235,11 +276,8 @@ def read_case(
     for gname, g, gfile, line in graders:
         for key in g:
             if key not in GRADER_KEYS:
-                c.problem(
-                    gfile,
-                    f"grader '{gname}': key '{key}' is not a documented grader key and is ignored",
-                    line,
-                )
+                c.problem(gfile, f"grader '{gname}': key '{key}' is not a documented grader key and is "
+                          "ignored", line)
         if weight_of(g) is None:
             c.problem(gfile, f"grader '{gname}': weight {g.get('weight')!r} must be a number above 0 "
                       "(claude plugin eval refuses to load the case)", line, "error")
@@ -265,25 +303,9 @@ def read_case(
                 rubric.append(item)
         else:
             unmapped.append(f"{name}/{gname} ({mapped.type}): {mapped.unmapped}")
-            c.problem(
-                gfile,
-                f"grader '{gname}' ({mapped.type}) is not graded by skill-eval: {mapped.unmapped}",
-                line,
-            )
-    settings = read_settings(folder, spec, lambda m: c.problem(source, m, 1, "error"), mocks)
-    _check_plugins(c, folder, spec.get("plugins"), source)
-    fixtures = _fixtures(c, folder, spec.get("add_dirs"), base, yaml_file)
-    case = Case(
-        id=str(name),
-        prompt=prompt,
-        fixtures=fixtures,
-        checks=tuple(checks),
-        rubric=tuple(rubric),
-        source=_display(source, eval_dir, display),
-        line=1,
-        settings=settings,
-    )
-    return case, unmapped, c.problems
+            c.problem(gfile, f"grader '{gname}' ({mapped.type}) is not graded by skill-eval: "
+                      f"{mapped.unmapped}", line)
+    return checks, rubric, unmapped
 
 
 def _check_plugins(c: _Case, folder: Path, plugins: Any, file: Path) -> None:

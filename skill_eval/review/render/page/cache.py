@@ -13,7 +13,6 @@ rest of a rebuild)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import zlib
 from collections.abc import Callable, Iterable, Mapping
@@ -21,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_eval import __version__
-from skill_eval.fs import sharedfiles
-from skill_eval.fs.safenames import path_component, variant_folder
+from skill_eval.fs.atomic import write_atomic
+from skill_eval.fs.safenames import arm_folder, path_component
 
 FOLDER = ".review"
 SHARDS = 32
@@ -34,8 +33,8 @@ def case_rel(iteration: int, case_id: str) -> str:
     return f"iteration-{iteration}/{'eval-' + path_component(case_id)}"
 
 
-def run_rel(iteration: int, case_id: str, variant: str) -> str:
-    return f"{case_rel(iteration, case_id)}/{variant_folder(variant)}"
+def run_rel(iteration: int, case_id: str, arm: str) -> str:
+    return f"{case_rel(iteration, case_id)}/{arm_folder(arm)}"
 
 
 def _shard(case_folder: str) -> int:
@@ -113,14 +112,7 @@ class PageCache:
             # One dumps, then one write: json.dump to a file goes through the slow chunked encoder.
             text = json.dumps({"version": [CACHE_VERSION, __version__], **shard},
                               separators=(",", ":"), ensure_ascii=False)
-            fd, tmp = sharedfiles.mkstemp(dir=self.folder, prefix=f".{n:02d}.")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    f.write(text)
-                os.replace(tmp, self.folder / f"{n:02d}.json")
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_atomic(self.folder / f"{n:02d}.json", text, prefix=f".{n:02d}.")
         self._dirty.clear()
 
     @staticmethod
@@ -152,16 +144,9 @@ class SkillPart:
         return None
 
     def save(self, text: str, runs: int) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = sharedfiles.mkstemp(dir=self.path.parent, prefix=".page.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(json.dumps({"version": [CACHE_VERSION, __version__], "key": self.key,
-                                    "text": text, "runs": runs}, separators=(",", ":"), ensure_ascii=False))
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        data = json.dumps({"version": [CACHE_VERSION, __version__], "key": self.key, "text": text,
+                           "runs": runs}, separators=(",", ":"), ensure_ascii=False)
+        write_atomic(self.path, data, prefix=".page.")
 
     @staticmethod
     def drop(folder: Path) -> None:

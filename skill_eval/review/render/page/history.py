@@ -96,7 +96,7 @@ def _checks(grade: Any) -> list[list[Any]]:
             for c in grade.get("checks", [])]
 
 
-def _prev_runs(engine: ResultSource, keys: Mapping[str, Any], case: dict[str, Any],
+def _prev_runs(source: ResultSource, keys: Mapping[str, Any], case: dict[str, Any],
                current: Mapping[int, str], same: SameOutputs) -> list[dict[str, Any]]:
     """Per iteration where the with-skill output differs: the compared version's run beside
     the current one (``current``: iteration -> the current run's key). Runs gone from the store
@@ -110,15 +110,15 @@ def _prev_runs(engine: ResultSource, keys: Mapping[str, Any], case: dict[str, An
         read: list[Any] = []
 
         def equal(key: str = run_key, shown: str = cur["out"], keep: list[Any] = read) -> bool:
-            keep.append(engine.store.get_run(key, verify=False))
+            keep.append(source.store.get_run(key, verify=False))
             return keep[0] is None or keep[0].output[:MAX_OUTPUT_CHARS] == shown
 
         if same.same(run_key, current[it], equal):
             continue
-        result = read[0] if read else engine.store.get_run(run_key, verify=False)
+        result = read[0] if read else source.store.get_run(run_key, verify=False)
         if result is None:
             continue
-        grade = engine.store.get_json("grades", grade_key)
+        grade = source.store.get_json("grades", grade_key)
         passed = grade.get("passed") is True if isinstance(grade, dict) else None
         out.append({"it": it, "st": "ungraded" if passed is None else "pass" if passed else "fail",
                     "out": result.output[:MAX_OUTPUT_CHARS], "checks": _checks(grade),
@@ -127,20 +127,20 @@ def _prev_runs(engine: ResultSource, keys: Mapping[str, Any], case: dict[str, An
     return out
 
 
-def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
+def page_history(source: ResultSource, benches: Sequence[Mapping[str, Any]],
                  skill_data: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
     """Template parts ({"compare": [...], "strips": [per bench]}); attaches ``prev`` to the
     page data's cases whose outputs changed since the compared version. ``skill_data(i)``: the
     page data of ``benches[i]``, asked for only where there is a version to compare with."""
-    history = History(engine.store, engine.suite.name)
+    history = History(source.store, source.suite.name)
     records = by_pair(history.records())
-    current = current_of(engine, benches, history)
-    comparisons = {(c.skill, c.model): c for c in default_comparisons(engine, current)}
+    current = current_of(source, benches, history)
+    comparisons = {(c.skill, c.model): c for c in default_comparisons(source, current)}
     now_by_pair = {r.pair: r for r in current}
-    same = SameOutputs(history.path.with_suffix(".same-outputs.json"), engine.store)
+    same = SameOutputs(history.path.with_suffix(".same-outputs.json"), source.store)
     keys_now: dict[tuple[str, str, str], dict[int, str]] = {}
-    for spec in engine.plan.runs:
-        if spec.variant == "with_skill" and (spec.skill_name, spec.column) in comparisons:
+    for spec in source.plan.runs:
+        if spec.arm == "with_skill" and (spec.skill_name, spec.column) in comparisons:
             keys_now.setdefault((spec.skill_name, spec.column, spec.case.id), {})[spec.iteration] = spec.key
     strips = []
     for i, b in enumerate(benches):
@@ -150,13 +150,13 @@ def page_history(engine: ResultSource, benches: Sequence[Mapping[str, Any]],
         c = comparisons.get(pair)
         if c is None:
             continue
-        source = c.before if c.before.detail else latest_with_hash(records.get(pair, []), c.before.skill_hash)
-        keys = history.runs(source) if source is not None else None
+        before = c.before if c.before.detail else latest_with_hash(records.get(pair, []), c.before.skill_hash)
+        keys = history.runs(before) if before is not None else None
         if not keys:
             continue
         for case in skill_data(i)["cases"]:
             now_keys = keys_now.get((*pair, case["id"]), {})
-            runs = _prev_runs(engine, keys.get(case["id"], {}), case, now_keys, same)
+            runs = _prev_runs(source, keys.get(case["id"], {}), case, now_keys, same)
             if runs:
                 case["prev"] = {"label": f"{c.against} {c.before.label}", "runs": runs}
     same.save()

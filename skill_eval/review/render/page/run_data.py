@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from skill_eval.fs.safenames import path_component, variant_folder
-from skill_eval.review.comparison.benchmark import VARIANTS, usage_tokens
+from skill_eval.fs.safenames import arm_folder, path_component
+from skill_eval.review.comparison.benchmark import ARMS, usage_tokens
 from skill_eval.review.render.page.cache import PageCache, run_rel
 
 MAX_OUTPUT_CHARS = 20_000  # per run; the full text is one click away under results/
@@ -167,10 +167,10 @@ def case_entry(results: Path | None, out: Path | None, bench: Mapping[str, Any],
     meta = read_meta() if cache is None else cache.case(folder, read_meta)
     runs = []
     ablations = tuple(str(a["variant"]) for a in bench.get("ablations") or [])
-    arms = (*VARIANTS, *ablations) if kind == "task" else ("with_skill",)
+    arms = (*ARMS, *ablations) if kind == "task" else ("with_skill",)
     for i, case_dir in case_dir_by_it.items():
         for arm in arms:
-            arm_dir = case_dir / variant_folder(arm)
+            arm_dir = case_dir / arm_folder(arm)
 
             def read(run_dir: Path = arm_dir, arm: str = arm, i: int = i) -> dict[str, Any] | None:
                 return run_entry(results, run_dir, arm, i, bench["skill"]) if run_dir.is_dir() else None

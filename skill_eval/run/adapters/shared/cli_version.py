@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
-from skill_eval.run.adapters.shared.clidesc import AgentCli
+from skill_eval.model.builtins.clidesc import AgentCli
 from skill_eval.run.adapters.shared.protocol_io import agent_version
 
 

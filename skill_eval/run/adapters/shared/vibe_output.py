@@ -11,7 +11,6 @@ Adapters run as ``python -m ...``: keep imports light.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +20,6 @@ from skill_eval.run.adapters.shared.protocol_io import fail, one_line
 
 SKILL_TOOL = "skill"
 SHELL_TOOLS = frozenset({"bash"})
-
-
-@dataclass
-class VibeRun:
-    got: Collected = field(default_factory=Collected)
-    export: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_vibe_output(stdout: Path) -> Collected:

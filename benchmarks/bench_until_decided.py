@@ -9,7 +9,7 @@ Runs are Bernoulli draws. The rule is the one `run --until-decided` uses
 stop at the first pass or fail, or at MAX iterations (undecided). The fixed design runs MAX
 iterations for every case.
 
-    python benchmarks/bench_adaptive.py [SUITES] [--cases K] [--iterations I] [--max-iterations M]
+    python benchmarks/bench_until_decided.py [SUITES] [--cases K] [--iterations I] [--max-iterations M]
 """
 
 from __future__ import annotations

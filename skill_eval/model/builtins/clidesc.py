@@ -1,10 +1,11 @@
 """What skill-eval must know of an agent CLI before its first run (docs/adapters.md, "Where the
 agent CLI is found" and "Preflight"): its executable's name and the option that overrides it, the
 oldest version we support, how to install or upgrade it, and how it finds its credentials in a
-run. Each builtin that drives a CLI holds one ``AgentCli`` as ``AGENT_CLI``; run/preflight.py and
-run/resolve.py read it, so a new CLI builtin needs no code of its own there.
+run. Each builtin that drives a CLI has one ``AgentCli`` as its descriptor's ``cli``
+(model/builtins/catalog.py); the fast path, run/agentcli/preflight.py and run/resolve.py read it
+there, so a new CLI builtin needs no code of its own in them, and its program imports it too.
 
-Adapters run as ``python -m``: keep this module's imports light.
+Adapters run as ``python -m`` and import this: keep its imports light.
 """
 
 from __future__ import annotations

@@ -14,24 +14,25 @@ from typing import Any
 
 from skill_eval.engine.options import RunOptions
 from skill_eval.errors import SkillEvalError
-from skill_eval.model.adaptive import AdaptiveConfig
+from skill_eval.model.until_decided import UntilDecidedSettings
 
 Rounds = dict[tuple[str, str], int]
 
 
-def settings_for(suite_adaptive: AdaptiveConfig | None, max_iterations: int | None) -> AdaptiveConfig:
-    base = suite_adaptive or AdaptiveConfig()
+def settings_for(suite_settings: UntilDecidedSettings | None,
+                 max_iterations: int | None) -> UntilDecidedSettings:
+    base = suite_settings or UntilDecidedSettings()
     return replace(base, max_iterations=max_iterations) if max_iterations else base
 
 
 def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None,
-                  settings: AdaptiveConfig, start: int) -> Rounds:
+                  settings: UntilDecidedSettings, start: int) -> Rounds:
     """Per skill x model, the iterations every case already has stored in both arms (at least
     ``start``, at most max_iterations): where an earlier --until-decided (or a longer fixed run)
     left off for these exact inputs. An edited skill has new keys, so it starts over."""
     from skill_eval.engine.engine import Engine
     from skill_eval.model.project import load_project
-    from skill_eval.review.comparison.benchmark import VARIANTS
+    from skill_eval.review.comparison.benchmark import ARMS
     from skill_eval.store.store import Store
 
     project = load_project(suite_path, split)
@@ -40,7 +41,7 @@ def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None
     engine = Engine(project, Store(project.suite.store), replace(options, iterations=settings.max_iterations))
     complete: dict[tuple[str, str, int], bool] = defaultdict(lambda: True)
     for spec in engine.plan.runs:
-        if spec.case.kind == "task" and spec.variant in VARIANTS:
+        if spec.case.kind == "task" and spec.arm in ARMS:
             slot = (spec.skill_name, spec.column, spec.iteration)
             complete[slot] = complete[slot] and engine.stored(spec.key)
     out: Rounds = {}
@@ -53,7 +54,7 @@ def stored_rounds(suite_path: str | Path, options: RunOptions, split: str | None
     return out
 
 
-def next_rounds(benches: list[dict[str, Any]], rounds: Rounds, settings: AdaptiveConfig) -> Rounds:
+def next_rounds(benches: list[dict[str, Any]], rounds: Rounds, settings: UntilDecidedSettings) -> Rounds:
     """The comparisons that get one more iteration: undecided, every planned iteration graded
     (an errored run is retried first), and below max_iterations."""
     grow: Rounds = {}
@@ -77,7 +78,7 @@ def run_until_decided(suite_path: str | Path, options: RunOptions, split: str | 
         raise SkillEvalError("--until-decided decides whole skill x model comparisons: it cannot be "
                              "combined with --only, --shard or --force")
     suite = load_suite(suite_path)
-    settings = settings_for(suite.adaptive, max_iterations)
+    settings = settings_for(suite.until_decided, max_iterations)
     start = options.iterations or suite.iterations
     if settings.max_iterations < start:
         raise SkillEvalError(f"--max-iterations {settings.max_iterations} is below the {start} iterations "
@@ -119,7 +120,8 @@ def _as_tuple(rounds: Rounds) -> tuple[tuple[str, str, int], ...]:
 def _outcome(benches: list[dict[str, Any]], code: int) -> int:
     """Exit 0 when every comparison passed, 1 when one failed or stayed undecided, 2 on errors;
     each comparison's verdict and why it stopped where it did, one line each."""
-    from skill_eval.review.comparison.verdict import exit_code, stop_text, verdict_cell
+    from skill_eval.engine.outcome import until_decided_exit_code
+    from skill_eval.review.comparison.verdict import stop_text, verdict_cell
 
     decisions = [b["adaptive"]["decision"] for b in benches]
     runs = sum(b["adaptive"]["runs"] for b in benches)
@@ -136,6 +138,4 @@ def _outcome(benches: list[dict[str, Any]], code: int) -> int:
     if code == 2:
         print("skill-eval: until-decided stopped early: a run errored, the budget was spent or the "
               "store failed (see above); comparisons not decided by then stay undecided", file=sys.stderr)
-        return 2
-    # The verdict, not the decision alone: a failed required check fails a sequential pass.
-    return exit_code(benches) if decisions else 1
+    return until_decided_exit_code(benches, code)

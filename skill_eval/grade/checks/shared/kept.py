@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.shared.context import CheckContext
 
 
 def _kept_root(ctx: CheckContext, rel: str) -> tuple[Path | None, str, str]:

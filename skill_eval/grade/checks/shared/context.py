@@ -12,6 +12,7 @@ from typing import Any
 from skill_eval.model.results import Event
 
 EVIDENCE_CHARS = 200
+NO_TRACE = "no command or tool_call events reported (the adapter may not report them)"
 
 
 @dataclass(frozen=True)
@@ -135,3 +136,10 @@ def run_metadata(ctx: CheckContext) -> dict[str, Any]:
     if ctx.duration_s is not None:
         meta["elapsed_ms"] = round(ctx.duration_s * 1000)
     return meta
+
+
+def traced(ctx: CheckContext) -> bool:
+    """Did the adapter report the run's steps? Some step, or its word that it reports the whole
+    session (claude-code, codex: ``session complete``), so a run with no call is a clean trace."""
+    return any(e.type in ("command", "tool_call") or (e.type == "session" and e.name == "complete")
+               for e in ctx.events)

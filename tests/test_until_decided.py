@@ -1,4 +1,4 @@
-"""`run --until-decided` end to end (skill_eval/cli/adaptive.py) on a counting adapter whose
+"""`run --until-decided` end to end (skill_eval/cli/until_decided.py) on a counting adapter whose
 with-skill runs always pass and without-skill runs always fail: a large true lift."""
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ def test_a_large_lift_passes_with_at_most_half_the_runs_and_a_rerun_does_nothing
     assert kit.calls() == sum(b["adaptive"]["runs"] for b in benches.values())
     assert "until-decided: 2 pass" in out
     summary = (kit.results / "summary.md").read_text()
-    assert "Sequential decisions" in summary and "| pass" in summary
+    assert "## Until decided" in summary and "| pass" in summary
     page = (kit.results / "index.html").read_text()
-    assert "Sequential decision: pass: the lift on these cases is above +10.0 pp" in page
-    assert "pass</span> (sequential decision: lift above +10.0 pp, confidence sequence [" in page
+    assert "Until decided: pass: the lift on these cases is above +10.0 pp" in page
+    assert "pass</span> (until decided: lift above +10.0 pp, confidence sequence [" in page
 
     kit.reset()
     before = kit.mtimes()
@@ -58,8 +58,8 @@ def test_undecided_at_max_iterations_is_said_plainly(tmp_path):
     a = json.loads(kit.bench("alpha").read_text())["adaptive"]
     assert a["decision"] == "undecided" and a["iterations"] == 3
     assert a["reason"] == "max_iterations (3) reached"
-    assert "undecided" in err and "alpha [default]: undecided (sequential decision: " in out
-    assert ("until-decided: alpha [default]: undecided (sequential decision); stopped: "
+    assert "undecided" in err and "alpha [default]: undecided (until decided: " in out
+    assert ("until-decided: alpha [default]: undecided (until decided); stopped: "
             "max_iterations (3) reached") in out
     assert kit.calls() == 2 * 2 * 3
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skill_eval.grade.checks.context import CheckContext
+from skill_eval.grade.checks.shared.context import CheckContext
 from skill_eval.intake.javascript.json_text import js_stringify
 
 UNAVAILABLE = ("no mock stand-ins were active in this run (no mocks/ folder applies to this case): "
