@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Generic, Protocol, TypeVar
 
-from skill_eval.errors import InvalidInput, Problem, did_you_mean
-
 
 class Named(Protocol):
     @property
@@ -61,11 +59,17 @@ class Registry(Generic[D]):
         """The part called ``name``, or InvalidInput naming ``source``, the closest name and all."""
         part = self._parts.get(name)
         if part is None:
+            # errors (dataclasses, difflib) is imported on a miss only: `skill-eval --help` reads
+            # the command registry, and those imports would be a good part of its start-up.
+            from skill_eval.errors import InvalidInput, Problem
+
             raise InvalidInput([Problem(source, self.unknown(name), line)])
         return part
 
     def unknown(self, name: str) -> str:
         """The message for a name that is not registered (with the closest one, and every one)."""
+        from skill_eval.errors import did_you_mean
+
         return (f"unknown {self.kind} {name!r}{did_you_mean(name, self._parts)}; "
                 f"known: {', '.join(self._parts)}")
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_eval.cli.main import COMMANDS, _parser, command_in, main
+from skill_eval.cli.commandline.command import COMMANDS
+from skill_eval.cli.main import _parser, command_in, main
 from skill_eval.cli.subcommands.init import init_project
 from skill_eval.review.comparison.benchmark import _cost_lift
 
@@ -114,13 +115,15 @@ def _readme_commands() -> dict[str, str]:
 
 
 def test_every_option_in_help_is_in_the_readme():
-    parser = _parser()
     commands = _readme_commands()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     missing = []
-    for name, command in sub.choices.items():
+    for registered in COMMANDS:  # every command the registry holds, each parser as it is built
+        name = registered.name
+        parser = _parser(name)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         documented = commands.get(name, "")
-        for action in command._actions:
+        assert name in commands, f"skill-eval {name} is not in README's Commands"
+        for action in sub.choices[name]._actions:
             for flag in action.option_strings:
                 if flag not in ("-h", "--help") and not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])",
                                                                    documented):
@@ -142,7 +145,7 @@ def test_a_command_line_parses_as_with_every_command_built(argv):
 
 
 def test_each_commands_help_is_the_same_when_only_it_is_built(capsys):
-    for name in COMMANDS:
+    for name in COMMANDS.names():
         texts = []
         for parser in (_parser(), _parser(command_in([name]))):
             with pytest.raises(SystemExit):

@@ -241,11 +241,12 @@ def test_a_run_waiting_for_the_store_says_at_once_who_holds_it_and_how_not_to_wa
 
 
 def test_every_command_that_defaults_its_suite_names_the_same_rule(capsys):
-    from skill_eval.cli.main import COMMANDS, DEFAULT_HELP, _parser
+    from skill_eval.cli.commandline.command import COMMANDS
+    from skill_eval.cli.main import DEFAULT_HELP, _parser
 
     parser = _parser()
     defaulted = []
-    for name in COMMANDS:
+    for name in COMMANDS.names():
         sub = parser._subparsers._group_actions[0].choices[name]  # noqa: SLF001
         for action in sub._actions:  # noqa: SLF001
             if action.dest in ("suite", "suites") and action.nargs in ("?", "*"):

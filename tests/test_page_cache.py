@@ -114,7 +114,7 @@ def test_an_unchanged_skills_share_of_the_page_is_reused_whole(tmp_path, monkeyp
     kit = Kit.warm(tmp_path)
     full = page_runs(kit)
     assembled: list[str] = []
-    assert "bench_entry" not in tables.__dict__  # imported inside review_html: count at the source
+    assert "bench_entry" not in tables.__dict__  # imported inside page_part: count at the source
     real = review_data_mod.bench_entry
     monkeypatch.setattr(review_data_mod, "bench_entry",
                         lambda results, out, bench, *a: assembled.append(bench["skill"])

@@ -9,6 +9,7 @@ from benchdata import SKILL, case, error, main_fixture, record
 from skill_eval.review.comparison.benchmark import build_benchmark, diff_benchmarks
 from skill_eval.review.render import (
     FORMATS,
+    ReportInput,
     benchmark_md,
     github_summary,
     junit_xml,
@@ -101,12 +102,12 @@ def test_summary_json(bench, errored):
 
 
 def test_formats_registry(bench):
-    assert set(FORMATS) >= {"md", "github", "junit", "json"}
-    for fmt in FORMATS.values():
-        text = fmt.render([bench], [])
+    assert set(FORMATS.names()) >= {"md", "github", "junit", "json"}
+    for fmt in FORMATS:
+        text = fmt.render(ReportInput([bench], []))
         assert isinstance(text, str) and text
-    assert json.loads(FORMATS["json"].render([bench], []))["verdict"] == "fail"
-    ET.fromstring(FORMATS["junit"].render([bench], []))
+    assert json.loads(FORMATS.require("json", "t").render(ReportInput([bench], [])))["verdict"] == "fail"
+    ET.fromstring(FORMATS.require("junit", "t").render(ReportInput([bench], [])))
 
 
 def test_benchmark_md_names_other_skills_and_their_arm():

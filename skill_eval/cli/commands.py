@@ -199,16 +199,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     import dataclasses
 
     from skill_eval.cli.reportflow import report
+    from skill_eval.review.render import FORMATS
 
     project = _load(args)
-    if args.format == "plugin-eval-json" and not any(
-            es.format == "plugin_eval" for se in project.skills for es in se.evalsets):
-        raise SkillEvalError("report --format plugin-eval-json: no skill of this suite is tested by a "
-                             "claude plugin eval suite (a plugin's evals/ folder); use --format json")
+    fmt = FORMATS.require(args.format, "--format")
+    unsuited = fmt.unsuited(project) if fmt.unsuited is not None else None
+    if unsuited:
+        raise SkillEvalError(f"report --format {fmt.name}: {unsuited}")
     if args.threshold is not None:
         suite = dataclasses.replace(project.suite, threshold=args.threshold)
         project = dataclasses.replace(project, suite=suite)
-    return report(project, args.format, Path(args.out) if args.out else None)
+    return report(project, fmt, Path(args.out) if args.out else None)
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -254,34 +255,27 @@ def cmd_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from skill_eval.engine.engine import Engine
-    from skill_eval.review.exports.viewer_workspaces import export
-    from skill_eval.store.store import Store
+    from skill_eval.review.exports import EXPORTS
 
     project = _load(args)
     if project.errors:
         raise InvalidInput(project.problems)
-    out = Path(args.out) if args.out else project.suite.results / f"export-{args.format}"
-    if args.format == "plugin-eval":
-        return _export_plugin_eval(project, out)
+    fmt = EXPORTS.require(args.format, "--format")
+    out = Path(args.out) if args.out else project.suite.results / f"export-{fmt.name}"
     started = time.monotonic()
-    n = export(Engine(project, Store(project.suite.store)), args.format, out)
-    _out(f"exported {count(n, 'run')} to {out} ({args.format}) in {time.monotonic() - started:.1f}s")
+    done = fmt.write(project, _result_source(project) if fmt.reads_store else None, out)
+    for why in done.skipped:
+        _out(f"not written: {why}")
+    took = f" in {time.monotonic() - started:.1f}s" if fmt.reads_store else ""
+    _out(f"exported {count(done.count, done.noun)} to {out} ({done.layout}){took}")
     return 0
 
 
-def _export_plugin_eval(project, out: Path) -> int:  # noqa: ANN001
-    from skill_eval.fs.safenames import path_component
-    from skill_eval.review.exports.plugin_eval import export_cases
+def _result_source(project):  # noqa: ANN001, ANN202
+    from skill_eval.engine.engine import Engine
+    from skill_eval.store.store import Store
 
-    total = 0
-    for se in project.skills:
-        n, skipped = export_cases(se.cases, se.skill.name, out / path_component(se.skill.name) / "evals")
-        total += n
-        for why in skipped:
-            _out(f"not written: {why}")
-    _out(f"exported {count(total, 'case')} to {out} (plugin-eval: <skill>/evals/<case>/)")
-    return 0
+    return Engine(project, Store(project.suite.store))
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

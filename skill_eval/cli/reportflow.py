@@ -16,6 +16,7 @@ from skill_eval.store.store import Store
 
 if TYPE_CHECKING:
     from skill_eval.model.project import Project
+    from skill_eval.review.render.format import ReportFormat
 
 
 def _moved(results: Path) -> list[dict[str, Any]]:
@@ -28,10 +29,20 @@ def _moved(results: Path) -> list[dict[str, Any]]:
         return []
 
 
-def report(project: Project, fmt: str, out: Path | None) -> int:
+def _write(text: str, out: Path | None, stdout_taken: bool) -> None:
+    """The report to ``out``, or stdout; "wrote" goes to stderr when stdout is the lines'."""
+    if out is None:
+        sys.stdout.write(text)
+        return
+    with writing(out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, "utf-8")
+    print(f"wrote {display_path(out)}", file=sys.stderr if stdout_taken else sys.stdout)
+
+
+def report(project: Project, fmt: ReportFormat, out: Path | None) -> int:
     from skill_eval.engine.engine import Engine
-    from skill_eval.review.folder.tables import build_skill, build_summary, review_html, written_benches
-    from skill_eval.review.render import FORMATS
+    from skill_eval.review.folder.tables import build_skill, build_summary, report_input, written_benches
 
     if project.errors:
         raise InvalidInput(project.problems)
@@ -51,34 +62,11 @@ def report(project: Project, fmt: str, out: Path | None) -> int:
         build_skill(engine, se.skill.name, full_view=True)
     build_summary(engine)
     benches = written_benches(engine)
-    moved = _moved(project.suite.results)
-    page = review_html(engine, benches, moved) if fmt == "html" else FORMATS[fmt].render(benches, moved)
-    compared: list[str] = []
-    if fmt == "github":
-        from skill_eval.cli.subcommands.compare import github_compare
-
-        table, compared = github_compare(engine, project, benches)
-        page += table
-    text = redact(page)
-    if out is None and fmt == "github":
-        # stdout is for the runner's workflow commands; the step summary goes to a file.
-        out = project.suite.results / FORMATS[fmt].filename
-    elif out is None and fmt in ("html", "plugin-eval-json"):
-        out = project.suite.results / FORMATS[fmt].filename  # opened or read as a file, not in a terminal
-    if out is not None:
-        with writing(out):
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, "utf-8")
-        print(f"wrote {display_path(out)}", file=sys.stderr if fmt == "github" else sys.stdout)
-    else:
-        sys.stdout.write(text)
-    if fmt == "github":
-        from skill_eval.review.render.github import annotations
-
-        where = {(se.skill.name, c.id): (c.source, c.line) for se in project.skills for c in se.cases
-                 if c.source}
-        for line in annotations(benches, where) + compared:
-            print(redact(line))
+    page, lines = fmt.text_and_lines(report_input(engine, benches, _moved(project.suite.results)))
+    _write(redact(page), out if out is not None or fmt.to_stdout else project.suite.results / fmt.filename,
+           stdout_taken=fmt.annotated is not None)
+    for line in lines:
+        print(redact(line))
     if not benches:
         raise SkillEvalError("no results in the store yet for this suite; run 'skill-eval run' first")
     # The report was written: that is this command's success (the verdict's exit code is

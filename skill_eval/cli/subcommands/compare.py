@@ -39,15 +39,11 @@ def comparisons(project: Project, against: str) -> tuple[list[Comparison], list[
             engine.damaged)
 
 
-def case_places(project: Project) -> dict[tuple[str, str], tuple[str, int | None]]:
-    return {(se.skill.name, c.id): (c.source, c.line) for se in project.skills for c in se.cases}
-
-
 def compare(project: Project, against: str, fmt: str, fail_on_regression: bool, alpha: float) -> int:
     import json
 
     from skill_eval.cli.damaged import say_damaged
-    from skill_eval.review.render.compare_md import compare_annotations, compare_json, compare_md
+    from skill_eval.review.render.compare_md import case_places, compare_annotations, compare_json, compare_md
     from skill_eval.store.redact import redact
 
     found, missing, damaged = comparisons(project, against)
@@ -119,17 +115,3 @@ def bless(project: Project) -> int:
     print(f"blessed {len(records)} skill x model pair(s), {n} cases: wrote {display_path(path)} "
           "(commit it: 'skill-eval compare --against baseline' gates on it)")
     return 0
-
-
-def github_compare(engine, project: Project, benches: list) -> tuple[str, list[str]]:  # noqa: ANN001
-    """For `report --format github`: the compare table for the step summary and one annotation
-    per regressed case (against the baseline when there is one, else the previous version)."""
-    from skill_eval.review.render.compare_md import compare_annotations, compare_md
-    from skill_eval.review.versions.against_version import current_of, default_comparisons
-    from skill_eval.store.history import History
-
-    history = History(engine.store, project.suite.name)
-    found = default_comparisons(engine, current_of(engine, benches, history))
-    if not found:
-        return "", []
-    return "\n" + compare_md(found, []), compare_annotations(found, case_places(project))

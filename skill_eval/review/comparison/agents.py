@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_eval.review.comparison.benchmark import SIGNIFICANCE
+# verdict's level is benchmark's (0.05); imported from there, `report --help` loads no model or stats.
+from skill_eval.review.comparison.verdict import SIGNIFICANCE
 
 EFFECT_WORDS = {"helps": "the skill helps", "none": "no clear effect", "hurts": "the skill hurts"}
 

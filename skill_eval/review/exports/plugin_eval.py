@@ -15,12 +15,17 @@ import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from skill_eval.fs.safenames import path_component
 from skill_eval.model.cases import Case, Check, RubricItem
+from skill_eval.review.exports.format import Exported, ExportFormat
+
+if TYPE_CHECKING:
+    from skill_eval.model.project import Project
+    from skill_eval.review.resultsource import ResultSource
 
 SKILL_MATCH = r'"skill"\s*:\s*"(?:[\w-]+:)?{name}"'
 
@@ -153,3 +158,16 @@ def export_cases(cases: Iterable[Case], skill: str, out: Path) -> tuple[int, lis
             (folder / "case.yaml").write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
         n += 1
     return n, skipped
+
+
+def export_suite(project: Project, source: ResultSource | None, out: Path) -> Exported:
+    """Every skill's cases under ``out/<skill>/evals/``."""
+    total, skipped = 0, []
+    for se in project.skills:
+        n, why = export_cases(se.cases, se.skill.name, out / path_component(se.skill.name) / "evals")
+        total += n
+        skipped.extend(why)
+    return Exported(total, "case", "plugin-eval: <skill>/evals/<case>/", tuple(skipped))
+
+
+PLUGIN_EVAL = ExportFormat("plugin-eval", "the eval cases as a claude plugin eval folder", export_suite)

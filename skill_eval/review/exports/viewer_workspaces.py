@@ -42,6 +42,7 @@ it is listed under the run's notes. Runs that errored have no grading.json: they
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import shutil
@@ -49,7 +50,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_eval import __version__
 from skill_eval.errors import SkillEvalError
@@ -58,8 +59,12 @@ from skill_eval.model.cases import Case
 from skill_eval.model.results import RunError, RunResult, loads_skill
 from skill_eval.plan.types import RunSpec
 from skill_eval.review.comparison.benchmark import usage_tokens
+from skill_eval.review.exports.format import Exported, ExportFormat
 from skill_eval.review.folder.tables import dump_json, stored_records, write_text
 from skill_eval.review.resultsource import ResultSource
+
+if TYPE_CHECKING:
+    from skill_eval.model.project import Project
 
 FORMATS = ("skill-creator", "agentskills")
 CONFIGURATIONS = ("with_skill", "without_skill")
@@ -347,3 +352,14 @@ def _benchmark_md(bench: Mapping[str, Any]) -> str:
     if bench.get("notes"):
         lines += ["", "## Notes", ""] + [f"- {n}" for n in bench["notes"]]
     return "\n".join(lines) + "\n"
+
+
+def _write(fmt: str, project: Project, source: ResultSource | None, out: Path) -> Exported:
+    assert source is not None  # reads_store: the CLI hands the store in
+    return Exported(export(source, fmt, out), "run", fmt)
+
+
+SKILL_CREATOR = ExportFormat("skill-creator", "the stored results",
+                             functools.partial(_write, "skill-creator"), reads_store=True)
+AGENTSKILLS = ExportFormat("agentskills", "the stored results",
+                           functools.partial(_write, "agentskills"), reads_store=True)

@@ -103,14 +103,11 @@ def skill_is_stale(source: ResultSource, skill: str) -> bool:
                or not (bench_dir(source, skill, m) / "benchmark.md").is_file() for m in models(source))
 
 
-SUMMARY_FORMATS = ("md", "json", "junit")  # written by every run, with the review page
-
-
 def summary_files(source: ResultSource) -> list[Path]:
-    """The suite-level files every run writes under results/ (the review page included)."""
+    """The suite-level files every run writes under results/ (the summaries, the review page)."""
     from skill_eval.review.render import FORMATS
 
-    return [source.suite.results / FORMATS[f].filename for f in (*SUMMARY_FORMATS, "html")]
+    return [source.suite.results / f.filename for f in FORMATS if f.every_run]
 
 
 def skill_files(source: ResultSource, skill: str) -> list[Path]:

@@ -3,10 +3,12 @@ and the seed harness's per-run layout). Rebuilt only when its inputs changed."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_eval.fs.hashing import key_of
 from skill_eval.fs.safenames import path_component
@@ -19,7 +21,6 @@ from skill_eval.review.folder.files import dump_json, write_text
 from skill_eval.review.folder.mockrecordings import write_recordings
 from skill_eval.review.folder.staleness import (
     INPUTS_FIELD,
-    SUMMARY_FORMATS,
     agent_of,
     bench_dir,
     bench_inputs_key,
@@ -29,6 +30,9 @@ from skill_eval.review.folder.staleness import (
     summary_inputs_key,
 )
 from skill_eval.review.resultsource import ResultSource
+
+if TYPE_CHECKING:
+    from skill_eval.review.render.format import ReportInput
 
 
 class RecordCache:
@@ -247,7 +251,7 @@ def written_benches(source: ResultSource) -> list[dict[str, Any]]:
     return source.summary_benches if source.summary_benches is not None else load_benches(source)
 
 
-def build_summary(source: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMATS) -> bool:
+def build_summary(source: ResultSource) -> bool:
     from skill_eval.review.comparison.benchmark import diff_benchmarks
     from skill_eval.review.folder.run_folders import prune_skills
     from skill_eval.review.render import FORMATS
@@ -257,10 +261,10 @@ def build_summary(source: ResultSource, formats: tuple[str, ...] = SUMMARY_FORMA
     benches = _adjusted(source, load_benches(source))
     previous = _previous(results)
     moved = [m for b in benches for m in diff_benchmarks(previous.get((b["skill"], b["model"])), b)]
-    for name in formats:
-        fmt = FORMATS[name]
-        write_text(results / fmt.filename, fmt.render(benches, moved))
-    write_text(results / FORMATS["html"].filename, review_html(source, benches, moved))
+    report = report_input(source, benches, moved)
+    for fmt in FORMATS:
+        if fmt.every_run:
+            write_text(results / fmt.filename, fmt.render(report))
     # Keep this run's benchmarks as the next run's "previous", for the moved-cases table.
     # Only what diff_benchmarks reads: the whole benchmarks would be megabytes on a big suite.
     slim = [{"skill": b["skill"], "model": b["model"],
@@ -286,46 +290,35 @@ def _adjusted(source: ResultSource, benches: list[dict[str, Any]]) -> list[dict[
     return benches
 
 
-def review_html(source: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]) -> str:
-    """The review page, with every run's details read from the per-run views under results/.
-    A skill whose inputs are as when its share of the page was last made reuses it whole."""
+def report_input(source: ResultSource, benches: list[dict[str, Any]], moved: list[dict[str, Any]]
+                 ) -> ReportInput:
+    """What every format renders from, with the store and each skill's share of the page."""
+    from skill_eval.review.render.format import ReportInput
+
+    return ReportInput(benches, moved, source, functools.partial(page_part, source, moved))
+
+
+def page_part(source: ResultSource, moved: list[dict[str, Any]], b: Mapping[str, Any]) -> tuple[str, int]:
+    """One skill's share of the review page (embedded JSON, runs shown), every run's details read
+    from its per-run view. A skill whose inputs are as when its share was last made reuses it whole."""
     from skill_eval.review.render.page.cache import PageCache, SkillPart, run_rel
-    from skill_eval.review.render.page.history import page_history
     from skill_eval.review.render.page.run_data import bench_entry, moved_ids
-    from skill_eval.review.render.review import embed_json, embed_parts, page_runs, render_page
+    from skill_eval.review.render.review import embed_json, page_runs
 
     results = source.suite.results
-    parts, runs = [], 0
-    for b in benches:
-        out = bench_dir(source, b["skill"], b["model"])
-        ids = moved_ids(b, moved)
-        # Paths relative to results: the text is (its links are), so a copy of the folder reuses it.
-        part = SkillPart(out, key_of([out.relative_to(results).as_posix(), b.get(INPUTS_FIELD), sorted(ids)]))
-        kept = part.load() if b.get(INPUTS_FIELD) else None
-        if kept is None:
-            cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.arm): source.grade_key(s)
-                                    for s in skill_specs(source, b["skill"]) if s.column == b["model"]})
-            entry = bench_entry(results, out, b, ids, cache)
-            cache.save()
-            kept = embed_json(entry), page_runs(entry)
-            part.save(*kept)
-        parts.append(kept[0])
-        runs += kept[1]
-    suite = str(benches[0]["suite"]) if benches else "skill-eval"
-    # The history parts (the compare table, the strips, the previous version's outputs) depend on
-    # the store's history, not on a skill's inputs: they are attached afresh, to the skills that
-    # have a version to compare with; only those skills' parts are decoded and embedded again.
-    decoded: dict[int, dict[str, Any]] = {}
-
-    def skill_data(i: int) -> dict[str, Any]:
-        if i not in decoded:
-            decoded[i] = json.loads(parts[i])
-        return decoded[i]
-
-    history = page_history(source, benches, skill_data)
-    for i, entry in decoded.items():
-        parts[i] = embed_json(entry)
-    return render_page(benches, moved, embed_parts(suite, parts), runs, suite, history)
+    out = bench_dir(source, b["skill"], b["model"])
+    ids = moved_ids(b, moved)
+    # Paths relative to results: the text is (its links are), so a copy of the folder reuses it.
+    part = SkillPart(out, key_of([out.relative_to(results).as_posix(), b.get(INPUTS_FIELD), sorted(ids)]))
+    kept = part.load() if b.get(INPUTS_FIELD) else None
+    if kept is None:
+        cache = PageCache(out, {run_rel(s.iteration, s.case.id, s.arm): source.grade_key(s)
+                                for s in skill_specs(source, b["skill"]) if s.column == b["model"]})
+        entry = bench_entry(results, out, b, ids, cache)
+        cache.save()
+        kept = embed_json(entry), page_runs(entry)
+        part.save(*kept)
+    return kept
 
 
 def _previous(results: Path) -> dict[tuple[str, str], dict[str, Any]]:

@@ -4,11 +4,15 @@ review page's words), JSON, and GitHub annotations (one per regressed case, at i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_eval.review.render.markdown import _table, ci, md_text, pct, plural, pvalue, signed
 from skill_eval.review.versions.compare import ALPHA, CaseChange, Comparison
 
+if TYPE_CHECKING:
+    from skill_eval.model.project import Project
+
+COMPARE_FORMATS = ("md", "json", "github")  # `compare --format`
 SHOWN = ("regressed", "improved", "added", "removed", "unknown")
 
 
@@ -62,6 +66,11 @@ def compare_json(items: Sequence[Comparison], missing: Sequence[str], against: s
 def _escape(text: str, prop: bool = False) -> str:
     out = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return out.replace(":", "%3A").replace(",", "%2C") if prop else out
+
+
+def case_places(project: Project) -> dict[tuple[str, str], tuple[str, int | None]]:
+    """Each case's eval-set file and line, by (skill, case id): where its annotation points."""
+    return {(se.skill.name, c.id): (c.source, c.line) for se in project.skills for c in se.cases}
 
 
 def compare_annotations(items: Sequence[Comparison], where: Mapping[tuple[str, str], tuple[str, int | None]],

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_eval.review.comparison.verdict import on_estimate, verdict_text
+from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.markdown import pct, plural, summary_md
+
+if TYPE_CHECKING:
+    from skill_eval.review.resultsource import ResultSource
 
 _VERDICT_KIND = {"fail": "error", "error": "error", "undecided": "warning", "pass": "notice"}
 
@@ -84,3 +88,37 @@ def github_summary(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping
                    ) -> tuple[str, list[str]]:
     """(markdown for $GITHUB_STEP_SUMMARY, annotation lines for stdout)."""
     return summary_md(benches, moved), annotations(benches)
+
+
+def compare_table(source: ResultSource, benches: Sequence[Mapping[str, Any]]) -> tuple[str, list[str]]:
+    """The compare table for the step summary and one annotation per regressed case (against the
+    baseline when there is one, else the previous version)."""
+    from skill_eval.review.render.compare_md import case_places, compare_annotations, compare_md
+    from skill_eval.review.versions.against_version import current_of, default_comparisons
+    from skill_eval.store.history import History
+
+    history = History(source.store, source.project.suite.name)
+    found = default_comparisons(source, current_of(source, benches, history))
+    if not found:
+        return "", []
+    return "\n" + compare_md(found, []), compare_annotations(found, case_places(source.project))
+
+
+def github_report(report: ReportInput) -> tuple[str, list[str]]:
+    """The step summary (and, given the store, the compare table) and the lines for stdout: the
+    annotations, at each case's eval-set line, and the compare's."""
+    text, lines = github_summary(report.benches, report.moved)
+    if report.source is None:
+        return text, lines
+    table, compared = compare_table(report.source, report.benches)
+    project = report.source.project
+    where = {(se.skill.name, c.id): (c.source, c.line) for se in project.skills for c in se.cases if c.source}
+    return text + table, annotations(report.benches, where) + compared
+
+
+def _step_summary(report: ReportInput) -> str:
+    return github_report(report)[0]
+
+
+# The step summary is a file; stdout is the runner's, for the workflow commands.
+GITHUB = ReportFormat("github", "github-summary.md", _step_summary, to_stdout=False, annotated=github_report)

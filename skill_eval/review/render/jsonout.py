@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.comparison.agents import agent_rows
 from skill_eval.review.comparison.verdict import decide, on_estimate, verdict_text
+from skill_eval.review.render.format import ReportFormat, ReportInput
 
 VERDICT_ORDER = {"pass": 0, "undecided": 1, "fail": 2, "error": 3}
 
@@ -36,3 +38,10 @@ def summary_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[s
     if agents:  # a suite with agents: the lift per agent x model, Holm-adjusted across the cells
         out["agents"] = agents
     return out
+
+
+def _json(report: ReportInput) -> str:
+    return json.dumps(summary_json(report.benches, report.moved), indent=2, sort_keys=True) + "\n"
+
+
+JSON = ReportFormat("json", "summary.json", _json, every_run=True)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_eval.review.comparison.verdict import on_estimate, rule, until_decided_verdict, verdict_text
+from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.markdown import pvalue, signed
 
 
@@ -73,3 +74,10 @@ def junit_xml(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str,
         root.set(key, str(value))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _junit(report: ReportInput) -> str:
+    return junit_xml(report.benches, report.moved)
+
+
+JUNIT = ReportFormat("junit", "junit.xml", _junit, every_run=True)

@@ -12,6 +12,7 @@ from skill_eval.review.comparison.verdict import (
     until_decided_verdict,
     verdict_cell,
 )
+from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.mdcells import (
     _clip,
     _num,
@@ -342,3 +343,8 @@ def _counted(bench: Mapping[str, Any]) -> bool:
     return bool(bench.get("include_unscorable"))
 
 
+def _summary(report: ReportInput) -> str:
+    return summary_md(report.benches, report.moved)
+
+
+MD = ReportFormat("md", "summary.md", _summary, every_run=True)

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tabulate import tabulate
-
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
@@ -43,6 +41,10 @@ def ci(bounds: Sequence[float] | None) -> str:
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
+    # Imported at the first table: tabulate loads importlib.metadata, most of what listing the
+    # report formats (`report --help`) would cost.
+    from tabulate import tabulate
+
     return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
 
 

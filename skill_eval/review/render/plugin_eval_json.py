@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_eval import __version__
 from skill_eval.review.comparison.plugin_scores import DEFAULT_THRESHOLD, suite_figures
+from skill_eval.review.render.format import ReportFormat, ReportInput
+
+if TYPE_CHECKING:
+    from skill_eval.model.project import Project
 
 SCHEMA_VERSION = 1
 
@@ -88,3 +92,21 @@ def aggregate_result(benches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def plugin_eval_json(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]] = ()) -> str:
     return json.dumps(aggregate_result(benches), indent=2) + "\n"
+
+
+def _aggregate(report: ReportInput) -> str:
+    return plugin_eval_json(report.benches, report.moved)
+
+
+def _unsuited(project: Project) -> str | None:
+    if any(es.format == "plugin_eval" for se in project.skills for es in se.evalsets):
+        return None
+    return ("no skill of this suite is tested by a claude plugin eval suite (a plugin's evals/ folder); "
+            "use --format json")
+
+
+# claude plugin eval's own result document (plugin eval suites only; docs/commands.md): a file
+# read by scripts, not a terminal's text.
+PLUGIN_EVAL_JSON = ReportFormat("plugin-eval-json", "aggregate-result.json", _aggregate,
+                                help="claude plugin eval's aggregate-result.json (plugin eval suites)",
+                                to_stdout=False, unsuited=_unsuited)

@@ -24,6 +24,7 @@ from skill_eval.review.comparison.verdict import (
     rule_text,
     until_decided_verdict,
 )
+from skill_eval.review.render.format import ReportFormat, ReportInput
 from skill_eval.review.render.markdown import (
     ci,
     cost_note,
@@ -151,6 +152,38 @@ def review_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[st
                        str(data.get("suite", "skill-eval")), history)
 
 
+def review_html(report: ReportInput) -> str:
+    """The page. With each skill's share holding every run's details (the results folder gives
+    them, ``report.page_part``) and the store (the history parts), the whole page; else the
+    figures only."""
+    from skill_eval.review.render.page.history import page_history
+    from skill_eval.review.render.page.run_data import review_data
+
+    benches, moved = report.benches, report.moved
+    if report.source is None or report.page_part is None:
+        return review_page(benches, moved, review_data(None, [(b, None) for b in benches], moved))
+    parts, runs = [], 0
+    for b in benches:
+        part, shown = report.page_part(b)
+        parts.append(part)
+        runs += shown
+    suite = str(benches[0]["suite"]) if benches else "skill-eval"
+    # The history parts (the compare table, the strips, the previous version's outputs) depend on
+    # the store's history, not on a skill's inputs: they are attached afresh, to the skills that
+    # have a version to compare with; only those skills' parts are decoded and embedded again.
+    decoded: dict[int, dict[str, Any]] = {}
+
+    def skill_data(i: int) -> dict[str, Any]:
+        if i not in decoded:
+            decoded[i] = json.loads(parts[i])
+        return decoded[i]
+
+    history = page_history(report.source, benches, skill_data)
+    for i, entry in decoded.items():
+        parts[i] = embed_json(entry)
+    return render_page(benches, moved, embed_parts(suite, parts), runs, suite, history)
+
+
 def render_page(benches: Sequence[Mapping[str, Any]], moved: Sequence[Mapping[str, Any]],
                 embedded: str, runs: int, suite: str = "skill-eval",
                 history: Mapping[str, Any] | None = None) -> str:
@@ -175,3 +208,7 @@ def agent_figures(benches: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
              "lift": f"{signed(r['lift'])} (n={r['cases']})", "ci": ci(r["ci95"]), "p": pvalue(r["p_value"]),
              "p_holm": pvalue(r["p_holm"]), "effect": r["effect"], "reading": EFFECT_WORDS[r["effect"]]}
             for r in agent_rows(benches)]
+
+
+# Opened in a browser from its file, never read in a terminal.
+HTML = ReportFormat("html", "index.html", review_html, to_stdout=False, every_run=True)
