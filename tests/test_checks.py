@@ -244,7 +244,8 @@ def test_script_timeout(tmp_path: Path):
 # The children below search under a limit of 150 ms (TEST_LIMIT_MS), not the shipped 1000 ms:
 # the limit's mechanism is what they test, and each timed-out search costs the suite its limit in
 # CPU. Not less: the limit is wall-clock time, and a loaded machine can stall a trivial search
-# for a tenth of a second (every search under it here is catastrophic, or may time out). test_a_timed_out_search_fails_with_evidence keeps the shipped limit.
+# for a tenth of a second (every search under it here is catastrophic, or may time out).
+# test_a_timed_out_search_fails_with_evidence keeps the shipped limit.
 TEST_LIMIT_MS = 150
 _SHORT_LIMIT = f"import skill_eval.intake.timedmatch as tm; tm.REGEX_TIMEOUT_MS = {TEST_LIMIT_MS}\n"
 
