@@ -33,6 +33,22 @@ def alive(pid: int) -> bool:
         return False
 
 
+def _processes_running(path: str) -> list[int]:
+    """Live processes (not zombies) with ``path`` among their arguments."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if path.encode() in args and alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
 def all_verify(kit: Kit) -> int:
     store = Store(kit.store)
     keys = kit.stored_runs()
@@ -134,15 +150,20 @@ def test_kill_9_resumes_only_unfinished_runs(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
-    # The orphaned adapters, if still sleeping, die; one spawned just before the kill may not
-    # have written its pid yet (it logs its call, then its pid): wait until every logged call has
-    # its pid and all of them are gone, so that no call is counted against the next run.
-    def orphans_gone() -> bool:
-        pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
-        for pid in pids:
+    # The orphaned adapters die, found by their command line (the adapter's absolute path): one
+    # spawned just before the kill may not have logged its call or written its pid yet, and its
+    # call must not be counted against the next run.
+    adapter = str(kit.root / "adapter.py")
+
+    empty_scans = []
+
+    def orphans_gone() -> bool:  # twice in a row: a child forked before the kill may exec late
+        found = _processes_running(adapter)
+        for pid in found:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-        return len(pids) == kit.calls() and not any(alive(p) for p in pids)
+                os.kill(pid, signal.SIGKILL)
+        empty_scans.append(not found)
+        return empty_scans[-2:] == [True, True]
 
     wait_for(orphans_gone)
     done = all_verify(kit)
