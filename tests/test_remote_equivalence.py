@@ -16,10 +16,10 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from budgets import examples
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
-from budgets import examples
 from remotekit import needs_obstore, snapshot
 from scratch import temp_root
 from suitekit import Kit
