@@ -130,6 +130,8 @@ SLOW_MODULES = frozenset({
     "test_agents_e2e", "test_e2e_benchmark", "test_e2e_realworld", "test_equivalence",
     "test_fuzz", "test_reliability", "test_review_page", "test_signals",
 })
+# Single long property runs in files that must stay untouched (the golden key tests): by name here.
+SLOW_TESTS = frozenset({"test_keys.py::test_any_case_is_graded_as_in_a_suite_holding_it_alone"})
 
 
 def pytest_collection_modifyitems(config, items):
@@ -137,5 +139,6 @@ def pytest_collection_modifyitems(config, items):
         module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
         if module in E2E_MODULES or E2E_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
-        if item.get_closest_marker("e2e") is not None or module in SLOW_MODULES:
+        if (item.get_closest_marker("e2e") is not None or module in SLOW_MODULES
+                or item.nodeid.rpartition("/")[2].split("[")[0] in SLOW_TESTS):
             item.add_marker(pytest.mark.slow)

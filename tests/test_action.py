@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,9 +74,30 @@ def _inputs(**given: str) -> dict[str, str]:
     return values
 
 
-def play(job: Job) -> Job:
-    env_base = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+# `python3 -m pip ...` recorded, not run (pip's own start costs ~1.5 CPU-s and reaches the index);
+# every other python3 call is the real one. The test checks what pip was asked for instead.
+_PIP_SHIM = """#!/bin/bash
+if [ "$1 $2" = "-m pip" ]; then shift 2; printf '%s\\n' "$*" >> "$PIP_LOG"; exit 0; fi
+exec "{python}" "$@"
+"""
+
+
+def _pip_shim(folder: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    shim = folder / "python3"
+    shim.write_text(_PIP_SHIM.format(python=Path(sys.executable).parent / "python3"))
+    shim.chmod(0o755)
+    return folder
+
+
+def play(job: Job, pip_log: Path | None = None) -> Job:
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    if pip_log is not None:
+        path = f"{_pip_shim(job.repo.parent / 'shim')}{os.pathsep}{path}"
+    env_base = {**os.environ, "PATH": path,
                 "RUNNER_TEMP": str(job.repo.parent / "runner-temp"), "PYTHONPATH": str(ROOT)}
+    if pip_log is not None:
+        env_base["PIP_LOG"] = str(pip_log)
     Path(env_base["RUNNER_TEMP"]).mkdir(exist_ok=True)
     summary = job.repo.parent / "step-summary.md"
     for i, step in enumerate(STEPS):
@@ -111,9 +133,7 @@ def _cache(job: Job, step: dict) -> None:
         shutil.copytree(store, kept)
 
 
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    root = tmp_path / "repo"
+def _new_repo(root: Path) -> Path:
     init_project(root, skill="notes")
     suite = root / "skill-eval.yaml"
     suite.write_text(suite.read_text().replace("iterations: 3", "iterations: 1"))
@@ -122,10 +142,31 @@ def repo(tmp_path) -> Path:
     return root
 
 
-def _job(repo: Path, **inputs: str) -> Job:
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return _new_repo(tmp_path / "repo")
+
+
+@pytest.fixture(scope="module")
+def passed(tmp_path_factory) -> Job:
+    """One passing job on a fresh repository, made once for the module (each job costs CPU-seconds
+    of child processes): the tests that start from its store take a copy (`warm`)."""
+    return _job(_new_repo(tmp_path_factory.mktemp("passed") / "repo"))
+
+
+@pytest.fixture
+def warm(passed: Job, tmp_path: Path) -> Path:
+    """The repository after a passing job, and the cache that job saved: the next job restores it."""
+    root = tmp_path / "repo"
+    shutil.copytree(passed.repo, root, symlinks=True)
+    shutil.copytree(passed.cache, tmp_path / "cache")
+    return root
+
+
+def _job(repo: Path, pip_log: Path | None = None, **inputs: str) -> Job:
     cache = repo.parent / "cache"
     cache.mkdir(exist_ok=True)
-    return play(Job(repo, _inputs(**inputs), cache))
+    return play(Job(repo, _inputs(**inputs), cache), pip_log)
 
 
 def _fail_a_check(repo: Path) -> None:
@@ -144,20 +185,20 @@ def test_every_step_is_a_bash_step_or_a_pinned_cache_action():
 
 
 @pytest.mark.slow
-def test_a_passing_suite_passes_the_job_writes_the_summary_and_reuses_the_store(repo):
-    job = _job(repo)
+def test_a_passing_suite_passes_the_job_writes_the_summary_and_reuses_the_store(passed, warm):
+    job = passed
     assert not job.failed, job.logs
     assert job.outputs["run"]["code"] == "0" and job.codes["Verdict"] == 0
     assert "notes" in job.logs["summary"]
-    again = _job(repo)  # a fresh checkout would restore the cache: nothing to run
+    again = _job(warm)  # a fresh checkout would restore the cache: nothing to run
     assert not again.failed
     assert "Up to date" in again.logs["Run"] or "0 runs executed" in again.logs["Run"], again.logs["Run"]
 
 
 @pytest.mark.slow
-def test_a_failed_check_fails_the_job_after_the_summary_and_annotations(repo):
-    _fail_a_check(repo)
-    job = _job(repo)
+def test_a_failed_check_fails_the_job_after_the_summary_and_annotations(warm):
+    _fail_a_check(warm)  # after a passing job: its runs are reused, the new check is graded
+    job = _job(warm)
     assert job.failed and job.codes["Verdict"] == 1 and job.outputs["run"]["code"] == "1"
     assert job.codes["Run"] == 0 and job.codes["Summary and annotations"] == 0
     assert "::error file=skills/notes/evals/evals.json,line=5," in job.logs["Summary and annotations"]
@@ -180,13 +221,24 @@ def test_invalid_input_fails_the_job(repo):
 @pytest.mark.slow
 def test_with_a_remote_a_fresh_job_is_served_from_it_and_no_cache_is_used(repo, tmp_path):
     pytest.importorskip("obstore", reason="obstore is not installed: pip install 'skill-eval[remote]'")
+    from importlib.metadata import version
+
+    from packaging.specifiers import SpecifierSet
+
     remote = tmp_path / "remote"
-    job = _job(repo, remote=f"file://{remote}")
+    pip_log = tmp_path / "pip.log"
+    job = _job(repo, pip_log, remote=f"file://{remote}")
     assert not job.failed, job.logs
+    # The install step asks pip for the remote extra's client, which the installed one satisfies.
+    (asked,) = pip_log.read_text().splitlines()
+    spec = asked.removeprefix("install --quiet obstore")
+    assert spec != asked and version("obstore") in SpecifierSet(spec), asked
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extra["remote"] == [f"obstore{spec}"]
     assert list(remote.rglob("manifest.json")) and not (job.repo.parent / "cache" / "store").exists()
     fresh = tmp_path / "fresh" / "repo"
     shutil.copytree(repo, fresh, ignore=shutil.ignore_patterns(".skill-eval", "results"))
-    again = _job(fresh, remote=f"file://{remote}")
+    again = _job(fresh, pip_log, remote=f"file://{remote}")
     assert not again.failed, again.logs
     assert "runs served by" in again.logs["Run"], again.logs["Run"]
 
@@ -226,10 +278,10 @@ def test_args_that_would_be_misread_are_refused_in_one_line(text, why):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("args", ["--only\n*\n", '["--only", "*"]'])
-def test_args_reach_run_as_written_neither_split_nor_globbed(repo, args):
+def test_args_reach_run_as_written_neither_split_nor_globbed(warm, args):
     # issue 54: $ARGS was expanded unquoted: '*' became the checkout's file names (and
     # 'Bash(npm test *)' three words), so this run failed as a usage error.
-    job = _job(repo, args=args)
+    job = _job(warm, args=args)
     assert not job.failed, job.logs
     assert job.outputs["run"]["code"] == "0" and job.codes["Verdict"] == 0
 

@@ -24,7 +24,7 @@ from skill_eval.intake.schemas_io import load_schema
 DATA = Path(__file__).parent / "data"
 SKILL = "csv-summary"
 
-FAKE_AGENT = """#!{python}
+FAKE_AGENT = """#!{python} -S
 import os, sys
 VERSION = {version!r}
 if sys.argv[1:] == ["--version"]:

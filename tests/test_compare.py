@@ -22,7 +22,8 @@ CASES = ["c1", "c2", "c3", "c4"]
 
 
 def keyed_kit(tmp_path: Path, name: str = "proj") -> Kit:
-    kit = Kit.create(tmp_path, iterations=2, skills={"alpha": []}, name=name)
+    # One iteration: the regressions, the gate and the history are about cases, not repeats.
+    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []}, name=name)
     shutil.copy(DATA / "skill_keyed_adapter.py", kit.root / "adapter.py")
     cases = [case(cid) for cid in CASES]
     cases[1]["critical"] = True  # c2: its regression alone fails the gate

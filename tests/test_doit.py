@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from suitekit import Kit, case
+from suitekit import Kit, case, main_in
 
 pytestmark = pytest.mark.slow  # doit and skill-eval as child processes
 
@@ -41,8 +42,7 @@ def executed(res: subprocess.CompletedProcess[str]) -> list[str]:
     return [line[3:] for line in res.stdout.splitlines() if line.startswith(".  ")]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Kit:
+def new_project(tmp_path: Path) -> Kit:
     """A user's project outside the checkout: a suite, a fixture generator and their dodo.py."""
     kit = Kit.create(tmp_path, iterations=1)
     kit.use_content_adapter()
@@ -51,8 +51,28 @@ def project(tmp_path: Path) -> Kit:
     return kit
 
 
-def test_a_users_dodo_runs_their_tasks_and_ours_in_order(project):
+@pytest.fixture
+def project(tmp_path: Path) -> Kit:
+    return new_project(tmp_path)
+
+
+@dataclass(frozen=True)
+class FirstRun:
+    project: Kit  # the project the first `doit` ran in (one test goes on in it)
+    res: subprocess.CompletedProcess[str]
+    copy: Kit  # the project as that run left it, for the tests that start from there
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> FirstRun:
+    """A project's first `doit` (a child process of a CPU-second), made once for the module."""
+    project = new_project(tmp_path_factory.mktemp("first"))
     res = doit(project.root)
+    return FirstRun(project, res, project.copy_to(tmp_path_factory.mktemp("copy") / "proj"))
+
+
+def test_a_users_dodo_runs_their_tasks_and_ours_in_order(first_run):
+    project, res = first_run.project, first_run.res
     assert res.returncode == 0, res.stdout + res.stderr
     ran = executed(res)
     assert ran[0] == "fixtures" and ran[-1] == "verdict"
@@ -75,18 +95,19 @@ def test_a_users_dodo_runs_their_tasks_and_ours_in_order(project):
     assert project.calls_by() == {"with_skill a1": 1, "without_skill a1": 1}
 
 
-def test_the_doit_route_records_history_for_compare(project):
+def test_the_doit_route_records_history_for_compare(first_run, tmp_path):
     # As `skill-eval run` does after a complete run: without it, compare had nothing on this route.
-    assert doit(project.root).returncode == 0
+    assert first_run.res.returncode == 0
+    project = first_run.copy.copy_to(tmp_path / "proj")
     history = project.store / "history" / "kit.jsonl"
     assert len(history.read_text().splitlines()) == 2  # one record per skill
     skill_md = project.skill_dir("alpha") / "SKILL.md"
     skill_md.write_text(skill_md.read_text() + "One more line.\n")
     assert doit(project.root).returncode == 0
     assert len(history.read_text().splitlines()) == 3  # alpha's new version; beta's is a repeat
-    res = skill_eval(project.root, "compare", "suite.yaml", "--against", "previous")
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert "alpha" in res.stdout
+    code, out, err = main_in(project.root, "compare", "suite.yaml", "--against", "previous")
+    assert code == 0, out + err
+    assert "alpha" in out
 
 
 def test_a_failing_verdict_fails_doit_both_ways(project, tmp_path):
@@ -130,5 +151,5 @@ def test_skill_eval_doit_works_from_another_folder(project, tmp_path):
 def test_an_invalid_suite_is_one_line_per_problem(tmp_path):
     kit = Kit.create(tmp_path, iterations=1)
     kit.suite.write_text(kit.suite.read_text() + "bogus_key: 1\n")
-    res = skill_eval(tmp_path, "doit", "proj/suite.yaml", "list")
-    assert res.returncode == 2 and "Traceback" not in res.stderr and "bogus_key" in res.stderr
+    code, _, err = main_in(tmp_path, "doit", "proj/suite.yaml", "list")  # refused before doit starts
+    assert code == 2 and "Traceback" not in err and "bogus_key" in err

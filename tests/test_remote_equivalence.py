@@ -3,7 +3,8 @@
 (empty store, no remote), and nothing in the remote is ever overwritten (an object's bytes never
 change; only `gc --remote --yes` removes one).
 
-SKILL_EVAL_REMOTE_EQUIV_STEPS (default 150) sets the number of steps."""
+It tries 3 sequences of 15 steps by default (tests/budgets.py: `SKILL_EVAL_EXAMPLES_SCALE=4` in CI
+tries 12, the count it had before); SKILL_EVAL_REMOTE_EQUIV_STEPS=N tries about N steps instead."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from budgets import examples
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
@@ -28,7 +30,8 @@ import skill_eval.run.runner as runner
 
 pytestmark = [pytest.mark.slow, needs_obstore]
 
-STEPS = int(os.environ.get("SKILL_EVAL_REMOTE_EQUIV_STEPS", "150"))
+STEPS = int(os.environ.get("SKILL_EVAL_REMOTE_EQUIV_STEPS", "0") or 0)
+SEQUENCES = 2 + max(1, STEPS // 15) if STEPS else examples(3)
 PROMPTS = ("Task {c}: write it.", "Task {c}: write it twice.")
 FIXTURES = ("fixture of {c}\n", "edited {c}\n")
 INPUTS = ("suite.yaml", "adapter.py", "skills")
@@ -134,6 +137,6 @@ class TwoMachines(RuleBasedStateMachine):
 
 def test_two_machines_and_one_remote_equal_clean_local_runs() -> None:
     run_state_machine_as_test(TwoMachines, settings=settings(
-        max_examples=2 + max(1, STEPS // 15), stateful_step_count=15, deadline=None, derandomize=True,
+        max_examples=SEQUENCES, stateful_step_count=15, deadline=None, derandomize=True,
         suppress_health_check=list(HealthCheck)))
     print(TALLY)

@@ -16,7 +16,8 @@ from skill_eval.store.store import Store
 
 pytestmark = pytest.mark.skipif(not reaper.enabled(), reason="needs Linux /proc to find processes")
 
-ALL = 18
+# The kit's cases x arms; iterations are what the tests choose (each run is an adapter process).
+RUNS = 6
 
 # The kit's adapter, plus a grandchild in its own session that would sleep far past the run
 # (its pid appended to pids), and a slow answer so the run can be stopped midway.
@@ -67,8 +68,8 @@ def workspaces(tmp) -> list[str]:
     return sorted(p.name for p in tmp.glob("skill-eval-ws-*"))
 
 
-def slow_kit(tmp_path, cgroups: bool = True) -> tuple[Kit, dict[str, str]]:
-    kit = Kit.create(tmp_path)
+def slow_kit(tmp_path, cgroups: bool = True, iterations: int = 1) -> tuple[Kit, dict[str, str]]:
+    kit = Kit.create(tmp_path, iterations=iterations)
     adapter = kit.root / "adapter.py"
     adapter.write_text(ADAPTER)
     adapter.chmod(adapter.stat().st_mode | stat.S_IXUSR)
@@ -93,7 +94,8 @@ def stored(kit: Kit) -> int:
     (signal.SIGTERM, 143, "3", False)])
 def test_sigterm_kills_adapters_and_their_sessions_and_removes_workspaces(tmp_path, sig, code, jobs,
                                                                          cgroups):
-    kit, env = slow_kit(tmp_path, cgroups)
+    kit, env = slow_kit(tmp_path, cgroups, iterations=2)  # 12 runs: some left when it is stopped
+    every = 2 * RUNS
     tmp = tmp_path / "tmp"
     # Under nohup (pytest started with SIGHUP ignored) skill-eval rightly keeps SIGHUP ignored
     # (test_nohup_keeps_sighup_ignored): the child starts with the default, as from a terminal.
@@ -111,12 +113,12 @@ def test_sigterm_kills_adapters_and_their_sessions_and_removes_workspaces(tmp_pa
     assert run_procs(str(tmp)) == [], "an adapter or its setsid child outlived skill-eval"
     assert workspaces(tmp) == []
     done = stored(kit)
-    assert 2 <= done < ALL
+    assert 2 <= done < every
     assert not list(kit.store.glob("errors/*.json"))  # a stopped adapter is not a failed run
     kit.control(sleep=0, pidfile=str(tmp_path / "pids"))
     code2, out2, err2 = kit.run()
     assert code2 == 0, err2
-    assert stored(kit) == ALL
+    assert stored(kit) == every
 
 
 @pytest.mark.parametrize("cgroups", [True, False])
@@ -140,14 +142,14 @@ def test_kill_9_leftovers_are_removed_by_the_next_run(tmp_path, cgroups):
     assert workspaces(tmp) == []
     assert run_procs(str(tmp)) == []
     assert not list(tmp.glob("skill-eval-owner-*"))
-    assert stored(kit) == ALL
+    assert stored(kit) == RUNS
 
 
 def test_nohup_keeps_sighup_ignored(tmp_path):
     import subprocess
     import sys
 
-    kit = Kit.create(tmp_path)
+    kit = Kit.create(tmp_path, iterations=1)
     kit.control(sleep=0.3)
     # What nohup does: SIGHUP ignored before exec; skill-eval must not re-arm it.
     proc = subprocess.Popen(
@@ -163,7 +165,7 @@ def test_nohup_keeps_sighup_ignored(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
-    assert stored(kit) == ALL
+    assert stored(kit) == RUNS
 
 
 DAEMON_ADAPTER = r'''#!/usr/bin/env python3

@@ -78,10 +78,11 @@ def test_doit_handles_model_names_with_equals_slash_and_colon(kit):
     assert kit.calls() == 3 * 3 * 2
 
 
-def test_doit_runs_then_is_up_to_date(kit):
+def test_doit_runs_then_is_up_to_date(tmp_path):
+    kit = Kit.create(tmp_path, iterations=1)  # 6 runs: each adapter call is a process
     res = doit(kit, "run", "-n", "2")
     assert res.returncode == 0, res.stdout + res.stderr
-    assert kit.calls() == ALL
+    assert kit.calls() == ALL // 3
     assert kit.bench("alpha").is_file() and (kit.results / "summary.json").is_file()
     kit.reset()
     res = doit(kit)
@@ -127,7 +128,7 @@ def test_a_damaged_page_deep_in_doits_db_is_found_and_the_db_replaced(tmp_path):
     # in doit", exit 2, forever.
     import sqlite3
 
-    kit = Kit.create(tmp_path, iterations=2)
+    kit = Kit.create(tmp_path, iterations=1)
     code, _, err = kit.run()
     assert code in (0, 1), err
     (db,) = (kit.store / "doit").glob("*.sqlite3")

@@ -21,7 +21,8 @@ def _benches(kit: Kit) -> dict[str, dict]:
     return {s: json.loads(kit.bench(s).read_text()) for s in SKILLS}
 
 
-def test_a_large_lift_passes_with_at_most_half_the_runs_and_a_rerun_does_nothing(tmp_path):
+def test_a_large_lift_passes_with_at_most_half_the_runs_a_rerun_does_nothing_and_a_plain_run_is_fixed(
+        tmp_path):
     kit = Kit.create(tmp_path, iterations=2, extra=ADAPTIVE, skills=SKILLS)
     code, out, err = kit.run("--until-decided")
     assert code == 0, out + err
@@ -50,6 +51,15 @@ def test_a_large_lift_passes_with_at_most_half_the_runs_and_a_rerun_does_nothing
     assert code == 0 and kit.calls() == 0 and kit.mtimes() == before, out + err
     assert "Up to date" in out
 
+    # A plain run afterwards is the fixed design again (on the same project: one until-decided run
+    # serves both promises).
+    kit.reset()
+    code, out, err = kit.run()
+    assert code == 0 and kit.calls() == 0, out + err
+    b = json.loads(kit.bench("alpha").read_text())
+    assert {c["with_skill"]["runs"] for c in b["cases"]} == {2}
+    assert b["adaptive"]["decision"] == "undecided"  # two iterations do not decide it
+
 
 def test_undecided_at_max_iterations_is_said_plainly(tmp_path):
     kit = Kit.create(tmp_path, iterations=2, extra=ADAPTIVE, skills={"alpha": ["a1", "a2"]})
@@ -62,17 +72,6 @@ def test_undecided_at_max_iterations_is_said_plainly(tmp_path):
     assert ("until-decided: alpha [default]: undecided (until decided); stopped: "
             "max_iterations (3) reached") in out
     assert kit.calls() == 2 * 2 * 3
-
-
-def test_a_plain_run_afterwards_is_the_fixed_design_again(tmp_path):
-    kit = Kit.create(tmp_path, iterations=2, extra=ADAPTIVE, skills=SKILLS)
-    assert kit.run("--until-decided")[0] == 0
-    kit.reset()
-    code, out, err = kit.run()
-    assert code == 0 and kit.calls() == 0, out + err
-    b = json.loads(kit.bench("alpha").read_text())
-    assert {c["with_skill"]["runs"] for c in b["cases"]} == {2}
-    assert b["adaptive"]["decision"] == "undecided"  # two iterations do not decide it
 
 
 def test_until_decided_refuses_a_partial_selection(tmp_path):
