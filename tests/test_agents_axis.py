@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
+from scratch import kept
+from suitekit import JSON_SHIM
 
 from skill_eval.cli.main import main
 from skill_eval.intake.schemas_io import load_schema
@@ -22,14 +24,16 @@ CASES = 8  # enough paired cases for the sign-flip test to decide after Holm ove
 
 AGENTS = """agents:
   - name: helped
-    command: [python3, agent.py, helped, --helps]
+    command: [python3, -S, agent.py, helped, --helps]
   - name: flat
-    command: [python3, agent.py, flat]
+    command: [python3, -S, agent.py, flat]
 """
 
 
 def _project(tmp: Path, agents: str = AGENTS) -> Path:
-    shutil.copy(DATA / "agent.py", tmp / "agent.py")
+    # started for every run: under -S and on suitekit's json shim instead of the json module
+    agent = (DATA / "agent.py").read_text().replace("import json\n", "", 1)
+    (tmp / "agent.py").write_text(JSON_SHIM + agent)
     skill = tmp / "skills" / SKILL
     (skill / "evals").mkdir(parents=True)
     (skill / "SKILL.md").write_text(f"---\nname: {SKILL}\ndescription: Tidy things up.\n---\nSay DONE.\n")
@@ -49,9 +53,21 @@ def _calls(tmp: Path) -> list[str]:
     return sorted(lines)
 
 
+def _first_run(folder: Path) -> Path:
+    suite = _project(folder)
+    (folder / "first-run-code").write_text(str(main(["run", str(suite)])))
+    return folder
+
+
+def _ran(tmp_path: Path) -> Path:
+    """The project after its first run (made once per test process and copied), calls.log kept."""
+    shutil.copytree(kept("agents-axis-ran", _first_run), tmp_path, dirs_exist_ok=True)
+    return tmp_path / "suite.yaml"
+
+
 def test_each_agent_gets_a_column_and_the_summary_says_where_the_skill_helps(tmp_path, capsys):
-    suite = _project(tmp_path)
-    assert main(["run", str(suite)]) in (0, 1)
+    _ran(tmp_path)
+    assert int((tmp_path / "first-run-code").read_text()) in (0, 1)
     capsys.readouterr()
     assert _calls(tmp_path) == sorted([f"{a} {m}" for a in ("helped", "flat")
                                        for m in ("with_skill", "without_skill")] * CASES)
@@ -79,13 +95,12 @@ def test_each_agent_gets_a_column_and_the_summary_says_where_the_skill_helps(tmp
 
 
 def test_editing_one_agent_reruns_only_its_runs(tmp_path, capsys):
-    suite = _project(tmp_path)
-    main(["run", str(suite)])
+    suite = _ran(tmp_path)
     _calls(tmp_path)
     assert main(["run", str(suite)]) in (0, 1)
     assert _calls(tmp_path) == []  # nothing changed: nothing runs
-    suite.write_text(suite.read_text().replace("[python3, agent.py, flat]",
-                                               "[python3, agent.py, flat]\n    version: '2'"))
+    suite.write_text(suite.read_text().replace("[python3, -S, agent.py, flat]",
+                                               "[python3, -S, agent.py, flat]\n    version: '2'"))
     capsys.readouterr()
     main(["status", str(suite)])
     stale = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("run ")]

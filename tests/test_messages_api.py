@@ -7,6 +7,7 @@ import pytest
 from fakemodel import FakeModel, Script, free_port
 
 from skill_eval.errors import JudgeFatal
+from skill_eval.run import messages_api
 from skill_eval.run.messages_api import Endpoint, ask
 
 VOTE = "Criterion: it is right (has 42).\n\nAnswer with one word, PASS or FAIL."
@@ -49,9 +50,13 @@ def test_no_key_is_fatal_before_any_request():
         ask(Endpoint(f"http://127.0.0.1:{free_port()}", None), "m", "s", ASKED, 30)
 
 
-def test_an_endpoint_that_refuses_connections_is_fatal_after_retries():
+def test_an_endpoint_that_refuses_connections_is_fatal_after_retries(monkeypatch):
+    # the back-off's length is not the point here: record the pauses instead of sleeping them
+    pauses: list[int] = []
+    monkeypatch.setattr(messages_api, "_pause", lambda attempt, retry_after, deadline: pauses.append(attempt))
     url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(JudgeFatal) as err:
         ask(Endpoint(url, "k"), "m", "s", ASKED, 30)
     assert f"could not reach the model API at {url} (connection refused) after 3 retries" in str(err.value)
+    assert pauses == [0, 1, 2]
 

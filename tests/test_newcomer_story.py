@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from scratch import kept
-from suitekit import Kit, main_in
+from suitekit import JSON_SHIM, Kit, main_in
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,7 +105,8 @@ def test_an_adapter_that_logs_to_stdout_is_said_once_with_its_count_and_the_fix(
 # Beside the checkout, as tests/test_realworld.py finds it; SKILL_EVAL_REALWORLD names another place.
 REALWORLD = Path(os.environ.get("SKILL_EVAL_REALWORLD", ROOT.parent / "shared" / "realworld"))
 DIATAXIS = REALWORLD / "88lin__diataxis-docs-skill"
-JUDGE = """import json, sys
+# Both scripts start for each of the set's 64 runs: under -S and on suitekit's json shim.
+JUDGE = JSON_SHIM + """import sys
 req = json.load(sys.stdin)
 with open(sys.argv[1], "a") as f:
     f.write(json.dumps(req) + "\\n")
@@ -113,7 +114,7 @@ ok = "diataxis" in req["output"].lower()
 verdicts = [{"id": r["id"], "passed": ok, "evidence": "scripted"} for r in req["rubric"]]
 print(json.dumps({"verdicts": verdicts}))
 """
-ADAPTER = """import json, sys
+ADAPTER = JSON_SHIM + """import sys
 req = json.load(sys.stdin)
 out = "Split by Diataxis: tutorial, how-to, reference, explanation." if req.get("skill") else "Some docs."
 print(json.dumps({"output": out, "events": []}))
@@ -127,10 +128,10 @@ def diataxis(tmp_path: Path) -> Path:
     shutil.copytree(DIATAXIS, tmp_path / "skills" / "diataxis-docs")
     (tmp_path / "judge.py").write_text(JUDGE)
     (tmp_path / "adapter.py").write_text(ADAPTER)
-    base = ("suite: dia\nskills_dir: skills\nskills: ['*']\nadapter:\n  command: [python3, adapter.py]\n"
+    base = ("suite: dia\nskills_dir: skills\nskills: ['*']\nadapter:\n  command: [python3, -S, adapter.py]\n"
             "iterations: 1\nstore: .store\nresults: results\n")
     calls = tmp_path / "judge-calls.jsonl"
-    (tmp_path / "judged.yaml").write_text(base + f"judge:\n  command: [python3, judge.py, {calls}]\n")
+    (tmp_path / "judged.yaml").write_text(base + f"judge:\n  command: [python3, -S, judge.py, {calls}]\n")
     (tmp_path / "plain.yaml").write_text(base)
     return tmp_path
 

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from scratch import kept
 from suitekit import Kit, case
 
 
@@ -22,13 +23,21 @@ def run_folders(kit: Kit) -> dict[str, bytes]:
     return out
 
 
-@pytest.fixture
-def kit(tmp_path: Path) -> Kit:
-    k = Kit.create(tmp_path, iterations=1, skills={"alpha": ["a1", "a2"]})
+def _first_run(folder: Path) -> Path:
+    k = Kit.create(folder, iterations=1, skills={"alpha": ["a1", "a2"]})
     k.use_content_adapter()
     code, out, err = k.run()
     assert code == 0, out + err
     k.reset()
+    return k.root
+
+
+@pytest.fixture
+def kit(tmp_path: Path) -> Kit:
+    """The kit after its first run, made once per test process and copied (as Kit.warm does)."""
+    k = Kit(kept("run-folders-warm", _first_run)).copy_to(tmp_path / "proj")
+    code, out, err = k.run()
+    assert code == 0 and k.calls() == 0, out + err
     return k
 
 

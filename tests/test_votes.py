@@ -28,10 +28,11 @@ with open(sys.argv[1], "a") as f:
 print(json.dumps({"output": "Total: 42", "events": [], "usage": {"input_tokens": 1, "output_tokens": 1}}))
 """
 
+# Both scripts start once per call: under -S and on suitekit's json shim.
 # A vote request's criterion carries its votes, e.g. "[PFP]": the n-th identical request gets the
 # n-th letter. Every request is logged (one JSON line) to the file named by argv[1].
-JUDGE = """\
-import json, re, sys
+JUDGE = JSON_SHIM + """\
+import sys
 req = json.load(sys.stdin)
 log = sys.argv[1]
 try:
@@ -42,7 +43,8 @@ with open(log, "a") as f:
     f.write(json.dumps(req) + "\\n")
 [item] = req["rubric"]
 n = sum(1 for s in seen if s == req)
-letters = re.search(r"\\[([PF]+)\\]", item["text"]).group(1)
+text = item["text"]
+letters = next(w for w in (p.split("]")[0] for p in text.split("[")[1:]) if w and not w.strip("PF"))
 passed = letters[n % len(letters)] == "P"
 word = "PASS" if passed else "FAIL"
 print(json.dumps({"verdicts": [{"id": item["id"], "passed": passed, "evidence": word}],
@@ -71,9 +73,9 @@ def plugin(tmp_path: Path) -> Path:
     (tmp_path / "judge.py").write_text(JUDGE)
     (tmp_path / "suite.yaml").write_text(
         "suite: votes\nskills_dir: skills\nskills: ['*']\njobs: 1\nvariants: [with_skill]\n"
-        f"adapter:\n  command: [{sys.executable}, adapter.py, {tmp_path / 'agent.log'}]\n"
+        f"adapter:\n  command: [{sys.executable}, -S, adapter.py, {tmp_path / 'agent.log'}]\n"
         # concurrency 1: the scripted judge answers the n-th identical vote with its n-th letter.
-        f"judge:\n  command: [{sys.executable}, judge.py, {tmp_path / 'judge.log'}]\n  concurrency: 1\n"
+        f"judge:\n  command: [{sys.executable}, -S, judge.py, {tmp_path / 'judge.log'}]\n  concurrency: 1\n"
         "store: store\nresults: results\n")
     return tmp_path
 
