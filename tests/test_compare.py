@@ -21,9 +21,10 @@ V2 = V1 + "BREAK: c1 c2\n"  # the keyed adapter answers c1 and c2 wrongly for th
 CASES = ["c1", "c2", "c3", "c4"]
 
 
-def keyed_kit(tmp_path: Path, name: str = "proj") -> Kit:
-    # One iteration: the regressions, the gate and the history are about cases, not repeats.
-    kit = Kit.create(tmp_path, iterations=1, skills={"alpha": []}, name=name)
+def keyed_kit(tmp_path: Path, name: str = "proj", iterations: int = 1) -> Kit:
+    # One iteration: the regressions, the gate and the history are about cases, not repeats
+    # (the review page's history shows each repeat: tests/test_history_view.py asks for two).
+    kit = Kit.create(tmp_path, iterations=iterations, skills={"alpha": []}, name=name)
     shutil.copy(DATA / "skill_keyed_adapter.py", kit.root / "adapter.py")
     cases = [case(cid) for cid in CASES]
     cases[1]["critical"] = True  # c2: its regression alone fails the gate

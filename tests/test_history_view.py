@@ -16,7 +16,7 @@ from skill_eval.review.render.review import csp_hash
 
 
 def edited_suite(tmp_path: Path):
-    kit = keyed_kit(tmp_path)
+    kit = keyed_kit(tmp_path, iterations=2)
     assert kit.run()[0] == 0
     assert kit.cli("bless", "suite.yaml")[0] == 0
     (kit.skill_dir("alpha") / "SKILL.md").write_text(V2)
