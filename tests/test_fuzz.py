@@ -396,6 +396,7 @@ def test_adapter_responses_end_to_end(response_suite, raw):
 @budget(100)
 @given(_responses)
 @example(b'{"output": "' + b"a" * 40 + b'!"}')
+@example(b'{"\\n":null}')  # a key holding a newline: the unknown-field error stays one line
 def test_adapter_responses_parse_and_grade(raw):
     """The cheap half: protocol parsing, grading with the demo's checks, and what the store writes."""
     from skill_eval.errors import AdapterError

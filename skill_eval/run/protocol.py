@@ -95,6 +95,11 @@ def _preview(raw: bytes | str, limit: int = 80) -> str:
     return text[:limit] + ("..." if len(text) > limit else "")
 
 
+def _names(keys: list[str]) -> str:
+    """Field names an adapter sent, on one line: a control character in a key is shown escaped."""
+    return ", ".join(json.dumps(k, ensure_ascii=False)[1:-1] for k in keys)
+
+
 def parse_response(raw: bytes, source: str) -> AdapterResponse:
     """Validate an adapter's stdout; raise AdapterError with one line naming ``source``."""
     if not raw.strip():
@@ -113,7 +118,7 @@ def parse_response(raw: bytes, source: str) -> AdapterResponse:
         raise AdapterError(f"{source}: adapter response must be a JSON object, got {type(data).__name__}")
     extra = sorted(k for k in data if k not in _RESPONSE_FIELDS)
     if extra:
-        raise AdapterError(f"{source}: adapter response has unknown field(s) {', '.join(extra)}; "
+        raise AdapterError(f"{source}: adapter response has unknown field(s) {_names(extra)}; "
                            "protocol v1 allows only output, events, usage")
     if "output" not in data:
         raise AdapterError(f"{source}: adapter response has no 'output' field")
@@ -139,7 +144,7 @@ def _events(raw: Any, source: str) -> tuple[Event, ...]:
             raise AdapterError(f"{source}: events[{i}] must be an object, got {type(item).__name__}")
         extra = sorted(k for k in item if k not in _EVENT_FIELDS)
         if extra:
-            raise AdapterError(f"{source}: events[{i}] has unknown field(s) {', '.join(extra)}; "
+            raise AdapterError(f"{source}: events[{i}] has unknown field(s) {_names(extra)}; "
                                f"allowed: {', '.join(_EVENT_FIELDS)}")
         kind, name, argv = item.get("type"), item.get("name"), item.get("argv")
         if not isinstance(kind, str) or not kind:
