@@ -73,14 +73,8 @@ def _case(col: Collector, raw: Any, at: tuple[str | int, ...], root: Path,
     anti = col.string_list(raw.get("anti_expectations"), (*at, "anti_expectations"), "anti_expectations")
     more_rubric += [RubricItem(id=f"anti-{n + 1}", text=f"The output must NOT satisfy: {t}")
                     for n, t in enumerate(anti)]
-    expected = raw.get("expected_output", "")
-    if not isinstance(expected, str):
-        col.error("expected_output must be text", (*at, "expected_output"))
-        expected = ""
-    trigger = raw.get("should_trigger")
-    if trigger is not None and not isinstance(trigger, bool):
-        col.error("should_trigger must be true or false", (*at, "should_trigger"))
-        trigger = None
+    expected = col.text(raw, "expected_output", at)
+    trigger = col.optional_bool(raw, "should_trigger", at)
     split = raw.get("split")
     if split is not None and split not in SPLITS:
         col.error(f"split {split!r} is not one of {', '.join(SPLITS)}", (*at, "split"))

@@ -74,14 +74,8 @@ def _case(col: Collector, raw: Any, at: At, root: Path, seen: dict[str, At], dis
     key = "input_files" if "input_files" in raw else "files"
     fixtures = col.fixtures(raw.get(key), root, (*at, key))
     checks, rubric = read_assertions(col, raw.get("assertions"), (*at, "assertions"))
-    expected = raw.get("expected_output", "")
-    if not isinstance(expected, str):
-        col.error("expected_output must be text", (*at, "expected_output"))
-        expected = ""
-    trigger = raw.get("should_trigger")
-    if trigger is not None and not isinstance(trigger, bool):
-        col.error("should_trigger must be true or false", (*at, "should_trigger"))
-        trigger = None
+    expected = col.text(raw, "expected_output", at)
+    trigger = col.optional_bool(raw, "should_trigger", at)
     final_checks = col.finish_checks(checks)
     final_rubric = unique_rubric(col, rubric, at)
     if cid is None or prompt is None:

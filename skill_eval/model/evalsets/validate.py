@@ -95,6 +95,22 @@ class Collector:
             return None
         return raw
 
+    def text(self, raw: dict[str, Any], key: str, at: At) -> str:
+        """``raw[key]`` as text ("" when absent or, with an error, not text)."""
+        value = raw.get(key, "")
+        if isinstance(value, str):
+            return value
+        self.error(f"{key} must be text", (*at, key))
+        return ""
+
+    def optional_bool(self, raw: dict[str, Any], key: str, at: At) -> bool | None:
+        """``raw[key]`` as true or false (None when absent or, with an error, not a boolean)."""
+        value = raw.get(key)
+        if value is None or isinstance(value, bool):
+            return value
+        self.error(f"{key} must be true or false", (*at, key))
+        return None
+
     def string_list(self, raw: Any, at: At, what: str) -> list[str]:
         if raw is None:
             return []

@@ -147,11 +147,9 @@ def _user_prompt(prompt: str) -> str:
 
 
 def _should_trigger(col: Collector, raw: dict[str, Any], at: At, expected: list[str]) -> bool:
-    explicit = raw.get("should_trigger")
-    if isinstance(explicit, bool):
-        return explicit
+    explicit = col.optional_bool(raw, "should_trigger", at)
     if explicit is not None:
-        col.error("should_trigger must be true or false", (*at, "should_trigger"))
+        return explicit
     labels = [str(a.get("pattern", "")) for a in raw.get("assertions") or [] if isinstance(a, dict)]
     return not (_NEGATIVE.search(" ".join(expected)) or any("NO_TRIGGER" in p for p in labels))
 
